@@ -1,0 +1,90 @@
+//! Command-line arguments (clap derive) and the one place where results
+//! become exit codes. Each subcommand lives in its own file.
+
+mod report;
+mod run;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// wasm-hooks: sandboxed WebAssembly hooks (and more) for AI coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "wasm-hooks", version, about, long_about = None)]
+struct Cli {
+    /// More log output on stderr (-v info, -vv debug, -vvv trace); RUST_LOG
+    /// overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Dispatch one event through the configured hooks and print the outcome.
+    Run(run::RunArgs),
+}
+
+/// Process exit codes, documented once:
+///
+/// | code | meaning |
+/// |---|---|
+/// | 0 | the operation may go on (proceed or allow) |
+/// | 1 | the invocation failed (bad arguments, hook files that do not load) |
+/// | 2 | a hook denied the operation |
+/// | 3 | a hook asks the person to approve the operation |
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Exit {
+    GoOn,
+    Failed,
+    Denied,
+    Ask,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> Self {
+        ExitCode::from(match exit {
+            Exit::GoOn => 0,
+            Exit::Failed => 1,
+            Exit::Denied => 2,
+            Exit::Ask => 3,
+        })
+    }
+}
+
+/// Parse arguments, run the command, and turn its result into an exit code.
+pub(crate) fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing(cli.verbose);
+    match run(cli.command) {
+        Ok(exit) => exit.into(),
+        Err(e) => {
+            eprintln!("wasm-hooks: {e:#}");
+            Exit::Failed.into()
+        }
+    }
+}
+
+fn run(command: Command) -> anyhow::Result<Exit> {
+    match command {
+        Command::Run(args) => run::run(args),
+    }
+}
+
+fn init_tracing(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+}

@@ -1,0 +1,114 @@
+//! Printing an outcome: for a person (decision, reason, which hook decided,
+//! each hook's result and time) or as JSON.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::time::Duration;
+
+use serde::Serialize;
+use wasm_hooks::{Decision, Outcome, TraceStatus, Verdict};
+
+/// The outcome for a person.
+pub(crate) fn human(outcome: &Outcome, elapsed: Duration) -> String {
+    let mut out = String::new();
+    let (word, reason) = match &outcome.verdict {
+        Verdict::Proceed => ("proceed", None),
+        Verdict::Allow { reason } => ("allow", reason.clone()),
+        Verdict::Deny { reason } => ("deny", Some(reason.clone())),
+        Verdict::Ask(a) => ("ask", Some(a.prompt.clone())),
+    };
+    let _ = writeln!(out, "decision: {word}");
+    if let Some(reason) = reason {
+        let _ = writeln!(out, "reason:   {reason}");
+    }
+    if let Some(hook) = &outcome.decided_by {
+        let _ = writeln!(out, "decided by: {hook}");
+    }
+    if let Some(input) = &outcome.updated_input {
+        let _ = writeln!(out, "updated input: {input}");
+    }
+    for c in &outcome.contexts {
+        let _ = writeln!(out, "context ({}): {}", c.hook, c.value.text);
+    }
+    for m in &outcome.user_messages {
+        let _ = writeln!(
+            out,
+            "message ({}, {:?}): {}",
+            m.hook, m.value.severity, m.value.text
+        );
+    }
+    for m in &outcome.system_messages {
+        let _ = writeln!(out, "warning ({}): {}", m.hook, m.value);
+    }
+    if let Some(stop) = &outcome.stop {
+        let _ = writeln!(out, "stop ({}): {}", stop.hook, stop.value);
+    }
+    let n = outcome.trace.len();
+    let _ = writeln!(
+        out,
+        "{n} hook{} ran in {}",
+        if n == 1 { "" } else { "s" },
+        millis(elapsed)
+    );
+    for entry in &outcome.trace {
+        let status = match &entry.status {
+            TraceStatus::Answered(result) => decision_word(&result.decision).to_owned(),
+            TraceStatus::Failed { error, .. } => format!("failed: {error}"),
+        };
+        let _ = writeln!(
+            out,
+            "  {:<28} {:>10}  {status}",
+            entry.hook.as_str(),
+            millis(entry.elapsed)
+        );
+        let output = &entry.output;
+        for line in output
+            .logs
+            .iter()
+            .map(String::as_str)
+            .chain(output.stderr.lines())
+        {
+            let _ = writeln!(out, "      | {line}");
+        }
+    }
+    out
+}
+
+fn decision_word(d: &Decision) -> &'static str {
+    match d {
+        Decision::Proceed => "proceed",
+        Decision::Allow { .. } => "allow",
+        Decision::Deny { .. } => "deny",
+        Decision::Ask(_) => "ask",
+        Decision::Modify { .. } => "modify",
+    }
+}
+
+fn millis(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// The outcome as one JSON document, with the total time.
+pub(crate) fn json(outcome: &Outcome, elapsed: Duration) -> String {
+    #[derive(Serialize)]
+    struct Report<'a> {
+        #[serde(flatten)]
+        outcome: &'a Outcome,
+        elapsed_us: u128,
+    }
+    let report = Report {
+        outcome,
+        elapsed_us: elapsed.as_micros(),
+    };
+    let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Print to stdout; a closed pipe (`| head`) is not an error.
+pub(crate) fn print(text: &str) -> std::io::Result<()> {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}

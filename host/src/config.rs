@@ -1,0 +1,362 @@
+//! Reading hook files into hook specifications.
+//!
+//! The format is Claude Code's settings shape, so an existing settings file's
+//! `hooks` block reads unchanged:
+//!
+//! ```json
+//! { "hooks": { "PreToolUse": [
+//!     { "matcher": "Bash",
+//!       "hooks": [ { "type": "wasm", "plugin": "plugins/deny.wasm",
+//!                    "config": { "patterns": ["rm -rf /"] },
+//!                    "limits": { "fuel": 50000000, "timeout_ms": 200 } } ] } ] } }
+//! ```
+//!
+//! Other top-level keys (a settings file's `permissions`, `env`, …) are left
+//! alone; inside `hooks`, unknown events, handler types and fields are
+//! errors that name the file, line and column. A relative plugin path is
+//! resolved against the hook file's directory. Every problem in a file is
+//! reported in one pass. This module turns files into [`HookSpec`]s; running
+//! them is the engine's job.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::handlers::wasm::{LimitOverrides, Plugin, WasmHook, WasmLimits, WasmRuntime};
+use crate::{Error, EventName, Handler, HookId, OnFailure, ToolMatcher};
+
+/// One hook, ready to register: where it applies, in what order, and the
+/// handler that runs it.
+#[derive(Debug, Clone)]
+pub struct HookSpec {
+    /// The hook's name in traces and errors (`name`, or the plugin's file
+    /// stem).
+    pub id: HookId,
+    /// The event it listens to.
+    pub event: EventName,
+    /// Which subjects (tool names, …) it applies to.
+    pub matcher: ToolMatcher,
+    /// What the hook file says the hook is for.
+    pub description: Option<String>,
+    /// Lower runs first; ties keep file order.
+    pub priority: i32,
+    /// What a failure of this hook does.
+    pub on_failure: OnFailure,
+    /// Where it was declared: the file and the entry within it.
+    pub source: HookSource,
+    /// What runs.
+    pub handler: Arc<dyn Handler>,
+}
+
+/// Where a hook was declared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookSource {
+    /// The hook file.
+    pub file: PathBuf,
+    /// The entry, e.g. `hooks.PreToolUse[0].hooks[1]`.
+    pub entry: String,
+}
+
+impl std::fmt::Display for HookSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.file.display(), self.entry)
+    }
+}
+
+#[derive(Deserialize)]
+struct FileDoc {
+    #[serde(default)]
+    hooks: BTreeMap<EventName, Vec<GroupDoc>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GroupDoc {
+    #[serde(default)]
+    matcher: Option<String>,
+    hooks: Vec<HandlerDoc>,
+}
+
+/// One handler entry. The format is flat, as Claude Code's is: the fields of
+/// every handler type live side by side, unknown ones are rejected with
+/// their position, and [`Loader`] checks which ones the `type` needs.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HandlerDoc {
+    #[serde(rename = "type")]
+    kind: HandlerKind,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    priority: i32,
+    #[serde(default = "enabled_default")]
+    enabled: bool,
+    #[serde(default)]
+    on_failure: OnFailure,
+    /// Seconds, as in Claude Code; for wasm hooks the same as
+    /// `limits.timeout_ms / 1000`.
+    #[serde(default)]
+    timeout: Option<f64>,
+    // wasm
+    #[serde(default)]
+    plugin: Option<PathBuf>,
+    #[serde(default)]
+    config: Option<Value>,
+    #[serde(default)]
+    limits: LimitOverrides,
+}
+
+fn enabled_default() -> bool {
+    true
+}
+
+/// The `type` of a handler entry.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum HandlerKind {
+    Wasm,
+}
+
+/// Reads hook files into [`HookSpec`]s, compiling each plugin file once
+/// however many hooks use it.
+pub struct Loader {
+    runtime: WasmRuntime,
+    limits: WasmLimits,
+    plugins: HashMap<PathBuf, Plugin>,
+}
+
+impl Loader {
+    /// A loader that compiles plugins with `runtime` and gives wasm hooks
+    /// `limits` unless their entry overrides them.
+    pub fn new(runtime: WasmRuntime, limits: WasmLimits) -> Self {
+        Self {
+            runtime,
+            limits,
+            plugins: HashMap::new(),
+        }
+    }
+
+    /// Read one hook file. Every problem found is returned, not only the
+    /// first; a file with any problem yields no hooks.
+    ///
+    /// # Errors
+    /// Each [`Error`] names the file and where in it.
+    pub fn load_file(&mut self, path: &Path) -> Result<Vec<HookSpec>, Vec<Error>> {
+        let config_error = |line, column, message: String| Error::Config {
+            path: path.to_owned(),
+            line,
+            column,
+            message,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            vec![config_error(
+                None,
+                None,
+                format!("cannot read the hook file: {e}"),
+            )]
+        })?;
+        let doc: FileDoc = serde_json::from_str(&text).map_err(|e| {
+            let (line, column) = (e.line(), e.column());
+            let full = e.to_string();
+            let message = full
+                .strip_suffix(&format!(" at line {line} column {column}"))
+                .unwrap_or(&full)
+                .to_owned();
+            vec![config_error(Some(line), Some(column), message)]
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let mut specs = Vec::new();
+        let mut errors = Vec::new();
+        for (event, groups) in doc.hooks {
+            for (g, group) in groups.into_iter().enumerate() {
+                let group_entry = format!("hooks.{event}[{g}]");
+                let matcher = match ToolMatcher::parse(group.matcher.as_deref().unwrap_or("")) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        errors.push(config_error(
+                            None,
+                            None,
+                            format!("{group_entry}.matcher: not a valid regular expression: {e}"),
+                        ));
+                        continue;
+                    }
+                };
+                for (h, doc) in group.hooks.into_iter().enumerate() {
+                    let source = HookSource {
+                        file: path.to_owned(),
+                        entry: format!("{group_entry}.hooks[{h}]"),
+                    };
+                    match self.spec(doc, event, &matcher, base, source) {
+                        Ok(Some(spec)) => specs.push(spec),
+                        Ok(None) => {}
+                        Err(e) => errors.push(e),
+                    }
+                }
+            }
+        }
+        if errors.is_empty() {
+            Ok(specs)
+        } else {
+            Err(errors)
+        }
+    }
+
+    fn spec(
+        &mut self,
+        doc: HandlerDoc,
+        event: EventName,
+        matcher: &ToolMatcher,
+        base: &Path,
+        source: HookSource,
+    ) -> Result<Option<HookSpec>, Error> {
+        if !doc.enabled {
+            return Ok(None);
+        }
+        let HandlerKind::Wasm = doc.kind;
+        let Some(plugin) = &doc.plugin else {
+            return Err(Error::Config {
+                path: source.file,
+                line: None,
+                column: None,
+                message: format!(
+                    "{}: a wasm hook needs `plugin`, the path of its .wasm component",
+                    source.entry
+                ),
+            });
+        };
+        let plugin_path = base.join(plugin);
+        let plugin = self.plugin(&plugin_path).map_err(|e| Error::InHookFile {
+            path: source.file.clone(),
+            entry: source.entry.clone(),
+            source: Box::new(e),
+        })?;
+        let mut overrides = doc.limits;
+        if overrides.timeout_ms.is_none() {
+            overrides.timeout_ms = doc.timeout.map(|s| (s * 1000.0).round() as u64);
+        }
+        let config = doc
+            .config
+            .unwrap_or_else(|| Value::Object(Default::default()));
+        let id = doc.name.map_or_else(
+            || {
+                let stem = plugin_path.file_stem().unwrap_or_default();
+                HookId::new(stem.to_string_lossy())
+            },
+            HookId::new,
+        );
+        Ok(Some(HookSpec {
+            id,
+            event,
+            matcher: matcher.clone(),
+            description: doc.description,
+            priority: doc.priority,
+            on_failure: doc.on_failure,
+            source,
+            handler: Arc::new(WasmHook::new(plugin, &config, self.limits.with(&overrides))),
+        }))
+    }
+
+    fn plugin(&mut self, path: &Path) -> Result<Plugin, Error> {
+        if let Some(plugin) = self.plugins.get(path) {
+            return Ok(plugin.clone());
+        }
+        let plugin = self.runtime.load(path)?;
+        self.plugins.insert(path.to_owned(), plugin.clone());
+        Ok(plugin)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(json: &str) -> Result<Vec<HookSpec>, Vec<Error>> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hooks.json");
+        std::fs::write(&path, json).unwrap();
+        Loader::new(WasmRuntime::new().unwrap(), WasmLimits::default()).load_file(&path)
+    }
+
+    fn messages(json: &str) -> Vec<String> {
+        load(json)
+            .unwrap_err()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn settings_keys_other_than_hooks_are_left_alone() {
+        let specs = load(r#"{"permissions": {"allow": ["Bash"]}, "hooks": {}}"#).unwrap();
+        assert!(specs.is_empty());
+    }
+
+    #[test]
+    fn unknown_events_are_errors_with_line_column_and_suggestion() {
+        let errs = messages("{\"hooks\": {\n  \"PreToolUze\": []}}");
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].contains("hooks.json:2:"), "{}", errs[0]);
+        assert!(errs[0].contains("did you mean `PreToolUse`"), "{}", errs[0]);
+    }
+
+    #[test]
+    fn unknown_handler_types_and_fields_are_errors() {
+        let errs =
+            messages(r#"{"hooks": {"Stop": [{"hooks": [{"type": "wams", "plugin": "x"}]}]}}"#);
+        assert!(errs[0].contains("unknown variant `wams`"), "{}", errs[0]);
+        let errs = messages(
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "wasm", "plugin": "x", "limit": {}}]}]}}"#,
+        );
+        assert!(errs[0].contains("unknown field `limit`"), "{}", errs[0]);
+    }
+
+    #[test]
+    fn every_bad_entry_is_reported_in_one_pass() {
+        let errs = messages(
+            r#"{"hooks": {"PreToolUse": [
+                {"matcher": "(", "hooks": []},
+                {"hooks": [{"type": "wasm", "plugin": "missing-a.wasm"},
+                           {"type": "wasm", "plugin": "missing-b.wasm"}]}]}}"#,
+        );
+        assert_eq!(errs.len(), 3, "{errs:#?}");
+        assert!(
+            errs[0].contains("hooks.PreToolUse[0].matcher"),
+            "{}",
+            errs[0]
+        );
+        assert!(
+            errs[1].contains("hooks.PreToolUse[1].hooks[0]") && errs[1].contains("missing-a.wasm")
+        );
+        assert!(
+            errs[2].contains("hooks.PreToolUse[1].hooks[1]") && errs[2].contains("missing-b.wasm")
+        );
+        assert!(
+            errs.iter()
+                .all(|e| e.contains("file not found") || e.contains("regular expression"))
+        );
+    }
+
+    #[test]
+    fn a_wasm_hook_without_plugin_says_what_it_needs() {
+        let errs = messages(r#"{"hooks": {"Stop": [{"hooks": [{"type": "wasm"}]}]}}"#);
+        assert!(
+            errs[0].contains("hooks.Stop[0].hooks[0]: a wasm hook needs `plugin`"),
+            "{}",
+            errs[0]
+        );
+    }
+
+    #[test]
+    fn disabled_hooks_are_not_loaded_at_all() {
+        let specs = load(
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "wasm", "plugin": "missing.wasm", "enabled": false}]}]}}"#,
+        )
+        .unwrap();
+        assert!(specs.is_empty());
+    }
+}

@@ -1,0 +1,408 @@
+//! The event catalogue and the event record.
+//!
+//! [`EventName`] is every canonical event of `PROTOCOL.md`, each with its
+//! aliases, defined once in [`CATALOGUE`]; [`Event`] is the record every hook
+//! receives (the Claude Code–compatible JSON object). Matching events to
+//! hooks is the `matcher` module's job, not this one's.
+
+use std::fmt;
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+macro_rules! catalogue {
+    ($( $variant:ident => [$($alias:literal),* $(,)?] : $doc:literal ),* $(,)?) => {
+        /// A canonical event name (Claude Code's spelling).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum EventName {
+            $( #[doc = $doc] $variant, )*
+        }
+
+        /// Every canonical event with its aliases, in catalogue order.
+        pub const CATALOGUE: &[(EventName, &[&str])] = &[
+            $( (EventName::$variant, &[$($alias),*]), )*
+        ];
+
+        impl EventName {
+            /// The canonical spelling, e.g. `"PreToolUse"`.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $( EventName::$variant => stringify!($variant), )*
+                }
+            }
+        }
+    };
+}
+
+catalogue! {
+    SessionStart => ["session:start"]: "A session begins or resumes.",
+    SessionEnd => ["session:end", "SessionStop"]: "A session ends.",
+    UserPromptSubmit => ["PromptSubmit", "prompt:submit", "user:prompt_submit", "BeforeAgent"]:
+        "The user submits a prompt.",
+    PreToolUse => ["tool:pre", "tool:pre_execute", "BeforeTool"]:
+        "Before a tool runs; can block or rewrite it.",
+    PostToolUse => ["tool:post", "tool:post_execute", "AfterTool"]: "After a tool succeeded.",
+    PostToolUseFailure => ["tool:error"]: "After a tool failed.",
+    PermissionRequest => ["permission:prompt", "approval:required"]:
+        "A permission prompt is about to be shown.",
+    PermissionCheck => ["permission:check"]: "A permission is checked.",
+    PermissionGranted => ["permission:granted", "approval:granted"]: "A permission was granted.",
+    PermissionDenied => ["permission:denied", "approval:denied"]: "A permission was denied.",
+    Notification => ["user:notification"]: "The agent notifies the user.",
+    Stop => ["ResponseComplete", "orchestrator:complete", "AfterAgent"]:
+        "The agent finished answering.",
+    SubagentStart => []: "A subagent starts.",
+    SubagentStop => []: "A subagent finishes.",
+    PreCompact => ["context:pre_compact", "PreCompress"]: "Context compaction is about to run.",
+    PostCompact => ["context:post_compact"]: "Context compaction ran.",
+    PreModelRequest => ["llm:pre_request", "BeforeModel"]: "Before an LLM API call.",
+    PostModelResponse => ["llm:post_response", "AfterModel"]: "After an LLM response.",
+    ModelStreamStart => ["llm:stream_start"]: "Streaming from the model begins.",
+    ModelStreamEnd => ["llm:stream_end"]: "Streaming from the model ends.",
+    SessionMessage => ["session:message"]: "A message is added to the session.",
+    UserInterrupt => ["user:interrupt"]: "The user interrupts (Ctrl+C).",
+    Error => ["error"]: "An error occurred anywhere.",
+    Checkpoint => ["checkpoint"]: "Session state was checkpointed.",
+    ModelSwitch => ["model:switch"]: "The active model changed.",
+    MemoryUpdate => ["memory:update"]: "A memory file (AGENTS.md, CLAUDE.md…) changed.",
+}
+
+impl EventName {
+    /// Parse a canonical name or any alias; the error suggests the nearest
+    /// known name.
+    ///
+    /// # Examples
+    /// ```
+    /// use wasm_hooks::EventName;
+    /// assert_eq!("tool:pre_execute".parse::<EventName>().unwrap(), EventName::PreToolUse);
+    /// assert!("PreToolUze".parse::<EventName>().unwrap_err().to_string().contains("PreToolUse"));
+    /// ```
+    pub fn parse(name: &str) -> Result<Self, UnknownEvent> {
+        CATALOGUE
+            .iter()
+            .find(|(canonical, aliases)| canonical.as_str() == name || aliases.contains(&name))
+            .map(|(canonical, _)| *canonical)
+            .ok_or_else(|| UnknownEvent::new(name))
+    }
+
+    /// The aliases of this event (not including the canonical name).
+    pub fn aliases(self) -> &'static [&'static str] {
+        CATALOGUE
+            .iter()
+            .find(|(canonical, _)| *canonical == self)
+            .map_or(&[], |(_, aliases)| aliases)
+    }
+}
+
+impl std::str::FromStr for EventName {
+    type Err = UnknownEvent;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s)
+    }
+}
+
+impl fmt::Display for EventName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for EventName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for EventName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Self::parse(&name).map_err(serde::de::Error::custom)
+    }
+}
+
+/// An event name that is neither canonical nor an alias.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown event `{name}`{}", suggestion.map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default())]
+pub struct UnknownEvent {
+    /// The name as written.
+    pub name: String,
+    /// The nearest known name, when one is close.
+    pub suggestion: Option<&'static str>,
+}
+
+impl UnknownEvent {
+    fn new(name: &str) -> Self {
+        let candidates = CATALOGUE
+            .iter()
+            .flat_map(|(c, aliases)| std::iter::once(c.as_str()).chain(aliases.iter().copied()));
+        Self {
+            name: name.to_owned(),
+            suggestion: crate::suggest::nearest(name, candidates),
+        }
+    }
+}
+
+/// One lifecycle event: its canonical name and its JSON record.
+///
+/// The record is exactly what a command hook reads on stdin and a wasm hook
+/// gets as `payload`: Claude Code's field names, with `hook_event_name`,
+/// `session_id`, `timestamp` (RFC 3339) and `cwd` always present.
+///
+/// # Examples
+/// ```
+/// use serde_json::json;
+/// use wasm_hooks::{Event, EventName};
+///
+/// let event = Event::pre_tool_use("Bash", json!({"command": "ls"}));
+/// assert_eq!(event.name(), EventName::PreToolUse);
+/// assert_eq!(event.tool_name(), Some("Bash"));
+/// assert_eq!(event.record()["hook_event_name"], "PreToolUse");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    name: EventName,
+    record: Map<String, Value>,
+}
+
+/// Why a JSON value is not an event record.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EventError {
+    /// The value is not a JSON object.
+    #[error("an event must be a JSON object")]
+    NotAnObject,
+    /// `hook_event_name` is missing and no name was given.
+    #[error("the event has no `hook_event_name` field")]
+    MissingName,
+    /// A field has the wrong JSON type.
+    #[error("event field `{field}` must be {expected}")]
+    FieldType {
+        /// The field.
+        field: &'static str,
+        /// What it must be.
+        expected: &'static str,
+    },
+    /// The event name is not in the catalogue.
+    #[error(transparent)]
+    UnknownEvent(#[from] UnknownEvent),
+}
+
+impl Event {
+    /// A new event with the required fields filled in: an empty session id,
+    /// the current time, and the process's working directory.
+    pub fn new(name: EventName) -> Self {
+        let mut record = Map::new();
+        record.insert("hook_event_name".into(), name.as_str().into());
+        record.insert("session_id".into(), "".into());
+        record.insert("timestamp".into(), now_rfc3339().into());
+        let cwd = std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        record.insert("cwd".into(), cwd.into());
+        Self { name, record }
+    }
+
+    /// A `PreToolUse` event for `tool` with this input.
+    pub fn pre_tool_use(tool: &str, input: Value) -> Self {
+        Self::new(EventName::PreToolUse)
+            .with("tool_name", tool)
+            .with("tool_input", input)
+    }
+
+    /// Read an event record (as captured from Claude Code, say). The name
+    /// comes from `hook_event_name` (any alias is accepted and replaced by
+    /// the canonical name); missing `session_id`, `timestamp` and `cwd` are
+    /// filled in as [`Event::new`] does.
+    ///
+    /// # Errors
+    /// When the value is not an object, has no known event name, or a known
+    /// field has the wrong type.
+    pub fn from_json(value: Value) -> Result<Self, EventError> {
+        let Value::Object(record) = value else {
+            return Err(EventError::NotAnObject);
+        };
+        let name = match record.get("hook_event_name") {
+            None => return Err(EventError::MissingName),
+            Some(Value::String(name)) => EventName::parse(name)?,
+            Some(_) => {
+                return Err(EventError::FieldType {
+                    field: "hook_event_name",
+                    expected: "a string",
+                });
+            }
+        };
+        Self::from_record(name, record)
+    }
+
+    /// Like [`Event::from_json`], with the name given (it overrides any
+    /// `hook_event_name` in the record).
+    ///
+    /// # Errors
+    /// When a known field has the wrong type.
+    pub fn from_record(name: EventName, record: Map<String, Value>) -> Result<Self, EventError> {
+        for (field, expected) in [
+            ("session_id", "a string"),
+            ("timestamp", "a string"),
+            ("cwd", "a string"),
+            ("tool_name", "a string"),
+        ] {
+            if record.get(field).is_some_and(|v| !v.is_string()) {
+                return Err(EventError::FieldType { field, expected });
+            }
+        }
+        let mut event = Self::new(name);
+        event.record.extend(record);
+        event
+            .record
+            .insert("hook_event_name".into(), name.as_str().into());
+        Ok(event)
+    }
+
+    /// This event with `field` set to `value`.
+    pub fn with(mut self, field: &str, value: impl Into<Value>) -> Self {
+        self.record.insert(field.to_owned(), value.into());
+        self
+    }
+
+    /// The canonical event name.
+    pub fn name(&self) -> EventName {
+        self.name
+    }
+
+    /// The whole record.
+    pub fn record(&self) -> &Map<String, Value> {
+        &self.record
+    }
+
+    fn str_field(&self, field: &str) -> Option<&str> {
+        self.record.get(field).and_then(Value::as_str)
+    }
+
+    /// The agent's session identifier.
+    pub fn session_id(&self) -> &str {
+        self.str_field("session_id").unwrap_or_default()
+    }
+
+    /// When the event fired, RFC 3339.
+    pub fn timestamp(&self) -> &str {
+        self.str_field("timestamp").unwrap_or_default()
+    }
+
+    /// The agent's working directory, if known.
+    pub fn cwd(&self) -> Option<&str> {
+        self.str_field("cwd").filter(|c| !c.is_empty())
+    }
+
+    /// The tool concerned, for tool events.
+    pub fn tool_name(&self) -> Option<&str> {
+        self.str_field("tool_name")
+    }
+
+    /// What a hook group's `matcher` is compared with: the tool name for
+    /// tool events; `source` for SessionStart, `reason` for SessionEnd,
+    /// `notification_type` for Notification, `trigger` for compaction.
+    pub fn subject(&self) -> Option<&str> {
+        let field = match self.name {
+            EventName::SessionStart => "source",
+            EventName::SessionEnd => "reason",
+            EventName::Notification => "notification_type",
+            EventName::PreCompact | EventName::PostCompact => "trigger",
+            _ => "tool_name",
+        };
+        self.str_field(field)
+    }
+
+    /// The tool's input, for tool events.
+    pub fn tool_input(&self) -> Option<&Value> {
+        self.record.get("tool_input")
+    }
+
+    /// Replace the tool's input (what a `modify` answer does).
+    pub fn set_tool_input(&mut self, input: Value) {
+        self.record.insert("tool_input".into(), input);
+    }
+
+    /// The record as JSON text.
+    pub fn to_json_string(&self) -> String {
+        // A map of JSON values always serializes.
+        serde_json::to_string(&self.record).unwrap_or_default()
+    }
+}
+
+fn now_rfc3339() -> String {
+    humantime::format_rfc3339_millis(SystemTime::now()).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_canonical_name_and_alias_parses_to_its_event() {
+        for (canonical, aliases) in CATALOGUE {
+            assert_eq!(EventName::parse(canonical.as_str()), Ok(*canonical));
+            for alias in *aliases {
+                assert_eq!(EventName::parse(alias), Ok(*canonical), "{alias}");
+            }
+        }
+    }
+
+    #[test]
+    fn names_are_unique_across_the_catalogue() {
+        let mut all: Vec<&str> = CATALOGUE
+            .iter()
+            .flat_map(|(c, a)| std::iter::once(c.as_str()).chain(a.iter().copied()))
+            .collect();
+        let count = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), count);
+    }
+
+    #[test]
+    fn unknown_names_suggest_the_nearest() {
+        let err = EventName::parse("PreToolUze").unwrap_err();
+        assert_eq!(err.suggestion, Some("PreToolUse"));
+        assert_eq!(EventName::parse("zzzzzzzzzz").unwrap_err().suggestion, None);
+    }
+
+    #[test]
+    fn claude_code_fixture_reads_as_an_event() {
+        let raw = include_str!("../../../shared/fixtures/claude-code-2.1.197/PreToolUse.json");
+        let event = Event::from_json(serde_json::from_str(raw).unwrap()).unwrap();
+        assert_eq!(event.name(), EventName::PreToolUse);
+        assert_eq!(event.tool_name(), Some("Bash"));
+        assert_eq!(
+            event.tool_input(),
+            Some(&json!({"command": "echo hi", "description": "fake model runs a command"}))
+        );
+        assert_eq!(event.session_id(), "81b1f0d6-d2d4-450c-a4d0-32866ddeb69d");
+        assert_eq!(event.cwd(), Some("/home/dev/project"));
+        assert!(
+            !event.timestamp().is_empty(),
+            "missing timestamp is filled in"
+        );
+        assert_eq!(
+            event.record()["effort"],
+            json!({"level": "high"}),
+            "unknown fields are kept"
+        );
+    }
+
+    #[test]
+    fn aliases_in_records_become_canonical() {
+        let event = Event::from_json(json!({"hook_event_name": "BeforeTool"})).unwrap();
+        assert_eq!(event.record()["hook_event_name"], "PreToolUse");
+    }
+
+    #[test]
+    fn bad_records_say_what_is_wrong() {
+        assert_eq!(Event::from_json(json!([])), Err(EventError::NotAnObject));
+        assert_eq!(Event::from_json(json!({})), Err(EventError::MissingName));
+        let err = Event::from_json(json!({"hook_event_name": "Stop", "cwd": 3})).unwrap_err();
+        assert_eq!(err.to_string(), "event field `cwd` must be a string");
+    }
+}

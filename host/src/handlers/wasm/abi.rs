@@ -1,0 +1,87 @@
+//! Checks on a plugin file before it is compiled: is it a component, and
+//! which WIT package does it say it was built against (the custom section
+//! `wasm-hooks:wit` that the guest SDK stamps into every plugin).
+
+use wasmparser::{Parser, Payload};
+
+/// The custom section the guest SDK writes its WIT package into.
+pub(crate) const WIT_SECTION: &str = "wasm-hooks:wit";
+
+/// What kind of file a plugin path holds.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum FileKind {
+    Component,
+    CoreModule,
+    NotWasm,
+}
+
+pub(crate) fn file_kind(bytes: &[u8]) -> FileKind {
+    if Parser::is_component(bytes) {
+        FileKind::Component
+    } else if Parser::is_core_wasm(bytes) {
+        FileKind::CoreModule
+    } else {
+        FileKind::NotWasm
+    }
+}
+
+/// Every WIT package stamp found in the component (outer and nested).
+pub(crate) fn wit_stamps(bytes: &[u8]) -> Result<Vec<String>, wasmparser::BinaryReaderError> {
+    let mut stamps = Vec::new();
+    for payload in Parser::new(0).parse_all(bytes) {
+        if let Payload::CustomSection(section) = payload?
+            && section.name() == WIT_SECTION
+        {
+            stamps.push(String::from_utf8_lossy(section.data()).into_owned());
+        }
+    }
+    Ok(stamps)
+}
+
+/// Whether a plugin stamped `found` can run on a host implementing
+/// `supported`: the same package, and the same version up to the first
+/// non-zero component (semver compatibility, as wasmtime links imports).
+pub(crate) fn compatible(found: &str, supported: &str) -> bool {
+    fn split(s: &str) -> Option<(&str, Vec<u64>)> {
+        let (package, version) = s.split_once('@')?;
+        let parts = version
+            .split('.')
+            .map(str::parse)
+            .collect::<Result<Vec<u64>, _>>()
+            .ok()?;
+        Some((package, parts))
+    }
+    let (Some((fp, fv)), Some((sp, sv))) = (split(found), split(supported)) else {
+        return false;
+    };
+    if fp != sp || fv.len() != 3 || sv.len() != 3 {
+        return false;
+    }
+    let significant = sv.iter().position(|&n| n != 0).unwrap_or(2);
+    fv[..=significant] == sv[..=significant]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn semver_compatibility_follows_the_first_non_zero_component() {
+        let host = "wasm-hooks:hook@0.1.0";
+        assert!(compatible("wasm-hooks:hook@0.1.0", host));
+        assert!(compatible("wasm-hooks:hook@0.1.7", host));
+        assert!(!compatible("wasm-hooks:hook@0.2.0", host));
+        assert!(!compatible("wasm-hooks:hook@1.1.0", host));
+        assert!(!compatible("other:hook@0.1.0", host));
+        assert!(!compatible("garbage", host));
+        assert!(compatible("a:b@1.4.2", "a:b@1.0.0"));
+        assert!(!compatible("a:b@2.0.0", "a:b@1.0.0"));
+    }
+
+    #[test]
+    fn file_kinds_are_told_apart() {
+        assert_eq!(file_kind(b"\0asm\x01\0\0\0"), FileKind::CoreModule);
+        assert_eq!(file_kind(b"\0asm\x0d\0\x01\0"), FileKind::Component);
+        assert_eq!(file_kind(b"#!/bin/sh\n"), FileKind::NotWasm);
+    }
+}

@@ -1,0 +1,99 @@
+//! Capped capture of a plugin's stdout and stderr.
+//!
+//! wasmtime's own `MemoryOutputPipe` traps the guest when it writes past its
+//! capacity; a hook that prints too much should lose the excess, not its
+//! answer. [`CappedPipe`] keeps the first `cap` bytes, drops the rest and
+//! remembers that it did.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+
+use tokio::io::AsyncWrite;
+use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+
+/// An in-memory output stream that keeps at most `cap` bytes.
+#[derive(Clone)]
+pub(crate) struct CappedPipe {
+    cap: usize,
+    captured: Arc<Mutex<Captured>>,
+}
+
+#[derive(Default)]
+struct Captured {
+    bytes: Vec<u8>,
+    truncated: bool,
+}
+
+impl CappedPipe {
+    pub(crate) fn new(cap: usize) -> Self {
+        Self {
+            cap,
+            captured: Arc::default(),
+        }
+    }
+
+    /// What was kept (lossy UTF-8), and whether anything was dropped.
+    pub(crate) fn contents(&self) -> (String, bool) {
+        let c = self.captured.lock().unwrap_or_else(PoisonError::into_inner);
+        (String::from_utf8_lossy(&c.bytes).into_owned(), c.truncated)
+    }
+
+    fn push(&self, buf: &[u8]) {
+        let mut c = self.captured.lock().unwrap_or_else(PoisonError::into_inner);
+        let room = self.cap.saturating_sub(c.bytes.len());
+        let keep = buf.len().min(room);
+        c.bytes.extend_from_slice(&buf[..keep]);
+        c.truncated |= keep < buf.len();
+    }
+}
+
+impl AsyncWrite for CappedPipe {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.push(buf);
+        // Report everything as written: the guest must never block or fail on
+        // output it is not allowed to keep.
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl IsTerminal for CappedPipe {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdoutStream for CappedPipe {
+    fn async_stream(&self) -> Box<dyn AsyncWrite + Send + Sync> {
+        Box::new(self.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncWriteExt;
+
+    #[tokio::test]
+    async fn keeps_the_first_bytes_and_reports_truncation() {
+        let pipe = CappedPipe::new(5);
+        let mut w = pipe.clone();
+        w.write_all(b"hello").await.unwrap();
+        assert_eq!(pipe.contents(), ("hello".into(), false));
+        w.write_all(b" world").await.unwrap();
+        assert_eq!(pipe.contents(), ("hello".into(), true));
+    }
+}

@@ -1,0 +1,48 @@
+//! `wasm-hooks`: a hooks engine for AI coding agents.
+//!
+//! An agent reports lifecycle events (a tool is about to run, a prompt was
+//! submitted, a session ended); the engine runs the hooks configured for
+//! them — sandboxed WebAssembly components first of all — and folds their
+//! answers into one [`Outcome`] the agent obeys.
+//!
+//! Start from [`HookEngine::builder`], add hook files, and call
+//! [`HookEngine::dispatch`] with an [`Event`]:
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use serde_json::json;
+//! use wasm_hooks::{Event, HookEngine, Verdict};
+//!
+//! let engine = HookEngine::builder().hook_file("hooks.json").build()?;
+//! let outcome = engine
+//!     .dispatch(Event::pre_tool_use("Bash", json!({"command": "rm -rf /"})))
+//!     .await;
+//! if let Verdict::Deny { reason } = &outcome.verdict {
+//!     eprintln!("blocked: {reason}");
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Modules are private; everything public is re-exported here.
+#![deny(missing_docs)]
+
+mod config;
+mod engine;
+mod error;
+mod event;
+mod handlers;
+mod matcher;
+mod outcome;
+mod suggest;
+
+pub use config::{HookSource, HookSpec, Loader};
+pub use engine::{HookEngine, HookEngineBuilder, LoadError};
+pub use error::{Error, HookError};
+pub use event::{CATALOGUE, Event, EventError, EventName, UnknownEvent};
+pub use handlers::wasm::{LimitOverrides, Plugin, WIT_PACKAGE, WasmHook, WasmLimits, WasmRuntime};
+pub use handlers::{Handler, HandlerFuture, Reply};
+pub use matcher::ToolMatcher;
+pub use outcome::{
+    Approval, Attributed, Context, Decision, Flow, Fold, HookId, HookOutput, HookResult, OnFailure,
+    Outcome, Role, Severity, TraceEntry, TraceStatus, UserMessage, Verdict,
+};
