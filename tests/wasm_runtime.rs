@@ -1,1 +1,360 @@
+//! The wasm handler with real components built from the guest crates in
+//! `example-plugins/` and `tests/hostile/`: decisions, every limit, traps,
+//! bad answers, the sandbox, and recovery after each failure.
 
+mod support;
+
+use serde_json::{Value, json};
+use support::{hook_file, plugin};
+use wasm_hooks::{Event, EventName, HookEngine, HookError, HookId, Outcome, TraceStatus, Verdict};
+
+fn engine(file: &support::HookFile) -> HookEngine {
+    HookEngine::builder()
+        .hook_file(&file.path)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn bash(command: &str) -> Event {
+    Event::pre_tool_use("Bash", json!({ "command": command }))
+}
+
+fn failure(outcome: &Outcome) -> &HookError {
+    match &outcome.trace[0].status {
+        TraceStatus::Failed { error, .. } => error,
+        TraceStatus::Answered(r) => panic!("expected a failure, got {r:?}"),
+    }
+}
+
+/// After a failure on PreToolUse, the same engine and plugin still answer
+/// the next event normally (the hostile plugins allow everything else).
+async fn answers_next_event(engine: &HookEngine) {
+    let outcome = engine.dispatch(bash("ls")).await;
+    assert!(matches!(
+        failure(&outcome),
+        HookError::Timeout { .. }
+            | HookError::FuelExhausted { .. }
+            | HookError::MemoryLimit { .. }
+            | HookError::Trap { .. }
+    ));
+    let next = engine
+        .dispatch(Event::new(EventName::UserPromptSubmit).with("prompt", "hi"))
+        .await;
+    assert_eq!(next.verdict, Verdict::Allow { reason: None }, "{next:#?}");
+}
+
+#[tokio::test]
+async fn dangerous_commands_are_denied_with_the_pattern_and_others_proceed() {
+    let file = hook_file(
+        "PreToolUse",
+        "Bash",
+        &plugin("deny-dangerous-commands"),
+        json!({}),
+    );
+    let engine = engine(&file);
+    let denied = engine.dispatch(bash("sudo rm -rf /")).await;
+    assert_eq!(
+        denied.verdict,
+        Verdict::Deny {
+            reason: "command matches the dangerous pattern `rm -rf /`".into()
+        }
+    );
+    assert_eq!(
+        denied.decided_by,
+        Some(HookId::new("deny_dangerous_commands"))
+    );
+    assert_eq!(
+        denied.trace[0].output.logs,
+        ["info: denied `sudo rm -rf /`"]
+    );
+    for ok in ["ls -la", "rm -rf target", "curl https://example.com"] {
+        assert_eq!(
+            engine.dispatch(bash(ok)).await.verdict,
+            Verdict::Proceed,
+            "{ok}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn patterns_come_from_the_hook_config() {
+    let config = json!({"config": {"patterns": ["git push --force"]}});
+    let file = hook_file(
+        "PreToolUse",
+        "Bash",
+        &plugin("deny-dangerous-commands"),
+        config,
+    );
+    let engine = engine(&file);
+    let denied = engine.dispatch(bash("git push --force origin main")).await;
+    assert!(
+        matches!(denied.verdict, Verdict::Deny { ref reason } if reason.contains("git push --force"))
+    );
+    // The configured list replaces the defaults.
+    assert_eq!(
+        engine.dispatch(bash("rm -rf /")).await.verdict,
+        Verdict::Proceed
+    );
+}
+
+#[tokio::test]
+async fn the_matcher_decides_which_tools_reach_the_plugin() {
+    let file = hook_file(
+        "PreToolUse",
+        "Edit|Write",
+        &plugin("deny-dangerous-commands"),
+        json!({}),
+    );
+    let outcome = engine(&file).dispatch(bash("rm -rf /")).await;
+    assert_eq!(outcome.verdict, Verdict::Proceed);
+    assert!(outcome.trace.is_empty(), "the hook must not run for Bash");
+}
+
+#[tokio::test]
+async fn an_infinite_loop_is_stopped_by_fuel() {
+    let file = two_event_file(
+        &plugin("hostile-spin"),
+        json!({"limits": {"fuel": 10_000_000, "timeout_ms": 60_000}}),
+    );
+    let engine = engine(&file);
+    let outcome = engine.dispatch(bash("ls")).await;
+    assert_eq!(
+        failure(&outcome),
+        &HookError::FuelExhausted {
+            hook: HookId::new("hostile_spin"),
+            fuel: 10_000_000
+        }
+    );
+    assert_eq!(
+        failure(&outcome).to_string(),
+        "hook `hostile_spin` ran out of fuel (limit fuel = 10000000)"
+    );
+    answers_next_event(&engine).await;
+}
+
+/// A hook file with `plugin` on PreToolUse (with `extra` fields) and on
+/// UserPromptSubmit (with defaults), to show recovery on the next event.
+fn two_event_file(plugin: &std::path::Path, extra: Value) -> support::HookFile {
+    let mut entry = json!({"type": "wasm", "plugin": plugin});
+    entry
+        .as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    support::write_hook_file(&json!({"hooks": {
+        "PreToolUse": [{"hooks": [entry]}],
+        "UserPromptSubmit": [{"hooks": [{"type": "wasm", "plugin": plugin}]}],
+    }}))
+}
+
+#[tokio::test]
+async fn an_infinite_loop_is_stopped_by_the_deadline() {
+    let file = two_event_file(
+        &plugin("hostile-spin"),
+        json!({"limits": {"fuel": u64::MAX, "timeout_ms": 100}}),
+    );
+    let engine = engine(&file);
+    let outcome = engine.dispatch(bash("ls")).await;
+    assert_eq!(
+        failure(&outcome),
+        &HookError::Timeout {
+            hook: HookId::new("hostile_spin"),
+            limit_ms: 100
+        }
+    );
+    answers_next_event(&engine).await;
+}
+
+#[tokio::test]
+async fn a_memory_grower_is_stopped_by_the_memory_cap() {
+    let file = two_event_file(
+        &plugin("hostile-grow-memory"),
+        json!({"limits": {"memory_mb": 16}}),
+    );
+    let engine = engine(&file);
+    let outcome = engine.dispatch(bash("ls")).await;
+    assert_eq!(
+        failure(&outcome),
+        &HookError::MemoryLimit {
+            hook: HookId::new("hostile_grow_memory"),
+            limit_mb: 16
+        }
+    );
+    answers_next_event(&engine).await;
+}
+
+#[tokio::test]
+async fn a_panic_is_reported_with_its_message() {
+    let file = two_event_file(&plugin("hostile-panic"), json!({}));
+    let engine = engine(&file);
+    let outcome = engine.dispatch(bash("ls")).await;
+    let HookError::Trap { hook, message } = failure(&outcome) else {
+        panic!("expected a trap, got {:?}", failure(&outcome));
+    };
+    assert_eq!(hook.as_str(), "hostile_panic");
+    assert!(message.contains("unreachable"), "{message}");
+    assert!(message.contains("boom from the panic plugin"), "{message}");
+    // on_failure defaults to warn: the operation goes on, with a warning.
+    assert_eq!(outcome.verdict, Verdict::Proceed);
+    assert!(
+        outcome.system_messages[0]
+            .value
+            .contains("boom from the panic plugin")
+    );
+    answers_next_event(&engine).await;
+}
+
+#[tokio::test]
+async fn on_failure_block_turns_a_crash_into_a_deny() {
+    let file = two_event_file(&plugin("hostile-panic"), json!({"on_failure": "block"}));
+    let outcome = engine(&file).dispatch(bash("ls")).await;
+    assert!(
+        matches!(outcome.verdict, Verdict::Deny { ref reason } if reason.contains("on_failure = block") && reason.contains("hostile_panic")),
+        "{:?}",
+        outcome.verdict
+    );
+}
+
+#[tokio::test]
+async fn on_failure_ignore_says_nothing_but_keeps_the_trace() {
+    let file = two_event_file(&plugin("hostile-panic"), json!({"on_failure": "ignore"}));
+    let outcome = engine(&file).dispatch(bash("ls")).await;
+    assert_eq!(outcome.verdict, Verdict::Proceed);
+    assert!(outcome.system_messages.is_empty());
+    assert!(matches!(failure(&outcome), HookError::Trap { .. }));
+}
+
+async fn bad_answer(config: Value, limits: Value) -> Outcome {
+    let file = two_event_file(
+        &plugin("hostile-bad-answer"),
+        json!({"config": config, "limits": limits}),
+    );
+    engine(&file).dispatch(bash("ls")).await
+}
+
+#[tokio::test]
+async fn an_answer_over_the_result_limit_is_a_failure() {
+    let outcome = bad_answer(
+        json!({"kind": "huge", "bytes": 4096}),
+        json!({"max_result_kb": 1}),
+    )
+    .await;
+    assert_eq!(
+        failure(&outcome),
+        &HookError::ResultTooLarge {
+            hook: HookId::new("hostile_bad_answer"),
+            size_kb: 4,
+            limit_kb: 1
+        }
+    );
+    let outcome = bad_answer(
+        json!({"kind": "huge", "bytes": 512}),
+        json!({"max_result_kb": 1}),
+    )
+    .await;
+    assert!(outcome.is_denied(), "an answer under the limit counts");
+}
+
+#[tokio::test]
+async fn a_modify_that_is_not_an_object_is_a_bad_result() {
+    let outcome = bad_answer(json!({"kind": "bad-modify"}), json!({})).await;
+    assert!(
+        matches!(failure(&outcome), HookError::BadResult { message, .. } if message.contains("JSON object"))
+    );
+}
+
+#[tokio::test]
+async fn a_plugin_error_is_a_failure_with_its_message() {
+    let outcome = bad_answer(json!({"kind": "error"}), json!({})).await;
+    assert_eq!(
+        failure(&outcome),
+        &HookError::Failed {
+            hook: HookId::new("hostile_bad_answer"),
+            message: "the plugin could not decide".into()
+        }
+    );
+}
+
+#[tokio::test]
+async fn flooded_stdout_and_stderr_are_capped_without_failing_the_hook() {
+    let outcome = bad_answer(
+        json!({"kind": "chatty", "bytes": 5000}),
+        json!({"max_output_kb": 1}),
+    )
+    .await;
+    let entry = &outcome.trace[0];
+    assert!(
+        matches!(entry.status, TraceStatus::Answered(_)),
+        "{:?}",
+        entry.status
+    );
+    assert_eq!(entry.output.stdout.len(), 1024);
+    assert_eq!(entry.output.stderr.len(), 1024);
+    assert!(entry.output.truncated);
+}
+
+#[tokio::test]
+async fn the_sandbox_refuses_env_files_network_and_stdin() {
+    assert!(
+        std::env::var_os("PATH").is_some(),
+        "the host itself has an environment"
+    );
+    let file = two_event_file(&plugin("hostile-snoop"), json!({}));
+    let outcome = engine(&file).dispatch(bash("ls")).await;
+    let report: Value = serde_json::from_str(&outcome.contexts[0].value.text).unwrap();
+    assert_eq!(
+        report["env"],
+        json!([]),
+        "no environment variable is visible"
+    );
+    for probe in ["read_root", "read_passwd", "write_tmp", "connect"] {
+        let got = report[probe].as_str().unwrap();
+        assert!(got.starts_with("refused"), "{probe}: {got}");
+    }
+    // stdin is empty: reading it succeeds with nothing.
+    assert_eq!(report["stdin"], "ok");
+    assert!(!std::path::Path::new("/tmp/wasm-hooks-snoop").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_dispatch_gives_the_same_outcomes_as_sequential() {
+    let file = hook_file(
+        "PreToolUse",
+        "Bash",
+        &plugin("deny-dangerous-commands"),
+        json!({}),
+    );
+    let engine = engine(&file);
+    let commands: Vec<String> = (0..64)
+        .map(|i| {
+            if i % 3 == 0 {
+                format!("rm -rf / # {i}")
+            } else {
+                format!("echo {i}")
+            }
+        })
+        .collect();
+    let mut sequential = Vec::new();
+    for c in &commands {
+        sequential.push(engine.dispatch(bash(c)).await.verdict);
+    }
+    let tasks: Vec<_> = commands
+        .iter()
+        .map(|c| {
+            let engine = engine.clone();
+            let event = bash(c);
+            tokio::spawn(async move { engine.dispatch(event).await.verdict })
+        })
+        .collect();
+    let mut concurrent = Vec::new();
+    for t in tasks {
+        concurrent.push(t.await.unwrap());
+    }
+    assert_eq!(concurrent, sequential);
+    assert_eq!(
+        sequential
+            .iter()
+            .filter(|v| matches!(v, Verdict::Deny { .. }))
+            .count(),
+        22
+    );
+}

@@ -7,7 +7,7 @@
 //! events you care about (every one defaults to [`Outcome::proceed`]) and
 //! register the type with [`export_hook!`].
 //!
-//! ```ignore
+//! ```no_run
 //! use wasm_hooks_guest::{export_hook, Event, Hook, Outcome, Result};
 //!
 //! struct NoSudo;
@@ -25,6 +25,7 @@
 //! }
 //!
 //! export_hook!(NoSudo);
+//! # fn main() {}
 //! ```
 //!
 //! This crate does not own the WIT contract (that is `wit/hook.wit` at the
@@ -109,8 +110,10 @@ pub mod __private {
 macro_rules! export_hook {
     ($hook:ty) => {
         const _: () = {
+            // Only wasm has free-form custom sections; native builds (a
+            // plugin's own unit tests) go without the stamp.
             #[used]
-            #[unsafe(link_section = "wasm-hooks:wit")]
+            #[cfg_attr(target_family = "wasm", unsafe(link_section = "wasm-hooks:wit"))]
             static WASM_HOOKS_WIT_PACKAGE: [u8; $crate::WIT_PACKAGE.len()] =
                 $crate::__private::WIT_PACKAGE_STAMP;
 

@@ -124,7 +124,7 @@ enum HandlerKind {
 
 /// Reads hook files into [`HookSpec`]s, compiling each plugin file once
 /// however many hooks use it.
-pub struct Loader {
+pub(crate) struct Loader {
     runtime: WasmRuntime,
     limits: WasmLimits,
     plugins: HashMap<PathBuf, Plugin>,
@@ -133,7 +133,7 @@ pub struct Loader {
 impl Loader {
     /// A loader that compiles plugins with `runtime` and gives wasm hooks
     /// `limits` unless their entry overrides them.
-    pub fn new(runtime: WasmRuntime, limits: WasmLimits) -> Self {
+    pub(crate) fn new(runtime: WasmRuntime, limits: WasmLimits) -> Self {
         Self {
             runtime,
             limits,
@@ -146,7 +146,7 @@ impl Loader {
     ///
     /// # Errors
     /// Each [`Error`] names the file and where in it.
-    pub fn load_file(&mut self, path: &Path) -> Result<Vec<HookSpec>, Vec<Error>> {
+    pub(crate) fn load_file(&mut self, path: &Path) -> Result<Vec<HookSpec>, Vec<Error>> {
         let config_error = |line, column, message: String| Error::Config {
             path: path.to_owned(),
             line,

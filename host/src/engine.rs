@@ -15,6 +15,7 @@ use crate::config::{HookSpec, Loader};
 use crate::{Decision, Error, Event, Flow, Fold, Outcome, WasmLimits, WasmRuntime};
 
 /// Hook files that could not be loaded: every problem found, in file order.
+/// Displayed as the one problem on one line, or a count and a line each.
 #[derive(Debug)]
 pub struct LoadError {
     /// The problems.
@@ -23,12 +24,10 @@ pub struct LoadError {
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n = self.errors.len();
-        write!(
-            f,
-            "{n} problem{} in hook files",
-            if n == 1 { "" } else { "s" }
-        )?;
+        if let [only] = self.errors.as_slice() {
+            return write!(f, "{only}");
+        }
+        write!(f, "{} problems in hook files", self.errors.len())?;
         for e in &self.errors {
             write!(f, "\n  {e}")?;
         }

@@ -35,7 +35,7 @@ mod matcher;
 mod outcome;
 mod suggest;
 
-pub use config::{HookSource, HookSpec, Loader};
+pub use config::{HookSource, HookSpec};
 pub use engine::{HookEngine, HookEngineBuilder, LoadError};
 pub use error::{Error, HookError};
 pub use event::{CATALOGUE, Event, EventError, EventName, UnknownEvent};

@@ -74,10 +74,12 @@ fn run(command: Command) -> anyhow::Result<Exit> {
 }
 
 fn init_tracing(verbose: u8) {
+    // -v and -vv speak of wasm-hooks itself; wasmtime's own debug output
+    // (a line per compiled function) only from -vvv on.
     let default = match verbose {
         0 => "warn",
-        1 => "info",
-        2 => "debug",
+        1 => "wasm_hooks=info,warn",
+        2 => "wasm_hooks=debug,warn",
         _ => "trace",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()

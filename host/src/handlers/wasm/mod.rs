@@ -85,7 +85,10 @@ impl WasmRuntime {
             PoolingAllocationConfig::default(),
         ));
         let (engine, pooling) = match Engine::new(&config) {
-            Ok(engine) => (engine, true),
+            Ok(engine) => {
+                tracing::debug!("wasm runtime: pooling allocator");
+                (engine, true)
+            }
             Err(e) => {
                 tracing::debug!("pooling allocator unavailable ({e}); allocating on demand");
                 config.allocation_strategy(InstanceAllocationStrategy::OnDemand);
@@ -164,8 +167,8 @@ impl WasmRuntime {
             .map_err(|e| fail(format!("imports something this host does not provide: {e}")))?;
         let pre = v0_1_0::HookPre::new(instance_pre).map_err(|e| {
             fail(format!(
-                "does not export `{}`: {e}",
-                v0_1_0::HANDLER_INTERFACE
+                "does not fit the hook world of {}: {e}",
+                v0_1_0::WIT_PACKAGE
             ))
         })?;
         Ok(Plugin {

@@ -1,0 +1,89 @@
+//! Shared helpers for the integration tests: building the guest plugins for
+//! wasm32-wasip2 (once per test binary, into `target/plugins` so the build
+//! never waits on the lock of the `cargo test` running it) and writing hook
+//! files into temporary directories.
+
+#![allow(dead_code, reason = "each test binary uses a different subset")]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+/// Every guest crate the tests use, by package name.
+const GUEST_PACKAGES: &[&str] = &[
+    "deny-dangerous-commands",
+    "hostile-spin",
+    "hostile-grow-memory",
+    "hostile-panic",
+    "hostile-bad-answer",
+    "hostile-other-world",
+    "hostile-snoop",
+];
+
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("host/ has a parent")
+        .to_owned()
+}
+
+/// The compiled component of guest package `package` (e.g. `hostile-spin`).
+pub fn plugin(package: &str) -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    let dir = BUILT.get_or_init(build_guests);
+    let path = dir.join(format!("{}.wasm", package.replace('-', "_")));
+    assert!(
+        path.exists(),
+        "no component for {package} at {}",
+        path.display()
+    );
+    path
+}
+
+fn build_guests() -> PathBuf {
+    let root = workspace_root();
+    let target_dir = root.join("target").join("plugins");
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.current_dir(&root)
+        .args(["build", "--release", "--target", "wasm32-wasip2", "--quiet"])
+        .env("CARGO_TARGET_DIR", &target_dir);
+    for p in GUEST_PACKAGES {
+        cmd.args(["-p", p]);
+    }
+    let out = cmd
+        .output()
+        .expect("running cargo to build the guest plugins");
+    assert!(
+        out.status.success(),
+        "building the guest plugins failed (is the wasm32-wasip2 target installed? \
+         `rustup target add wasm32-wasip2`):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    target_dir.join("wasm32-wasip2").join("release")
+}
+
+/// A hook file in a fresh temporary directory.
+pub struct HookFile {
+    pub dir: tempfile::TempDir,
+    pub path: PathBuf,
+}
+
+/// A hook file with one group on `event` running `plugin` with this hook
+/// entry's extra fields (`config`, `limits`, `on_failure`…).
+pub fn hook_file(event: &str, matcher: &str, plugin: &Path, extra: Value) -> HookFile {
+    let mut entry = json!({"type": "wasm", "plugin": plugin});
+    if let (Value::Object(e), Value::Object(x)) = (&mut entry, extra) {
+        e.extend(x);
+    }
+    write_hook_file(&json!({"hooks": {event: [{"matcher": matcher, "hooks": [entry]}]}}))
+}
+
+/// A hook file with exactly this JSON.
+pub fn write_hook_file(doc: &Value) -> HookFile {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("hooks.json");
+    std::fs::write(&path, serde_json::to_vec_pretty(doc).unwrap()).unwrap();
+    HookFile { dir, path }
+}
