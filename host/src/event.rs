@@ -211,6 +211,102 @@ impl Event {
             .with("tool_input", input)
     }
 
+    /// A `PostToolUse` event: `tool` ran with `input` and answered
+    /// `response`.
+    pub fn post_tool_use(tool: &str, input: Value, response: Value) -> Self {
+        Self::new(EventName::PostToolUse)
+            .with("tool_name", tool)
+            .with("tool_input", input)
+            .with("tool_response", response)
+    }
+
+    /// A `PostToolUseFailure` event: `tool` failed with `error`.
+    pub fn post_tool_use_failure(tool: &str, input: Value, error: &str) -> Self {
+        Self::new(EventName::PostToolUseFailure)
+            .with("tool_name", tool)
+            .with("tool_input", input)
+            .with("error", error)
+            .with("is_interrupt", false)
+    }
+
+    /// A `UserPromptSubmit` event.
+    pub fn user_prompt_submit(prompt: &str) -> Self {
+        Self::new(EventName::UserPromptSubmit).with("prompt", prompt)
+    }
+
+    /// A `SessionStart` event; `source` is `startup`, `resume`, `clear` or
+    /// `compact`.
+    pub fn session_start(source: &str) -> Self {
+        Self::new(EventName::SessionStart).with("source", source)
+    }
+
+    /// A `SessionEnd` event, with the reason the session ended.
+    pub fn session_end(reason: &str) -> Self {
+        Self::new(EventName::SessionEnd).with("reason", reason)
+    }
+
+    /// A `Stop` event; `stop_hook_active` is true when the agent is already
+    /// going on because a Stop hook blocked.
+    pub fn stop(stop_hook_active: bool) -> Self {
+        Self::new(EventName::Stop).with("stop_hook_active", stop_hook_active)
+    }
+
+    /// A `Notification` event.
+    pub fn notification(message: &str, notification_type: &str) -> Self {
+        Self::new(EventName::Notification)
+            .with("message", message)
+            .with("notification_type", notification_type)
+    }
+
+    /// An `Error` event; `severity` is e.g. `warning`, `error`, `fatal`.
+    pub fn error(error_type: &str, message: &str, severity: &str) -> Self {
+        Self::new(EventName::Error)
+            .with("error_type", error_type)
+            .with("error_message", message)
+            .with("severity", severity)
+    }
+
+    /// A `Checkpoint` event.
+    pub fn checkpoint(checkpoint_id: &str, checkpoint_type: &str, message_count: u64) -> Self {
+        Self::new(EventName::Checkpoint)
+            .with("checkpoint_id", checkpoint_id)
+            .with("checkpoint_type", checkpoint_type)
+            .with("message_count", message_count)
+    }
+
+    /// A `ModelSwitch` event.
+    pub fn model_switch(old_model: &str, new_model: &str, reason: &str) -> Self {
+        Self::new(EventName::ModelSwitch)
+            .with("old_model", old_model)
+            .with("new_model", new_model)
+            .with("reason", reason)
+    }
+
+    /// A `MemoryUpdate` event; `update_type` is e.g. `created`, `modified`,
+    /// `deleted`.
+    pub fn memory_update(file_path: &str, update_type: &str) -> Self {
+        Self::new(EventName::MemoryUpdate)
+            .with("file_path", file_path)
+            .with("update_type", update_type)
+    }
+
+    /// A `PreCompact` event; `trigger` is `manual` or `auto`.
+    pub fn pre_compact(trigger: &str) -> Self {
+        Self::new(EventName::PreCompact).with("trigger", trigger)
+    }
+
+    /// A `PreModelRequest` event for `model`.
+    pub fn pre_model_request(model: &str) -> Self {
+        Self::new(EventName::PreModelRequest).with("model", model)
+    }
+
+    /// A `PostModelResponse` event for `model`, with the tokens used.
+    pub fn post_model_response(model: &str, tokens: u64) -> Self {
+        Self::new(EventName::PostModelResponse)
+            .with("model", model)
+            .with("tokens", tokens)
+    }
+
     /// Read an event record (as captured from Claude Code, say). The name
     /// comes from `hook_event_name` (any alias is accepted and replaced by
     /// the canonical name); missing `session_id`, `timestamp` and `cwd` are
@@ -390,6 +486,54 @@ mod tests {
             json!({"level": "high"}),
             "unknown fields are kept"
         );
+    }
+
+    #[test]
+    fn typed_constructors_fill_the_protocol_fields() {
+        let e = Event::post_tool_use("Write", json!({"file_path": "a"}), json!({"ok": true}));
+        assert_eq!(
+            (e.name(), e.subject()),
+            (EventName::PostToolUse, Some("Write"))
+        );
+        assert_eq!(e.record()["tool_response"], json!({"ok": true}));
+        assert_eq!(Event::session_start("resume").subject(), Some("resume"));
+        assert_eq!(Event::session_end("logout").subject(), Some("logout"));
+        assert_eq!(
+            Event::notification("hi", "idle_prompt").subject(),
+            Some("idle_prompt")
+        );
+        assert_eq!(Event::pre_compact("auto").subject(), Some("auto"));
+        let e = Event::model_switch("a", "b", "quota");
+        assert_eq!(
+            (
+                e.record()["old_model"].as_str(),
+                e.record()["new_model"].as_str()
+            ),
+            (Some("a"), Some("b"))
+        );
+        assert_eq!(
+            Event::checkpoint("c1", "auto", 12).record()["message_count"],
+            12
+        );
+        assert_eq!(
+            Event::memory_update("CLAUDE.md", "modified").record()["file_path"],
+            "CLAUDE.md"
+        );
+        assert_eq!(
+            Event::error("io", "disk full", "fatal").record()["error_message"],
+            "disk full"
+        );
+        assert_eq!(Event::post_model_response("m", 42).record()["tokens"], 42);
+        assert_eq!(Event::stop(true).record()["stop_hook_active"], true);
+        for e in [
+            Event::user_prompt_submit("x"),
+            Event::pre_model_request("m"),
+            Event::stop(false),
+        ] {
+            for field in ["hook_event_name", "session_id", "timestamp", "cwd"] {
+                assert!(e.record().contains_key(field), "{field}");
+            }
+        }
     }
 
     #[test]
