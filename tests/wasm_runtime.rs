@@ -15,6 +15,17 @@ fn engine(file: &support::HookFile) -> HookEngine {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// An engine running `deny-dangerous-commands` with its default patterns on
+/// Bash.
+fn deny_engine() -> HookEngine {
+    engine(&hook_file(
+        "PreToolUse",
+        "Bash",
+        &plugin("deny-dangerous-commands"),
+        json!({}),
+    ))
+}
+
 fn bash(command: &str) -> Event {
     Event::pre_tool_use("Bash", json!({ "command": command }))
 }
@@ -45,13 +56,7 @@ async fn answers_next_event(engine: &HookEngine) {
 
 #[tokio::test]
 async fn dangerous_commands_are_denied_with_the_pattern_and_others_proceed() {
-    let file = hook_file(
-        "PreToolUse",
-        "Bash",
-        &plugin("deny-dangerous-commands"),
-        json!({}),
-    );
-    let engine = engine(&file);
+    let engine = deny_engine();
     let denied = engine.dispatch(bash("sudo rm -rf /")).await;
     assert_eq!(
         denied.verdict,
@@ -317,13 +322,7 @@ async fn the_sandbox_refuses_env_files_network_and_stdin() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_dispatch_gives_the_same_outcomes_as_sequential() {
-    let file = hook_file(
-        "PreToolUse",
-        "Bash",
-        &plugin("deny-dangerous-commands"),
-        json!({}),
-    );
-    let engine = engine(&file);
+    let engine = deny_engine();
     let commands: Vec<String> = (0..64)
         .map(|i| {
             if i % 3 == 0 {
