@@ -33,7 +33,7 @@ fn bash(command: &str) -> Event {
 fn failure(outcome: &Outcome) -> &HookError {
     match &outcome.trace[0].status {
         TraceStatus::Failed { error, .. } => error,
-        TraceStatus::Answered(r) => panic!("expected a failure, got {r:?}"),
+        other => panic!("expected a failure, got {other:?}"),
     }
 }
 

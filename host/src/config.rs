@@ -18,58 +18,66 @@
 //! reported in one pass. This module turns files into [`HookSpec`]s; running
 //! them is the engine's job.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::fmt;
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
 use crate::handlers::wasm::{LimitOverrides, Plugin, WasmHook, WasmLimits, WasmRuntime};
-use crate::{Error, EventName, Handler, HookId, OnFailure, ToolMatcher};
-
-/// One hook, ready to register: where it applies, in what order, and the
-/// handler that runs it.
-#[derive(Debug, Clone)]
-pub struct HookSpec {
-    /// The hook's name in traces and errors (`name`, or the plugin's file
-    /// stem).
-    pub id: HookId,
-    /// The event it listens to.
-    pub event: EventName,
-    /// Which subjects (tool names, …) it applies to.
-    pub matcher: ToolMatcher,
-    /// What the hook file says the hook is for.
-    pub description: Option<String>,
-    /// Lower runs first; ties keep file order.
-    pub priority: i32,
-    /// What a failure of this hook does.
-    pub on_failure: OnFailure,
-    /// Where it was declared: the file and the entry within it.
-    pub source: HookSource,
-    /// What runs.
-    pub handler: Arc<dyn Handler>,
-}
-
-/// Where a hook was declared.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HookSource {
-    /// The hook file.
-    pub file: PathBuf,
-    /// The entry, e.g. `hooks.PreToolUse[0].hooks[1]`.
-    pub entry: String,
-}
-
-impl std::fmt::Display for HookSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.file.display(), self.entry)
-    }
-}
+use crate::{Error, EventPattern, HookId, HookSource, HookSpec, OnFailure, ToolMatcher};
 
 #[derive(Deserialize)]
 struct FileDoc {
     #[serde(default)]
-    hooks: BTreeMap<EventName, Vec<GroupDoc>>,
+    hooks: InOrder<EventKey, Vec<GroupDoc>>,
+}
+
+/// An event pattern used as a key, with its text for error messages.
+struct EventKey {
+    text: String,
+    pattern: EventPattern,
+}
+
+impl<'de> Deserialize<'de> for EventKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        let pattern = EventPattern::parse(&text).map_err(serde::de::Error::custom)?;
+        Ok(Self { text, pattern })
+    }
+}
+
+/// A map read in file order (hooks on different events keep their order).
+struct InOrder<K, V>(Vec<(K, V)>);
+
+impl<K, V> Default for InOrder<K, V> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<'de, K: Deserialize<'de>, V: Deserialize<'de>> Deserialize<'de> for InOrder<K, V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct InOrderVisitor<K, V>(PhantomData<(K, V)>);
+        impl<'de, K: Deserialize<'de>, V: Deserialize<'de>> Visitor<'de> for InOrderVisitor<K, V> {
+            type Value = InOrder<K, V>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(InOrder(entries))
+            }
+        }
+        d.deserialize_map(InOrderVisitor(PhantomData))
+    }
 }
 
 #[derive(Deserialize)]
@@ -102,6 +110,8 @@ struct HandlerDoc {
     /// `limits.timeout_ms / 1000`.
     #[serde(default)]
     timeout: Option<f64>,
+    #[serde(rename = "async", default)]
+    background: bool,
     // wasm
     #[serde(default)]
     plugin: Option<PathBuf>,
@@ -172,9 +182,9 @@ impl Loader {
         let base = path.parent().unwrap_or(Path::new("."));
         let mut specs = Vec::new();
         let mut errors = Vec::new();
-        for (event, groups) in doc.hooks {
+        for (key, groups) in doc.hooks.0 {
             for (g, group) in groups.into_iter().enumerate() {
-                let group_entry = format!("hooks.{event}[{g}]");
+                let group_entry = format!("hooks.{}[{g}]", key.text);
                 let matcher = match ToolMatcher::parse(group.matcher.as_deref().unwrap_or("")) {
                     Ok(m) => m,
                     Err(e) => {
@@ -187,11 +197,8 @@ impl Loader {
                     }
                 };
                 for (h, doc) in group.hooks.into_iter().enumerate() {
-                    let source = HookSource {
-                        file: path.to_owned(),
-                        entry: format!("{group_entry}.hooks[{h}]"),
-                    };
-                    match self.spec(doc, event, &matcher, base, source) {
+                    let entry = format!("{group_entry}.hooks[{h}]");
+                    match self.spec(doc, &key.pattern, &matcher, base, path, entry) {
                         Ok(Some(spec)) => specs.push(spec),
                         Ok(None) => {}
                         Err(e) => errors.push(e),
@@ -209,10 +216,11 @@ impl Loader {
     fn spec(
         &mut self,
         doc: HandlerDoc,
-        event: EventName,
+        events: &EventPattern,
         matcher: &ToolMatcher,
         base: &Path,
-        source: HookSource,
+        file: &Path,
+        entry: String,
     ) -> Result<Option<HookSpec>, Error> {
         if !doc.enabled {
             return Ok(None);
@@ -220,19 +228,18 @@ impl Loader {
         let HandlerKind::Wasm = doc.kind;
         let Some(plugin) = &doc.plugin else {
             return Err(Error::Config {
-                path: source.file,
+                path: file.to_owned(),
                 line: None,
                 column: None,
                 message: format!(
-                    "{}: a wasm hook needs `plugin`, the path of its .wasm component",
-                    source.entry
+                    "{entry}: a wasm hook needs `plugin`, the path of its .wasm component"
                 ),
             });
         };
         let plugin_path = base.join(plugin);
         let plugin = self.plugin(&plugin_path).map_err(|e| Error::InHookFile {
-            path: source.file.clone(),
-            entry: source.entry.clone(),
+            path: file.to_owned(),
+            entry: entry.clone(),
             source: Box::new(e),
         })?;
         let mut overrides = doc.limits;
@@ -251,12 +258,16 @@ impl Loader {
         );
         Ok(Some(HookSpec {
             id,
-            event,
+            events: events.clone(),
             matcher: matcher.clone(),
             description: doc.description,
             priority: doc.priority,
             on_failure: doc.on_failure,
-            source,
+            background: doc.background,
+            source: HookSource::File {
+                file: file.to_owned(),
+                entry,
+            },
             handler: Arc::new(WasmHook::new(plugin, &config, self.limits.with(&overrides))),
         }))
     }

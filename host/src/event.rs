@@ -133,7 +133,7 @@ pub struct UnknownEvent {
 }
 
 impl UnknownEvent {
-    fn new(name: &str) -> Self {
+    pub(crate) fn new(name: &str) -> Self {
         let candidates = CATALOGUE
             .iter()
             .flat_map(|(c, aliases)| std::iter::once(c.as_str()).chain(aliases.iter().copied()));

@@ -33,16 +33,18 @@ mod event;
 mod handlers;
 mod matcher;
 mod outcome;
+mod spec;
 mod suggest;
 
-pub use config::{HookSource, HookSpec};
-pub use engine::{HookEngine, HookEngineBuilder, LoadError};
+pub use engine::{HookEngine, HookEngineBuilder, HookHandle, LoadError};
 pub use error::{Error, HookError};
 pub use event::{CATALOGUE, Event, EventError, EventName, UnknownEvent};
+pub use handlers::closure::FnHandler;
 pub use handlers::wasm::{LimitOverrides, Plugin, WIT_PACKAGE, WasmHook, WasmLimits, WasmRuntime};
 pub use handlers::{Handler, HandlerFuture, Reply};
-pub use matcher::ToolMatcher;
+pub use matcher::{EventPattern, ToolMatcher};
 pub use outcome::{
     Approval, Attributed, Context, Decision, Flow, Fold, HookId, HookOutput, HookResult, OnFailure,
     Outcome, Role, Severity, TraceEntry, TraceStatus, UserMessage, Verdict,
 };
+pub use spec::{HookSource, HookSpec};

@@ -236,6 +236,8 @@ pub struct HookOutput {
 pub enum TraceStatus {
     /// The hook answered.
     Answered(HookResult),
+    /// The hook was started in the background; its answer is only logged.
+    Detached,
     /// The hook failed; `policy` is what was done about it.
     Failed {
         /// What went wrong.
@@ -456,6 +458,17 @@ impl Fold {
             output,
         });
         flow
+    }
+
+    /// Record a hook started in the background: it takes no part in the
+    /// outcome.
+    pub fn detached(&mut self, hook: HookId) {
+        self.outcome.trace.push(TraceEntry {
+            hook,
+            elapsed: Duration::ZERO,
+            status: TraceStatus::Detached,
+            output: HookOutput::default(),
+        });
     }
 
     /// The folded outcome.

@@ -54,6 +54,7 @@ pub(crate) fn human(outcome: &Outcome, elapsed: Duration) -> String {
         let status = match &entry.status {
             TraceStatus::Answered(result) => decision_word(&result.decision).to_owned(),
             TraceStatus::Failed { error, .. } => format!("failed: {error}"),
+            TraceStatus::Detached => "started in the background".to_owned(),
         };
         let _ = writeln!(
             out,

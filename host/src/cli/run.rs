@@ -141,6 +141,9 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<Exit> {
         report::human(&outcome, elapsed)
     };
     report::print(&text)?;
+    // Background hooks were not awaited for the outcome, but a CLI run must
+    // not end them by exiting.
+    runtime.block_on(engine.wait_for_background());
     Ok(match outcome.verdict {
         Verdict::Proceed | Verdict::Allow { .. } => Exit::GoOn,
         Verdict::Deny { .. } => Exit::Denied,

@@ -1,6 +1,7 @@
 //! Handler kinds behind one [`Handler`] trait. The engine runs handlers only
-//! through this trait; each kind lives in its own module (`wasm` so far) and
-//! turns its native answer into a [`HookResult`] at its own border.
+//! through this trait; each kind lives in its own module (`wasm`, `closure`
+//! so far) and turns its native answer into a [`HookResult`] at its own
+//! border.
 
 use std::fmt;
 use std::future::Future;
@@ -8,6 +9,7 @@ use std::pin::Pin;
 
 use crate::{Event, HookError, HookId, HookOutput, HookResult};
 
+pub mod closure;
 pub mod wasm;
 
 /// What a handler hands back for one event: its answer or failure, and
