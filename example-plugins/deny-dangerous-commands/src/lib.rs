@@ -11,7 +11,7 @@
 //! ```
 //!
 //! `tools` lists the tool names treated as shells (default: `Bash`,
-//! `run_shell_command`, `shell`, `exec_command`); other tools, and every
+//! `bash`, `run_shell_command`, `shell`, `exec_command`); other tools, and every
 //! other event, get `proceed`.
 
 use serde::Deserialize;
@@ -34,7 +34,8 @@ const DEFAULT_PATTERNS: &[&str] = &[
 ];
 
 /// Tool names whose input is a shell command, unless the config says others.
-const DEFAULT_SHELL_TOOLS: &[&str] = &["Bash", "run_shell_command", "shell", "exec_command"];
+const DEFAULT_SHELL_TOOLS: &[&str] =
+    &["Bash", "bash", "run_shell_command", "shell", "exec_command"];
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
