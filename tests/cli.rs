@@ -241,3 +241,161 @@ fn a_hook_failure_is_reported_and_does_not_fail_the_run() {
         ))
         .stdout(predicate::str::contains("boom from the panic plugin"));
 }
+
+/// A project directory and a user config directory, with hook files written
+/// into them by the test.
+struct Layers {
+    project: tempfile::TempDir,
+    user: tempfile::TempDir,
+}
+
+impl Layers {
+    fn new() -> Self {
+        Self {
+            project: tempfile::tempdir().unwrap(),
+            user: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn write(&self, relative: &str, doc: &Value) {
+        let path = if let Some(rest) = relative.strip_prefix("~/") {
+            self.user.path().join(rest)
+        } else {
+            self.project.path().join(relative)
+        };
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, serde_json::to_vec_pretty(doc).unwrap()).unwrap();
+    }
+
+    /// `wasm-hooks ARGS` in the project, with the user layer in `user`.
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut cmd = wasm_hooks();
+        cmd.current_dir(self.project.path())
+            .env("XDG_CONFIG_HOME", self.user.path())
+            .args(args);
+        cmd
+    }
+
+    fn run_rm_rf(&self, extra: &[&str]) -> assert_cmd::assert::Assert {
+        let mut args = vec![
+            "run",
+            "-e",
+            "PreToolUse",
+            "-t",
+            "Bash",
+            "-i",
+            r#"{"command":"rm -rf /"}"#,
+        ];
+        args.extend(extra);
+        self.cmd(&args).assert()
+    }
+}
+
+fn guard_hooks() -> Value {
+    json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "wasm", "plugin": plugin("deny-dangerous-commands"), "name": "guard"}]}]}})
+}
+
+#[test]
+fn layers_add_up_duplicates_run_once_and_a_higher_layer_disables_by_name() {
+    let layers = Layers::new();
+    layers.write(".wasm-hooks/hooks.json", &guard_hooks());
+    layers.write("~/wasm-hooks/hooks.json", &guard_hooks());
+    layers
+        .run_rm_rf(&[])
+        .code(2)
+        .stdout(predicate::str::contains("1 hook ran"));
+    layers
+        .cmd(&["list"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "1. guard  [PreToolUse]  matcher Bash",
+        ))
+        .stdout(predicate::str::contains(
+            ".wasm-hooks/hooks.json: hooks.PreToolUse[0].hooks[0]",
+        ))
+        .stdout(predicate::str::contains("2.").not());
+
+    layers.write(
+        ".wasm-hooks/hooks.local.json",
+        &json!({"hooks": {"PreToolUse": [{"hooks": [{"name": "guard", "enabled": false}]}]}}),
+    );
+    layers
+        .run_rm_rf(&[])
+        .code(0)
+        .stdout(predicate::str::contains("0 hooks ran"));
+}
+
+#[test]
+fn claude_settings_are_read_only_when_asked_and_config_replaces_the_search_list() {
+    let layers = Layers::new();
+    layers.write(".claude/settings.json", &guard_hooks());
+    layers.run_rm_rf(&[]).code(0);
+    layers.run_rm_rf(&["--claude-settings"]).code(2);
+
+    layers.write(".wasm-hooks/hooks.json", &guard_hooks());
+    let empty = layers.project.path().join("empty.json");
+    std::fs::write(&empty, r#"{"hooks": {}}"#).unwrap();
+    layers
+        .run_rm_rf(&["--config", empty.to_str().unwrap()])
+        .code(0)
+        .stdout(predicate::str::contains("0 hooks ran"));
+}
+
+#[test]
+fn list_filters_by_event_and_tool() {
+    let layers = Layers::new();
+    layers.write(".wasm-hooks/hooks.json", &guard_hooks());
+    layers
+        .cmd(&["list", "--event", "tool:pre", "--tool", "Bash"])
+        .assert()
+        .stdout(predicate::str::contains("1. guard"));
+    layers
+        .cmd(&["list", "--event", "PreToolUse", "--tool", "Edit"])
+        .assert()
+        .stdout("no hooks\n");
+    layers
+        .cmd(&["list", "--event", "Stop"])
+        .assert()
+        .stdout("no hooks\n");
+}
+
+#[test]
+fn validate_reports_every_problem_and_exits_1() {
+    let layers = Layers::new();
+    layers.write(".wasm-hooks/hooks.json", &guard_hooks());
+    layers
+        .cmd(&["validate"])
+        .assert()
+        .code(0)
+        .stdout("ok: 1 hook in 1 file\n");
+    layers.write(
+        ".wasm-hooks/hooks.local.json",
+        &json!({"hooks": {
+            "PreToolUse": [{"matcher": "(", "hooks": []}],
+            "Stop": [{"hooks": [{"type": "wasm", "plugin": "nope.wasm"}, {"type": "command", "command": "true"}]}]}}),
+    );
+    layers
+        .cmd(&["validate"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "hooks.local.json: hooks.PreToolUse[0].matcher: not a valid regular expression",
+        ))
+        .stdout(predicate::str::contains(
+            "hooks.Stop[0].hooks[0]: loading plugin",
+        ))
+        .stdout(predicate::str::contains(
+            "hooks.Stop[0].hooks[1]: `command` hooks are not supported",
+        ))
+        .stdout(predicate::str::ends_with("3 problems\n"));
+    let broken = layers.project.path().join("broken.yaml");
+    std::fs::write(&broken, "hooks:\n  Stopp: []\n").unwrap();
+    layers
+        .cmd(&["validate", broken.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("broken.yaml:2:"))
+        .stdout(predicate::str::contains("did you mean `Stop`?"));
+}

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use tokio::task::JoinHandle;
 
-use crate::config::Loader;
+use crate::config::{self, Loader};
 use crate::{Decision, Error, Event, Flow, Fold, HookSpec, Outcome, WasmLimits, WasmRuntime};
 
 /// Hook files that could not be loaded: every problem found, in file order.
@@ -43,7 +43,14 @@ impl std::error::Error for LoadError {}
 /// Configures and builds a [`HookEngine`].
 ///
 /// Defaults:
-/// - no hook files (add them with [`HookEngineBuilder::hook_file`]);
+/// - no hook files: add them one by one with
+///   [`HookEngineBuilder::hook_file`], or name a project with
+///   [`HookEngineBuilder::project_dir`] to use the default search list
+///   (`.wasm-hooks/hooks.local.*`, `.wasm-hooks/hooks.*` in the project,
+///   then `hooks.*` in the user's `wasm-hooks` config directory; explicit
+///   files replace that list);
+/// - Claude Code's `.claude/settings*.json` are not read unless
+///   [`HookEngineBuilder::claude_settings`] asks for them;
 /// - a new [`WasmRuntime`] (pooling allocator where available) unless one is
 ///   given with [`HookEngineBuilder::runtime`], so that several engines can
 ///   share compiled-plugin machinery;
@@ -52,6 +59,9 @@ impl std::error::Error for LoadError {}
 #[derive(Debug, Default)]
 pub struct HookEngineBuilder {
     files: Vec<PathBuf>,
+    project_dir: Option<PathBuf>,
+    user_config_dir: Option<PathBuf>,
+    claude_settings: bool,
     runtime: Option<WasmRuntime>,
     limits: WasmLimits,
 }
@@ -62,9 +72,31 @@ impl HookEngineBuilder {
         Self::default()
     }
 
-    /// Read hooks from this file (in addition to any given before).
+    /// Read hooks from this file (in addition to any given before); explicit
+    /// files replace the default search list. Earlier files are higher
+    /// layers.
     pub fn hook_file(&mut self, path: impl Into<PathBuf>) -> &mut Self {
         self.files.push(path.into());
+        self
+    }
+
+    /// Search the default hook-file locations of this project.
+    pub fn project_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.project_dir = Some(dir.into());
+        self
+    }
+
+    /// Use this directory instead of `$XDG_CONFIG_HOME` (or `~/.config`)
+    /// for the user layer of the search list.
+    pub fn user_config_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.user_config_dir = Some(dir.into());
+        self
+    }
+
+    /// Also read the hooks of the project's `.claude/settings.local.json`
+    /// and `.claude/settings.json`.
+    pub fn claude_settings(&mut self, read: bool) -> &mut Self {
+        self.claude_settings = read;
         self
     }
 
@@ -80,6 +112,21 @@ impl HookEngineBuilder {
         self
     }
 
+    /// The hook files this builder will read, highest layer first.
+    pub fn files(&self) -> Vec<PathBuf> {
+        if !self.files.is_empty() {
+            return self.files.clone();
+        }
+        let Some(project) = &self.project_dir else {
+            return Vec::new();
+        };
+        let user = self
+            .user_config_dir
+            .clone()
+            .or_else(config::user_config_dir);
+        config::default_files(project, user.as_deref(), self.claude_settings)
+    }
+
     /// Load every hook file and build the engine.
     ///
     /// # Errors
@@ -91,11 +138,11 @@ impl HookEngineBuilder {
             None => WasmRuntime::new().map_err(|e| LoadError { errors: vec![e] })?,
         };
         let mut loader = Loader::new(runtime, self.limits);
-        let mut hooks = Vec::new();
+        let mut layers = Vec::new();
         let mut errors = Vec::new();
-        for file in &self.files {
-            match loader.load_file(file) {
-                Ok(specs) => hooks.extend(specs),
+        for file in self.files() {
+            match loader.load_file(&file) {
+                Ok(found) => layers.push(found),
                 Err(errs) => errors.extend(errs),
             }
         }
@@ -103,7 +150,7 @@ impl HookEngineBuilder {
             return Err(LoadError { errors });
         }
         let engine = HookEngine::default();
-        for spec in hooks {
+        for spec in config::merge(layers) {
             engine.register(spec);
         }
         Ok(engine)

@@ -225,6 +225,17 @@ impl ToolMatcher {
     }
 }
 
+impl std::fmt::Display for ToolMatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Any => f.write_str("*"),
+            Self::Names(names) => f.write_str(&names.join("|")),
+            Self::Prefix(prefix) => write!(f, "{prefix}*"),
+            Self::Regex(re) => f.write_str(re.as_str()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,8 +1,11 @@
 //! Command-line arguments (clap derive) and the one place where results
 //! become exit codes. Each subcommand lives in its own file.
 
+mod hook_files;
+mod list;
 mod report;
 mod run;
+mod validate;
 
 use std::process::ExitCode;
 
@@ -25,6 +28,10 @@ struct Cli {
 enum Command {
     /// Dispatch one event through the configured hooks and print the outcome.
     Run(run::RunArgs),
+    /// Check hook files (and compile their plugins); exit 1 on any problem.
+    Validate(validate::ValidateArgs),
+    /// Show which hooks would run, in order, and where each comes from.
+    List(list::ListArgs),
 }
 
 /// Process exit codes, documented once:
@@ -70,6 +77,8 @@ pub(crate) fn main() -> ExitCode {
 fn run(command: Command) -> anyhow::Result<Exit> {
     match command {
         Command::Run(args) => run::run(args),
+        Command::Validate(args) => validate::run(args),
+        Command::List(args) => list::run(args),
     }
 }
 

@@ -8,16 +8,16 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use clap::Args;
 use serde_json::Value;
-use wasm_hooks::{Event, EventName, HookEngine, Verdict};
+use wasm_hooks::{Event, EventName, Verdict};
 
+use super::hook_files::HookFileArgs;
 use super::{Exit, report};
 
 /// Arguments of `wasm-hooks run`.
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
-    /// Hook file to load (repeatable; hooks from all files add up).
-    #[arg(short, long = "config", value_name = "FILE", required = true)]
-    configs: Vec<PathBuf>,
+    #[command(flatten)]
+    hook_files: HookFileArgs,
 
     /// Event name (canonical or alias, e.g. PreToolUse, tool:pre).
     #[arg(short, long, value_name = "NAME", conflicts_with = "event_file")]
@@ -123,11 +123,7 @@ impl EventSource {
 
 pub(crate) fn run(args: RunArgs) -> anyhow::Result<Exit> {
     let event = EventSource::from_args(&args)?.into_event()?;
-    let mut builder = HookEngine::builder();
-    for config in &args.configs {
-        builder.hook_file(config);
-    }
-    let engine = builder.build()?;
+    let engine = args.hook_files.builder(&[])?.build()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()

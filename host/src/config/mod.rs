@@ -25,6 +25,9 @@
 //! reported in one pass. Running hooks is the engine's job, not this one's.
 
 mod doc;
+mod layers;
+
+pub(crate) use layers::{default_files, merge, user_config_dir};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -44,11 +47,21 @@ pub(crate) struct Loader {
     plugins: HashMap<PathBuf, Plugin>,
 }
 
+/// What one hook file holds.
+#[derive(Debug, Default)]
+pub(crate) struct FileHooks {
+    /// Its enabled hooks, in file order, each with its identity: the same
+    /// identity in two files is the same hook, and runs once.
+    pub(crate) hooks: Vec<(String, HookSpec)>,
+    /// Names its `enabled: false` entries switch off in lower layers.
+    pub(crate) disabled: Vec<String>,
+}
+
 /// One file being read: where problems are reported, and what it yields.
 struct FileRead<'a> {
     path: &'a Path,
     base: &'a Path,
-    specs: Vec<HookSpec>,
+    found: FileHooks,
     errors: Vec<Error>,
 }
 
@@ -112,7 +125,7 @@ impl Loader {
     ///
     /// # Errors
     /// Each [`Error`] names the file and where in it.
-    pub(crate) fn load_file(&mut self, path: &Path) -> Result<Vec<HookSpec>, Vec<Error>> {
+    pub(crate) fn load_file(&mut self, path: &Path) -> Result<FileHooks, Vec<Error>> {
         let text = std::fs::read_to_string(path).map_err(|e| {
             vec![Error::Config {
                 path: path.to_owned(),
@@ -125,7 +138,7 @@ impl Loader {
         let mut read = FileRead {
             path,
             base: path.parent().unwrap_or(Path::new(".")),
-            specs: Vec::new(),
+            found: FileHooks::default(),
             errors: Vec::new(),
         };
         match doc.hooks {
@@ -144,7 +157,7 @@ impl Loader {
             }
         }
         if read.errors.is_empty() {
-            Ok(read.specs)
+            Ok(read.found)
         } else {
             Err(read.errors)
         }
@@ -230,6 +243,9 @@ impl Loader {
         at: String,
     ) {
         if !doc.enabled {
+            // A disabled entry need not be complete: `{name, enabled: false}`
+            // switches off the hook of that name in lower layers.
+            read.found.disabled.extend(doc.name);
             return;
         }
         let matcher = match group_matcher {
@@ -291,7 +307,21 @@ impl Loader {
             },
             HookId::new,
         );
-        read.specs.push(HookSpec {
+        let limits = self.limits.with(&overrides);
+        // What makes two entries the same hook; the name is only a label.
+        let identity = serde_json::json!({
+            "type": "wasm",
+            "plugin": plugin_path.canonicalize().unwrap_or_else(|_| plugin_path.clone()),
+            "config": config,
+            "limits": limits,
+            "events": format!("{events:?}"),
+            "matcher": format!("{matcher:?}"),
+            "priority": doc.priority,
+            "on_failure": doc.on_failure,
+            "async": doc.background,
+        })
+        .to_string();
+        let spec = HookSpec {
             id,
             events: events.clone(),
             matcher,
@@ -303,8 +333,9 @@ impl Loader {
                 file: read.path.to_owned(),
                 entry: at,
             },
-            handler: Arc::new(WasmHook::new(plugin, &config, self.limits.with(&overrides))),
-        });
+            handler: Arc::new(WasmHook::new(plugin, &config, limits)),
+        };
+        read.found.hooks.push((identity, spec));
     }
 
     fn plugin(&mut self, path: &Path) -> Result<Plugin, Error> {
@@ -344,14 +375,14 @@ fn quoted(fields: &[&str]) -> String {
 mod tests {
     use super::*;
 
-    fn load_named(name: &str, text: &str) -> Result<Vec<HookSpec>, Vec<Error>> {
+    fn load_named(name: &str, text: &str) -> Result<FileHooks, Vec<Error>> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
         Loader::new(WasmRuntime::new().unwrap(), WasmLimits::default()).load_file(&path)
     }
 
-    fn load(json: &str) -> Result<Vec<HookSpec>, Vec<Error>> {
+    fn load(json: &str) -> Result<FileHooks, Vec<Error>> {
         load_named("hooks.json", json)
     }
 
@@ -433,8 +464,8 @@ mod tests {
 
     #[test]
     fn settings_keys_other_than_hooks_are_left_alone() {
-        let specs = load(r#"{"permissions": {"allow": ["Bash"]}, "hooks": {}}"#).unwrap();
-        assert!(specs.is_empty());
+        let found = load(r#"{"permissions": {"allow": ["Bash"]}, "hooks": {}}"#).unwrap();
+        assert!(found.hooks.is_empty());
     }
 
     #[test]
@@ -494,10 +525,23 @@ mod tests {
 
     #[test]
     fn disabled_hooks_are_not_loaded_at_all() {
-        let specs = load(
+        let found = load(
             r#"{"hooks": {"Stop": [{"hooks": [{"type": "wasm", "plugin": "missing.wasm", "enabled": false}]}]}}"#,
         )
         .unwrap();
-        assert!(specs.is_empty());
+        assert!(found.hooks.is_empty());
+        assert!(
+            found.disabled.is_empty(),
+            "an unnamed disabled hook disables nothing else"
+        );
+    }
+
+    #[test]
+    fn a_named_disabled_entry_need_not_be_complete() {
+        let found = load(
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"name": "guard", "enabled": false}]}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(found.disabled, ["guard"]);
     }
 }

@@ -1,0 +1,46 @@
+//! The flags every command that reads hook files shares, turned into an
+//! engine builder in one place.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use wasm_hooks::HookEngineBuilder;
+
+/// Which hook files to read.
+#[derive(Debug, Args)]
+pub(crate) struct HookFileArgs {
+    /// Hook file to read (repeatable, highest layer first); replaces the
+    /// default search list.
+    #[arg(short, long = "config", value_name = "FILE")]
+    configs: Vec<PathBuf>,
+
+    /// Project whose `.wasm-hooks/` files are searched [default: the
+    /// current directory].
+    #[arg(long, value_name = "DIR")]
+    project_dir: Option<PathBuf>,
+
+    /// Also read the hooks of the project's `.claude/settings.json` and
+    /// `.claude/settings.local.json`.
+    #[arg(long)]
+    claude_settings: bool,
+}
+
+impl HookFileArgs {
+    /// A builder reading these files (extra ones, given as arguments,
+    /// count as `--config`).
+    pub(crate) fn builder(&self, extra: &[PathBuf]) -> anyhow::Result<HookEngineBuilder> {
+        let mut builder = HookEngineBuilder::new();
+        for file in self.configs.iter().chain(extra) {
+            builder.hook_file(file);
+        }
+        let project = match &self.project_dir {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().context("finding the current directory")?,
+        };
+        builder
+            .project_dir(project)
+            .claude_settings(self.claude_settings);
+        Ok(builder)
+    }
+}
