@@ -374,7 +374,7 @@ fn validate_reports_every_problem_and_exits_1() {
         ".wasm-hooks/hooks.local.json",
         &json!({"hooks": {
             "PreToolUse": [{"matcher": "(", "hooks": []}],
-            "Stop": [{"hooks": [{"type": "wasm", "plugin": "nope.wasm"}, {"type": "command", "command": "true"}]}]}}),
+            "Stop": [{"hooks": [{"type": "wasm", "plugin": "nope.wasm"}, {"type": "http", "url": "http://127.0.0.1:9"}]}]}}),
     );
     layers
         .cmd(&["validate"])
@@ -387,7 +387,7 @@ fn validate_reports_every_problem_and_exits_1() {
             "hooks.Stop[0].hooks[0]: loading plugin",
         ))
         .stdout(predicate::str::contains(
-            "hooks.Stop[0].hooks[1]: `command` hooks are not supported",
+            "hooks.Stop[0].hooks[1]: `http` hooks are not supported",
         ))
         .stdout(predicate::str::ends_with("3 problems\n"));
     let broken = layers.project.path().join("broken.yaml");

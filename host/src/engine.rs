@@ -15,7 +15,9 @@ use std::time::Instant;
 use tokio::task::JoinHandle;
 
 use crate::config::{self, Loader};
-use crate::{Decision, Error, Event, Flow, Fold, HookSpec, Outcome, WasmLimits, WasmRuntime};
+use crate::{
+    CommandDefaults, Decision, Error, Event, Flow, Fold, HookSpec, Outcome, WasmLimits, WasmRuntime,
+};
 
 /// Hook files that could not be loaded: every problem found, in file order.
 /// Displayed as the one problem on one line, or a count and a line each.
@@ -55,7 +57,9 @@ impl std::error::Error for LoadError {}
 ///   given with [`HookEngineBuilder::runtime`], so that several engines can
 ///   share compiled-plugin machinery;
 /// - [`WasmLimits::default`] for every wasm hook (fuel 1e9, 1000 ms, 64 MiB,
-///   1 MiB result, 64 KiB output), which a hook's `limits` may override.
+///   1 MiB result, 64 KiB output), which a hook's `limits` may override;
+/// - [`CommandDefaults::default`] for every command hook (60 s, 1 MiB of
+///   stdout and of stderr, variables prefixed `WASM_HOOKS_`).
 #[derive(Debug, Default)]
 pub struct HookEngineBuilder {
     files: Vec<PathBuf>,
@@ -64,6 +68,7 @@ pub struct HookEngineBuilder {
     claude_settings: bool,
     runtime: Option<WasmRuntime>,
     limits: WasmLimits,
+    commands: CommandDefaults,
 }
 
 impl HookEngineBuilder {
@@ -106,6 +111,13 @@ impl HookEngineBuilder {
         self
     }
 
+    /// Engine-wide defaults for command hooks (timeout, output cap, the
+    /// prefix of their event variables).
+    pub fn command_defaults(&mut self, defaults: CommandDefaults) -> &mut Self {
+        self.commands = defaults;
+        self
+    }
+
     /// Engine-wide default limits for wasm hooks.
     pub fn wasm_limits(&mut self, limits: WasmLimits) -> &mut Self {
         self.limits = limits;
@@ -137,7 +149,7 @@ impl HookEngineBuilder {
             Some(r) => r.clone(),
             None => WasmRuntime::new().map_err(|e| LoadError { errors: vec![e] })?,
         };
-        let mut loader = Loader::new(runtime, self.limits);
+        let mut loader = Loader::new(runtime, self.limits, self.commands.clone());
         let mut layers = Vec::new();
         let mut errors = Vec::new();
         for file in self.files() {

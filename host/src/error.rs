@@ -117,6 +117,40 @@ pub enum HookError {
         /// The trap, and the plugin's last stderr line when it left one.
         message: String,
     },
+    /// A command hook's program does not exist (exit code 127).
+    #[error("hook `{hook}`: command not found: `{command}`")]
+    CommandNotFound {
+        /// Which hook.
+        hook: HookId,
+        /// The command as configured.
+        command: String,
+    },
+    /// A command hook's program cannot be executed (exit code 126).
+    #[error("hook `{hook}`: `{command}` is not executable")]
+    NotExecutable {
+        /// Which hook.
+        hook: HookId,
+        /// The command as configured.
+        command: String,
+    },
+    /// A command hook exited with a code that is neither 0 nor 2.
+    #[error("hook `{hook}` exited with code {code}{}", if stderr.is_empty() { String::new() } else { format!(": {stderr}") })]
+    ExitCode {
+        /// Which hook.
+        hook: HookId,
+        /// The exit code.
+        code: i32,
+        /// The last line it wrote to stderr.
+        stderr: String,
+    },
+    /// A command hook was killed by a signal.
+    #[error("hook `{hook}` was killed by signal {signal}")]
+    Signal {
+        /// Which hook.
+        hook: HookId,
+        /// The signal number.
+        signal: i32,
+    },
     /// The hook reported that it could not decide.
     #[error("hook `{hook}` failed: {message}")]
     Failed {
@@ -145,6 +179,10 @@ impl HookError {
             Self::MemoryLimit { .. } => "memory",
             Self::ResultTooLarge { .. } => "result_size",
             Self::Trap { .. } => "trap",
+            Self::CommandNotFound { .. } => "not_found",
+            Self::NotExecutable { .. } => "not_executable",
+            Self::ExitCode { .. } => "exit_code",
+            Self::Signal { .. } => "signal",
             Self::Failed { .. } => "failed",
             Self::BadResult { .. } => "bad_result",
         }

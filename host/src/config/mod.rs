@@ -36,14 +36,16 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use self::doc::{EntryDoc, FileDoc, HandlerKind, HooksDoc};
+use crate::handlers::command::{CommandDefaults, CommandHook, Program};
 use crate::handlers::wasm::{Plugin, WasmHook, WasmLimits, WasmRuntime};
-use crate::{Error, EventPattern, HookId, HookSource, HookSpec, ToolMatcher};
+use crate::{Error, EventPattern, Handler, HookId, HookSource, HookSpec, ToolMatcher};
 
 /// Reads hook files into [`HookSpec`]s, compiling each plugin file once
 /// however many hooks use it.
 pub(crate) struct Loader {
     runtime: WasmRuntime,
     limits: WasmLimits,
+    commands: CommandDefaults,
     plugins: HashMap<PathBuf, Plugin>,
 }
 
@@ -110,12 +112,14 @@ fn parse(path: &Path, text: &str) -> Result<FileDoc, Error> {
 }
 
 impl Loader {
-    /// A loader that compiles plugins with `runtime` and gives wasm hooks
-    /// `limits` unless their entry overrides them.
-    pub(crate) fn new(runtime: WasmRuntime, limits: WasmLimits) -> Self {
+    /// A loader that compiles plugins with `runtime`, and gives wasm hooks
+    /// `limits` and command hooks `commands` unless their entry overrides
+    /// them.
+    pub(crate) fn new(runtime: WasmRuntime, limits: WasmLimits, commands: CommandDefaults) -> Self {
         Self {
             runtime,
             limits,
+            commands,
             plugins: HashMap::new(),
         }
     }
@@ -261,25 +265,45 @@ impl Loader {
                 "a hook needs `type` (one of wasm, command, inline, matcher, prompt, llm, http)",
             );
         };
-        if kind != HandlerKind::Wasm {
+        let allowed: &[&str] = match kind {
+            HandlerKind::Wasm => &["type", "name", "plugin", "config", "limits"],
+            HandlerKind::Command => &["type", "name", "command", "args", "working_dir", "env"],
+            other => {
+                return read.problem(
+                    &at,
+                    format!(
+                        "`{}` hooks are not supported by this version yet; `wasm` and `command` hooks run",
+                        other.as_str()
+                    ),
+                );
+            }
+        };
+        let stray: Vec<&str> = doc
+            .hook_fields()
+            .into_iter()
+            .filter(|f| !allowed.contains(f))
+            .collect();
+        if !stray.is_empty() {
             return read.problem(
                 &at,
                 format!(
-                    "`{}` hooks are not supported by this version yet; only `wasm` hooks run",
+                    "{} does not apply to a {} hook",
+                    quoted(&stray),
                     kind.as_str()
                 ),
             );
         }
-        let Some(plugin) = &doc.plugin else {
-            return read.problem(
-                &at,
-                "a wasm hook needs `plugin`, the path of its .wasm component",
-            );
+        let timeout_ms = doc
+            .timeout_ms
+            .or_else(|| doc.timeout.map(|s| (s * 1000.0).round() as u64));
+        let made = match kind {
+            HandlerKind::Wasm => self.wasm_hook(&doc, timeout_ms, read.base),
+            _ => self.command_hook(&doc, timeout_ms),
         };
-        let plugin_path = read.base.join(plugin);
-        let plugin = match self.plugin(&plugin_path) {
-            Ok(p) => p,
-            Err(e) => {
+        let (handler, default_name, mut identity) = match made {
+            Ok(made) => made,
+            Err(HookProblem::Message(message)) => return read.problem(&at, message),
+            Err(HookProblem::Load(e)) => {
                 return read.errors.push(Error::InHookFile {
                     path: read.path.to_owned(),
                     entry: at,
@@ -287,42 +311,19 @@ impl Loader {
                 });
             }
         };
-        let mut overrides = doc.limits.unwrap_or_default();
-        if overrides.timeout_ms.is_none() {
-            overrides.timeout_ms = doc
-                .timeout_ms
-                .or_else(|| doc.timeout.map(|s| (s * 1000.0).round() as u64));
-        }
-        let config = doc
-            .config
-            .unwrap_or_else(|| Value::Object(Default::default()));
-        let id = doc.name.map_or_else(
-            || {
-                HookId::new(
-                    plugin_path
-                        .file_stem()
-                        .unwrap_or_default()
-                        .to_string_lossy(),
-                )
-            },
-            HookId::new,
-        );
-        let limits = self.limits.with(&overrides);
         // What makes two entries the same hook; the name is only a label.
-        let identity = serde_json::json!({
-            "type": "wasm",
-            "plugin": plugin_path.canonicalize().unwrap_or_else(|_| plugin_path.clone()),
-            "config": config,
-            "limits": limits,
-            "events": format!("{events:?}"),
-            "matcher": format!("{matcher:?}"),
-            "priority": doc.priority,
-            "on_failure": doc.on_failure,
-            "async": doc.background,
-        })
-        .to_string();
+        identity.extend([
+            ("events".to_owned(), Value::from(format!("{events:?}"))),
+            ("matcher".to_owned(), Value::from(format!("{matcher:?}"))),
+            ("priority".to_owned(), Value::from(doc.priority)),
+            (
+                "on_failure".to_owned(),
+                serde_json::to_value(doc.on_failure).unwrap_or_default(),
+            ),
+            ("async".to_owned(), Value::from(doc.background)),
+        ]);
         let spec = HookSpec {
-            id,
+            id: HookId::new(doc.name.unwrap_or(default_name)),
             events: events.clone(),
             matcher,
             description: doc.description,
@@ -333,9 +334,123 @@ impl Loader {
                 file: read.path.to_owned(),
                 entry: at,
             },
-            handler: Arc::new(WasmHook::new(plugin, &config, limits)),
+            handler,
         };
-        read.found.hooks.push((identity, spec));
+        read.found
+            .hooks
+            .push((Value::Object(identity).to_string(), spec));
+    }
+
+    /// A wasm hook's handler, default name (the plugin's file stem) and
+    /// identity.
+    fn wasm_hook(
+        &mut self,
+        doc: &EntryDoc,
+        timeout_ms: Option<u64>,
+        base: &Path,
+    ) -> Result<Made, HookProblem> {
+        let Some(plugin) = &doc.plugin else {
+            return Err(HookProblem::Message(
+                "a wasm hook needs `plugin`, the path of its .wasm component".into(),
+            ));
+        };
+        let plugin_path = base.join(plugin);
+        let plugin = self.plugin(&plugin_path).map_err(HookProblem::Load)?;
+        let mut overrides = doc.limits.unwrap_or_default();
+        overrides.timeout_ms = overrides.timeout_ms.or(timeout_ms);
+        let limits = self.limits.with(&overrides);
+        let config = doc
+            .config
+            .clone()
+            .unwrap_or_else(|| Value::Object(Default::default()));
+        let name = plugin_path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let identity = serde_json::json!({
+            "type": "wasm",
+            "plugin": plugin_path.canonicalize().unwrap_or_else(|_| plugin_path.clone()),
+            "config": config,
+            "limits": limits,
+        });
+        let handler: Arc<dyn Handler> = Arc::new(WasmHook::new(plugin, &config, limits));
+        Ok((handler, name, as_map(identity)))
+    }
+
+    /// A command hook's handler, default name (the command) and identity.
+    fn command_hook(&self, doc: &EntryDoc, timeout_ms: Option<u64>) -> Result<Made, HookProblem> {
+        let problem = |m: &str| HookProblem::Message(m.to_owned());
+        let program = match (&doc.command, &doc.args) {
+            (Some(_), Some(_)) => {
+                return Err(problem(
+                    "give `command` (run by sh -c) or `args` (run directly), not both",
+                ));
+            }
+            (Some(Value::String(line)), None) if !line.trim().is_empty() => {
+                Program::Shell(line.clone())
+            }
+            (Some(_), None) => {
+                return Err(problem(
+                    "`command` must be a non-empty string, run by `sh -c`",
+                ));
+            }
+            (None, Some(Value::Array(items))) if !items.is_empty() => Program::Argv(
+                items
+                    .iter()
+                    .map(|i| i.as_str().map(str::to_owned))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| problem("`args` must be a list of strings"))?,
+            ),
+            (None, Some(_)) => {
+                return Err(problem(
+                    "`args` must be a non-empty list of strings: the program, then its arguments",
+                ));
+            }
+            (None, None) => {
+                return Err(problem(
+                    "a command hook needs `command` (run by sh -c) or `args` (run directly)",
+                ));
+            }
+        };
+        let working_dir = match &doc.working_dir {
+            None => None,
+            Some(Value::String(dir)) => Some(PathBuf::from(dir)),
+            Some(_) => return Err(problem("`working_dir` must be a string")),
+        };
+        let env = match &doc.env {
+            None => Vec::new(),
+            Some(Value::Object(vars)) => vars
+                .iter()
+                .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| problem("`env` must map variable names to strings"))?,
+            Some(_) => {
+                return Err(problem(
+                    "`env` must be an object of variable names and string values",
+                ));
+            }
+        };
+        let name = match &program {
+            Program::Shell(line) => line.clone(),
+            Program::Argv(argv) => argv.join(" "),
+        };
+        let identity = serde_json::json!({
+            "type": "command",
+            "command": doc.command,
+            "args": doc.args,
+            "working_dir": doc.working_dir,
+            "env": doc.env,
+            "timeout_ms": timeout_ms,
+        });
+        let handler: Arc<dyn Handler> = Arc::new(CommandHook::new(
+            program,
+            working_dir,
+            env,
+            timeout_ms,
+            &self.commands,
+        ));
+        Ok((handler, name, as_map(identity)))
     }
 
     fn plugin(&mut self, path: &Path) -> Result<Plugin, Error> {
@@ -363,6 +478,24 @@ fn compile_matcher(
         .ok()
 }
 
+/// A hook's handler, its default name and its identity fields.
+type Made = (Arc<dyn Handler>, String, serde_json::Map<String, Value>);
+
+/// Why a hook entry could not be turned into a handler.
+enum HookProblem {
+    /// A problem with the entry itself.
+    Message(String),
+    /// A problem loading what it names (a plugin).
+    Load(Error),
+}
+
+fn as_map(value: Value) -> serde_json::Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    }
+}
+
 fn quoted(fields: &[&str]) -> String {
     fields
         .iter()
@@ -379,11 +512,24 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
-        Loader::new(WasmRuntime::new().unwrap(), WasmLimits::default()).load_file(&path)
+        Loader::new(
+            WasmRuntime::new().unwrap(),
+            WasmLimits::default(),
+            CommandDefaults::default(),
+        )
+        .load_file(&path)
     }
 
     fn load(json: &str) -> Result<FileHooks, Vec<Error>> {
         load_named("hooks.json", json)
+    }
+
+    fn messages(json: &str) -> Vec<String> {
+        load(json)
+            .unwrap_err()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
     }
 
     #[test]
@@ -436,15 +582,6 @@ mod tests {
 
     #[test]
     fn handler_kinds_this_version_cannot_run_are_named() {
-        // seed 003's flat form: no `type`, a command.
-        let errs = messages(
-            r#"{"hooks": [{"event": "tool:pre_execute:bash", "command": "echo hi", "timeout": 5.0}]}"#,
-        );
-        assert!(
-            errs[0].contains("hooks[0]: `command` hooks are not supported by this version yet"),
-            "{}",
-            errs[0]
-        );
         let errs =
             messages(r#"{"hooks": {"Stop": [{"hooks": [{"type": "llm", "prompt": "ok?"}]}]}}"#);
         assert!(
@@ -454,12 +591,42 @@ mod tests {
         );
     }
 
-    fn messages(json: &str) -> Vec<String> {
-        load(json)
-            .unwrap_err()
-            .iter()
-            .map(ToString::to_string)
-            .collect()
+    #[test]
+    fn seed_003_flat_commands_load_and_fields_must_fit_the_type() {
+        // seed 003's flat form: no `type`, a command, `timeout` in seconds.
+        let found = load(r#"{"hooks": [{"event": "tool:pre_execute:bash", "command": "echo hi", "timeout": 5.0, "enabled": true}]}"#)
+            .unwrap();
+        assert_eq!(found.hooks[0].1.id.as_str(), "echo hi");
+        let errs = messages(
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "plugin": "x.wasm"}]}]}}"#,
+        );
+        assert!(
+            errs[0].contains("`plugin` does not apply to a command hook"),
+            "{}",
+            errs[0]
+        );
+        let errs = messages(r#"{"hooks": {"Stop": [{"hooks": [{"type": "command"}]}]}}"#);
+        assert!(
+            errs[0].contains("needs `command` (run by sh -c) or `args`"),
+            "{}",
+            errs[0]
+        );
+        let errs = messages(
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "args": ["a", 1]}]}]}}"#,
+        );
+        assert!(
+            errs[0].contains("`args` must be a list of strings"),
+            "{}",
+            errs[0]
+        );
+        let errs = messages(
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "env": {"A": 1}}]}]}}"#,
+        );
+        assert!(
+            errs[0].contains("`env` must map variable names to strings"),
+            "{}",
+            errs[0]
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Handler kinds behind one [`Handler`] trait. The engine runs handlers only
-//! through this trait; each kind lives in its own module (`wasm`, `closure`
-//! so far) and turns its native answer into a [`HookResult`] at its own
+//! through this trait; each kind lives in its own module (`wasm`,
+//! `command`, `closure` so far) and turns its native answer into a [`HookResult`] at its own
 //! border.
 
 use std::fmt;
@@ -10,6 +10,7 @@ use std::pin::Pin;
 use crate::{Event, HookError, HookId, HookOutput, HookResult};
 
 pub mod closure;
+pub mod command;
 pub mod wasm;
 
 /// What a handler hands back for one event: its answer or failure, and
