@@ -314,3 +314,37 @@ async fn an_async_command_runs_in_the_background() {
     engine.wait_for_background().await;
     assert!(dir.path().join("ran").exists());
 }
+
+#[tokio::test]
+async fn template_values_are_shell_quoted_so_a_file_name_cannot_inject_a_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine_with(vec![command(
+        "printf '%s|' {{tool_name}} {{tool_args.file_path}} > out.txt",
+    )]);
+    let hostile = "'; touch injected; echo '";
+    let event = Event::pre_tool_use("Write", json!({ "file_path": hostile }))
+        .with("cwd", dir.path().display().to_string());
+    let outcome = engine.dispatch(event).await;
+    assert!(matches!(outcome.trace[0].status, TraceStatus::Answered(_)));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.txt")).unwrap(),
+        format!("Write|{hostile}|")
+    );
+    assert!(!dir.path().join("injected").exists());
+}
+
+#[test]
+fn an_unknown_template_is_a_load_error() {
+    let file = support::write_hook_file(
+        &json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo {{tool_nmae}}"}]}]}}),
+    );
+    let err = HookEngine::builder()
+        .hook_file(&file.path)
+        .build()
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("hooks.Stop[0].hooks[0]: unknown template `{{tool_nmae}}`"),
+        "{err}"
+    );
+}

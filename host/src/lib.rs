@@ -35,6 +35,7 @@ mod matcher;
 mod outcome;
 mod spec;
 mod suggest;
+mod template;
 
 pub use engine::{HookEngine, HookEngineBuilder, HookHandle, LoadError};
 pub use error::{Error, HookError};

@@ -443,13 +443,9 @@ impl Loader {
             "env": doc.env,
             "timeout_ms": timeout_ms,
         });
-        let handler: Arc<dyn Handler> = Arc::new(CommandHook::new(
-            program,
-            working_dir,
-            env,
-            timeout_ms,
-            &self.commands,
-        ));
+        let hook = CommandHook::new(program, working_dir, env, timeout_ms, &self.commands)
+            .map_err(HookProblem::Message)?;
+        let handler: Arc<dyn Handler> = Arc::new(hook);
         Ok((handler, name, as_map(identity)))
     }
 

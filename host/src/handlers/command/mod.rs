@@ -4,7 +4,8 @@
 //! [`CommandHook`] runs `command` under `sh -c` (or `args` directly, without
 //! a shell) in the hook's `working_dir` or the event's `cwd`, in a process
 //! group of its own, with the event JSON on stdin and the event's fields in
-//! `<PREFIX>_*` environment variables (plus `CLAUDE_PROJECT_DIR`). Stdout
+//! `<PREFIX>_*` environment variables (plus `CLAUDE_PROJECT_DIR`);
+//! `{{…}}` templates in the command are filled in, shell-quoted. Stdout
 //! and stderr are read while the program runs, each capped. When the
 //! deadline passes the whole group is killed and reaped; when the program
 //! exits, what it left running in its group is killed too, so no orphan
@@ -24,6 +25,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
 use super::{HandlerFuture, Reply};
+use crate::template::Template;
 use crate::{Event, Handler, HookError, HookId, HookOutput, HookResult};
 
 /// Engine-wide defaults for command hooks.
@@ -62,11 +64,19 @@ pub enum Program {
 #[derive(Debug, Clone)]
 pub struct CommandHook {
     program: Program,
+    compiled: Compiled,
     working_dir: Option<PathBuf>,
     env: Vec<(String, String)>,
     timeout_ms: u64,
     max_output: usize,
     env_prefix: Arc<str>,
+}
+
+/// The program with its templates compiled.
+#[derive(Debug, Clone)]
+enum Compiled {
+    Shell(Template),
+    Argv(Vec<Template>),
 }
 
 /// How long readers may take to see the end of output after the process
@@ -75,35 +85,50 @@ const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
 impl CommandHook {
     /// A hook running `program` with these defaults; `timeout_ms`,
-    /// `working_dir` and `env` as the hook entry gives them.
+    /// `working_dir` and `env` as the hook entry gives them. Templates
+    /// (`{{tool_args.file_path}}`, …) in the command or arguments are
+    /// compiled now; in a shell command every value is shell-quoted.
+    ///
+    /// # Errors
+    /// When a template names nothing known.
     pub fn new(
         program: Program,
         working_dir: Option<PathBuf>,
         env: Vec<(String, String)>,
         timeout_ms: Option<u64>,
         defaults: &CommandDefaults,
-    ) -> Self {
-        Self {
+    ) -> Result<Self, String> {
+        let compiled = match &program {
+            Program::Shell(line) => Compiled::Shell(Template::parse(line)?),
+            Program::Argv(argv) => Compiled::Argv(
+                argv.iter()
+                    .map(|a| Template::parse(a))
+                    .collect::<Result<_, _>>()?,
+            ),
+        };
+        Ok(Self {
             program,
+            compiled,
             working_dir,
             env,
             timeout_ms: timeout_ms.unwrap_or(defaults.timeout_ms),
             max_output: usize::try_from(defaults.max_output_kb.saturating_mul(1024))
                 .unwrap_or(usize::MAX),
             env_prefix: Arc::from(defaults.env_prefix.as_str()),
-        }
+        })
     }
 
     fn command(&self, event: &Event) -> Command {
-        let mut cmd = match &self.program {
-            Program::Shell(line) => {
+        let mut cmd = match &self.compiled {
+            Compiled::Shell(line) => {
                 let mut cmd = Command::new("sh");
-                cmd.arg("-c").arg(line);
+                cmd.arg("-c").arg(line.render_quoted(event));
                 cmd
             }
-            Program::Argv(argv) => {
-                let mut cmd = Command::new(&argv[0]);
-                cmd.args(&argv[1..]);
+            Compiled::Argv(argv) => {
+                let mut words = argv.iter().map(|a| a.render(event));
+                let mut cmd = Command::new(words.next().unwrap_or_default());
+                cmd.args(words);
                 cmd
             }
         };
