@@ -222,7 +222,7 @@ async fn a_timeout_kills_the_whole_process_group() {
 }
 
 #[tokio::test]
-async fn a_flood_of_output_is_capped_without_deadlock() {
+async fn fifty_mib_of_output_is_capped_without_deadlock() {
     let dir = tempfile::tempdir().unwrap();
     let defaults = CommandDefaults {
         max_output_kb: 64,
@@ -230,7 +230,7 @@ async fn a_flood_of_output_is_capped_without_deadlock() {
     };
     let engine = engine_with_defaults(
         vec![command(
-            "head -c 5000000 /dev/zero | tr '\\0' y; head -c 3000000 /dev/zero >&2",
+            "head -c 52428800 /dev/zero | tr '\\0' y; head -c 52428800 /dev/zero >&2",
         )],
         defaults,
     );
@@ -346,5 +346,207 @@ fn an_unknown_template_is_a_load_error() {
         err.to_string()
             .contains("hooks.Stop[0].hooks[0]: unknown template `{{tool_nmae}}`"),
         "{err}"
+    );
+}
+
+/// What the agent ends up doing, as PROTOCOL.md's observed table puts it.
+#[derive(Debug, PartialEq)]
+struct Effect {
+    tool_runs: bool,
+    model_sees: Option<String>,
+    input: Option<Value>,
+    turn_ends: bool,
+    context: Option<String>,
+}
+
+fn effect(outcome: &Outcome) -> Effect {
+    let (tool_runs, model_sees) = match &outcome.verdict {
+        Verdict::Proceed | Verdict::Allow { .. } => (true, None),
+        Verdict::Deny { reason } => (false, Some(reason.clone())),
+        Verdict::Ask(a) => (false, Some(a.prompt.clone())),
+    };
+    Effect {
+        tool_runs,
+        model_sees,
+        input: outcome.updated_input.clone(),
+        turn_ends: outcome.stop.is_some(),
+        context: outcome.contexts.first().map(|c| c.value.text.clone()),
+    }
+}
+
+/// PROTOCOL.md, "What Claude Code 2.1.197 does with a hook's answer", row by
+/// row: the same hook answers, given by real scripts, must have the same
+/// effect through wasm-hooks (a non-interactive agent treats `ask` as no).
+#[tokio::test]
+async fn the_observed_claude_code_table_row_by_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = |input: Option<Value>, turn_ends: bool, context: Option<&str>| Effect {
+        tool_runs: true,
+        model_sees: None,
+        input,
+        turn_ends,
+        context: context.map(str::to_owned),
+    };
+    let blocked = |reason: &str| Effect {
+        tool_runs: false,
+        model_sees: Some(reason.to_owned()),
+        input: None,
+        turn_ends: false,
+        context: None,
+    };
+    let rows: Vec<(&str, Value, Effect)> = vec![
+        (
+            "exit 0, no output",
+            command("true"),
+            runs(None, false, None),
+        ),
+        (
+            "exit 0, plain text",
+            command("echo fine"),
+            runs(None, false, None),
+        ),
+        (
+            "exit 0, invalid JSON",
+            command("echo '{oops'"),
+            runs(None, false, None),
+        ),
+        (
+            "exit 1 + stderr",
+            command("echo bad >&2; exit 1"),
+            runs(None, false, None),
+        ),
+        (
+            "exit 3 + stderr",
+            command("echo bad >&2; exit 3"),
+            runs(None, false, None),
+        ),
+        (
+            "exit 2 + stderr",
+            command("echo 'not now' >&2; exit 2"),
+            blocked("not now"),
+        ),
+        (
+            "exit 2 + JSON allow",
+            command(
+                r#"echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'; echo 'still no' >&2; exit 2"#,
+            ),
+            blocked("still no"),
+        ),
+        (
+            "permissionDecision deny",
+            command(
+                r#"echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"R verbatim"}}'"#,
+            ),
+            blocked("R verbatim"),
+        ),
+        (
+            "permissionDecision allow",
+            command(r#"echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'"#),
+            runs(None, false, None),
+        ),
+        (
+            "permissionDecision ask (non-interactive)",
+            command(
+                r#"echo '{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReason":"why"}}'"#,
+            ),
+            blocked("why"),
+        ),
+        (
+            "updatedInput + allow",
+            command(
+                r#"echo '{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"echo new"}}}'"#,
+            ),
+            runs(Some(json!({"command": "echo new"})), false, None),
+        ),
+        (
+            "decision block",
+            command(r#"echo '{"decision":"block","reason":"R"}'"#),
+            blocked("R"),
+        ),
+        (
+            "continue false",
+            command(r#"echo '{"continue":false}'"#),
+            runs(None, true, None),
+        ),
+        (
+            "additionalContext",
+            command(r#"echo '{"hookSpecificOutput":{"additionalContext":"C"}}'"#),
+            runs(None, false, Some("C")),
+        ),
+        (
+            "timeout (fails open)",
+            json!({"type": "command", "command": "sleep 600", "timeout_ms": 200}),
+            runs(None, false, None),
+        ),
+    ];
+    for (row, hook, expected) in rows {
+        let outcome = engine_with(vec![hook])
+            .dispatch(bash_in(dir.path(), "echo hi"))
+            .await;
+        assert_eq!(effect(&outcome), expected, "row: {row}");
+    }
+}
+
+#[tokio::test]
+async fn every_json_answer_shape_from_a_real_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: Vec<(&str, Decision)> = vec![
+        (
+            r#"{"action":"allow","message":"ok"}"#,
+            Decision::Allow {
+                reason: Some("ok".into()),
+            },
+        ),
+        (
+            r#"{"action":"block","message":"m"}"#,
+            Decision::Deny { reason: "m".into() },
+        ),
+        (
+            r#"{"action":"modify","modified_args":{"command":"ls"}}"#,
+            Decision::Modify {
+                input: json!({"command": "ls"}),
+            },
+        ),
+        (
+            r#"{"continue":true,"decision":"approve","reason":"r"}"#,
+            Decision::Allow {
+                reason: Some("r".into()),
+            },
+        ),
+        (
+            r#"{"decision":"modify","modified_args":{"command":"pwd"}}"#,
+            Decision::Modify {
+                input: json!({"command": "pwd"}),
+            },
+        ),
+        (
+            r#"{"action":"deny","reason":"r2"}"#,
+            Decision::Deny {
+                reason: "r2".into(),
+            },
+        ),
+        (
+            r#"{"action":"inject_context","context_injection":"ctx"}"#,
+            Decision::Proceed,
+        ),
+        (r#"{"action":"continue"}"#, Decision::Proceed),
+        (
+            r#"{"action":"modify","data":{"command":"id"}}"#,
+            Decision::Modify {
+                input: json!({"command": "id"}),
+            },
+        ),
+    ];
+    for (answer, expected) in cases {
+        let engine = engine_with(vec![command(&format!("echo '{answer}'"))]);
+        let outcome = engine.dispatch(bash_in(dir.path(), "ls")).await;
+        assert_eq!(answered(&outcome).decision, expected, "{answer}");
+    }
+    let engine = engine_with(vec![command(
+        r#"echo '{"action":"ask_user","approval_prompt":"push?","approval_options":["yes","no"],"approval_timeout":5,"approval_default":"deny"}'"#,
+    )]);
+    let outcome = engine.dispatch(bash_in(dir.path(), "git push")).await;
+    assert!(
+        matches!(outcome.verdict, Verdict::Ask(ref a) if a.prompt == "push?" && a.timeout_ms == Some(5000) && !a.default_allow)
     );
 }
