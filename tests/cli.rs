@@ -399,3 +399,22 @@ fn validate_reports_every_problem_and_exits_1() {
         .stdout(predicate::str::contains("broken.yaml:2:"))
         .stdout(predicate::str::contains("did you mean `Stop`?"));
 }
+
+#[test]
+fn run_dispatches_command_hooks_as_a_process() {
+    let file = support::write_hook_file(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "echo 'no sudo here' >&2; exit 2", "name": "no-sudo"}]}]}}),
+    );
+    run_bash(&file, "sudo ls")
+        .code(2)
+        .stdout(predicate::str::contains("reason:   no sudo here"))
+        .stdout(predicate::str::contains("decided by: no-sudo"));
+    let flood = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "head -c 3000000 /dev/zero >&2"}]}]}}));
+    run_bash(&flood, "ls")
+        .code(0)
+        .stdout(predicate::str::contains(
+            "(output cut at the hook's output cap)",
+        ));
+}

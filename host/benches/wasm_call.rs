@@ -1,7 +1,7 @@
 //! What one hook costs, measured side by side in one run: a wasm hook
 //! (fresh store and instance per event, through the whole engine) against
-//! the process spawn a shell hook pays for the same event, plus loading
-//! (compiling) a plugin.
+//! command hooks through the engine and the bare process spawns they pay
+//! for, plus loading (compiling) a plugin.
 //!
 //! Run with `cargo bench -p wasm-hooks --bench wasm_call`; results and their
 //! ratios are written down in `docs/benchmarks.md`.
@@ -25,12 +25,24 @@ fn one_event(c: &mut Criterion) {
         .build()
         .expect("hook file loads");
     let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
+        .enable_all()
         .build()
         .unwrap();
     let allowed = Event::pre_tool_use("Bash", json!({"command": "ls -la"}));
     let denied = Event::pre_tool_use("Bash", json!({"command": "rm -rf /"}));
     let payload = allowed.to_json_string();
+    let true_file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "args": ["/bin/true"]}]}]}}));
+    let true_engine = HookEngine::builder()
+        .hook_file(&true_file.path)
+        .build()
+        .expect("hook file loads");
+    let sh_file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": "cat >/dev/null"}]}]}}));
+    let sh_engine = HookEngine::builder()
+        .hook_file(&sh_file.path)
+        .build()
+        .expect("hook file loads");
 
     let mut group = c.benchmark_group("one PreToolUse event");
     group.bench_function("wasm hook, proceed (fresh instance)", |b| {
@@ -41,6 +53,17 @@ fn one_event(c: &mut Criterion) {
         b.to_async(&rt)
             .iter(|| engine.dispatch(black_box(denied.clone())));
     });
+    group.bench_function("command hook /bin/true (args, through the engine)", |b| {
+        b.to_async(&rt)
+            .iter(|| true_engine.dispatch(black_box(allowed.clone())));
+    });
+    group.bench_function(
+        "command hook sh -c reading stdin (through the engine)",
+        |b| {
+            b.to_async(&rt)
+                .iter(|| sh_engine.dispatch(black_box(allowed.clone())));
+        },
+    );
     group.bench_function("spawn /bin/true", |b| {
         b.iter(|| Command::new("/bin/true").status().unwrap());
     });

@@ -267,7 +267,8 @@ impl HookEngine {
     /// and not awaited. Never fails: a failing hook is handled by its
     /// `on_failure` policy and recorded in the trace.
     ///
-    /// Must run inside a tokio runtime with timers enabled.
+    /// Must run inside a tokio runtime with its time and IO drivers enabled
+    /// (`enable_all`): wasm deadlines use timers, command hooks processes.
     pub async fn dispatch(&self, mut event: Event) -> Outcome {
         let hooks = self.snapshot();
         let mut fold = Fold::new();

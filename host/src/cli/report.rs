@@ -71,6 +71,9 @@ pub(crate) fn human(outcome: &Outcome, elapsed: Duration) -> String {
         {
             let _ = writeln!(out, "      | {line}");
         }
+        if output.truncated {
+            let _ = writeln!(out, "      | (output cut at the hook's output cap)");
+        }
     }
     out
 }

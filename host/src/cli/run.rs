@@ -125,7 +125,7 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<Exit> {
     let event = EventSource::from_args(&args)?.into_event()?;
     let engine = args.hook_files.builder(&[])?.build()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
+        .enable_all()
         .build()
         .context("starting the async runtime")?;
     let started = Instant::now();
