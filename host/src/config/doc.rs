@@ -142,6 +142,7 @@ pub(super) struct EntryDoc {
     pub(super) args: Option<Value>,
     pub(super) working_dir: Option<Value>,
     pub(super) env: Option<Value>,
+    #[serde(alias = "inline_rules")]
     pub(super) rules: Option<Value>,
     #[serde(rename = "match")]
     pub(super) match_: Option<Value>,

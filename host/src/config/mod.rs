@@ -37,6 +37,7 @@ use serde_json::Value;
 
 use self::doc::{EntryDoc, FileDoc, HandlerKind, HooksDoc};
 use crate::handlers::command::{CommandDefaults, CommandHook, Program};
+use crate::handlers::inline::InlineHook;
 use crate::handlers::wasm::{Plugin, WasmHook, WasmLimits, WasmRuntime};
 use crate::{Error, EventPattern, Handler, HookId, HookSource, HookSpec, ToolMatcher};
 
@@ -268,11 +269,13 @@ impl Loader {
         let allowed: &[&str] = match kind {
             HandlerKind::Wasm => &["type", "name", "plugin", "config", "limits"],
             HandlerKind::Command => &["type", "name", "command", "args", "working_dir", "env"],
+            HandlerKind::Inline => &["type", "name", "rules"],
+            HandlerKind::Matcher => &["type", "name", "match", "action", "message"],
             other => {
                 return read.problem(
                     &at,
                     format!(
-                        "`{}` hooks are not supported by this version yet; `wasm` and `command` hooks run",
+                        "`{}` hooks are not supported by this version yet; `wasm`, `command`, `inline` and `matcher` hooks run",
                         other.as_str()
                     ),
                 );
@@ -298,6 +301,7 @@ impl Loader {
             .or_else(|| doc.timeout.map(|s| (s * 1000.0).round() as u64));
         let made = match kind {
             HandlerKind::Wasm => self.wasm_hook(&doc, timeout_ms, read.base),
+            HandlerKind::Inline | HandlerKind::Matcher => inline_hook(&doc, kind),
             _ => self.command_hook(&doc, timeout_ms),
         };
         let (handler, default_name, mut identity) = match made {
@@ -474,6 +478,38 @@ fn compile_matcher(
         .ok()
 }
 
+/// An inline rule hook (or a profile-style matcher entry): its handler,
+/// default name and identity.
+fn inline_hook(doc: &EntryDoc, kind: HandlerKind) -> Result<Made, HookProblem> {
+    let (hook, identity) = if kind == HandlerKind::Inline {
+        let rules = doc.rules.as_ref().ok_or_else(|| {
+            HookProblem::Message(
+                "an inline hook needs `rules`: [{field, operator, value, action, …}]".into(),
+            )
+        })?;
+        let hook = InlineHook::from_rules(rules).map_err(HookProblem::Message)?;
+        (hook, serde_json::json!({"type": "inline", "rules": rules}))
+    } else {
+        let (Some(matches), Some(action)) = (&doc.match_, &doc.action) else {
+            return Err(HookProblem::Message(
+                "a matcher hook needs `match` ({tool, args}) and `action`".into(),
+            ));
+        };
+        let action = action
+            .as_str()
+            .ok_or_else(|| HookProblem::Message("`action` must be a string".into()))?;
+        let message = doc.message.as_ref().and_then(Value::as_str);
+        let hook =
+            InlineHook::from_matcher(matches, action, message).map_err(HookProblem::Message)?;
+        (
+            hook,
+            serde_json::json!({"type": "matcher", "match": matches, "action": action, "message": message}),
+        )
+    };
+    let handler: Arc<dyn Handler> = Arc::new(hook);
+    Ok((handler, kind.as_str().to_owned(), as_map(identity)))
+}
+
 /// A hook's handler, its default name and its identity fields.
 type Made = (Arc<dyn Handler>, String, serde_json::Map<String, Value>);
 
@@ -574,6 +610,81 @@ mod tests {
             "{}",
             errs[0]
         );
+    }
+
+    #[tokio::test]
+    async fn seed_001_matcher_entries_and_seed_000_inline_rules_run() {
+        let yaml = r#"
+hooks:
+  PreToolUse:
+    - type: matcher
+      match:
+        tool: "Bash"
+        args:
+          command: "rm *"
+      action: "block"
+      message: "Destructive rm commands require confirmation"
+    - type: matcher
+      match:
+        tool: "Write"
+        args:
+          path: "**/.env*"
+      action: "block"
+      message: "Cannot modify environment files"
+    - type: inline
+      name: npm-to-pnpm
+      inline_rules:
+        - {field: args.command, operator: starts_with, value: "npm ", action: modify,
+           modify_field: args.command, modify_value: "pnpm install"}
+"#;
+        let found = load_named("profile.yaml", yaml).unwrap_or_else(|e| panic!("{e:?}"));
+        let engine = crate::HookEngine::default();
+        for (_, spec) in found.hooks {
+            engine.register(spec);
+        }
+        let run =
+            |tool: &str, input: Value| engine.dispatch(crate::Event::pre_tool_use(tool, input));
+        let rm = run("Bash", serde_json::json!({"command": "rm -rf build"})).await;
+        assert_eq!(
+            rm.verdict,
+            crate::Verdict::Deny {
+                reason: "Destructive rm commands require confirmation".into()
+            }
+        );
+        let env = run(
+            "Write",
+            serde_json::json!({"path": "config/.env.production"}),
+        )
+        .await;
+        assert!(env.is_denied());
+        let npm = run("Bash", serde_json::json!({"command": "npm i"})).await;
+        assert_eq!(
+            npm.updated_input,
+            Some(serde_json::json!({"command": "pnpm install"}))
+        );
+        assert_eq!(
+            run("Write", serde_json::json!({"path": "src/a.rs"}))
+                .await
+                .verdict,
+            crate::Verdict::Proceed
+        );
+    }
+
+    #[test]
+    fn bad_inline_rules_are_load_errors_naming_the_entry_and_rule() {
+        let errs = messages(
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "inline", "rules": [
+            {"field": "args.command", "operator": "regex", "value": "("}]}]}]}}"#,
+        );
+        assert!(
+            errs[0].contains("hooks.PreToolUse[0].hooks[0]: rules[0]: bad regex"),
+            "{}",
+            errs[0]
+        );
+        let errs = messages(
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "matcher", "action": "block"}]}]}}"#,
+        );
+        assert!(errs[0].contains("needs `match`"), "{}", errs[0]);
     }
 
     #[test]

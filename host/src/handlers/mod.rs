@@ -1,6 +1,6 @@
 //! Handler kinds behind one [`Handler`] trait. The engine runs handlers only
 //! through this trait; each kind lives in its own module (`wasm`,
-//! `command`, `closure` so far) and turns its native answer into a [`HookResult`] at its own
+//! `command`, `inline`, `closure` so far) and turns its native answer into a [`HookResult`] at its own
 //! border.
 
 use std::fmt;
@@ -11,6 +11,7 @@ use crate::{Event, HookError, HookId, HookOutput, HookResult};
 
 pub mod closure;
 pub mod command;
+pub mod inline;
 pub mod wasm;
 
 /// What a handler hands back for one event: its answer or failure, and
