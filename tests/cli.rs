@@ -380,15 +380,18 @@ fn validate_reports_every_problem_and_exits_1() {
         .cmd(&["validate"])
         .assert()
         .code(1)
+        // One line per problem, each with the file, line and column.
         .stdout(predicate::str::contains(
-            "hooks.local.json: hooks.PreToolUse[0].matcher: not a valid regular expression",
+            "hooks.local.json:6:20: hooks.PreToolUse[0].matcher: not a valid regular expression: unclosed group\n",
         ))
-        .stdout(predicate::str::contains(
-            "hooks.Stop[0].hooks[0]: loading plugin",
-        ))
-        .stdout(predicate::str::contains(
-            "hooks.Stop[0].hooks[1]: `http` hooks are not supported",
-        ))
+        .stdout(
+            predicate::str::is_match(r"hooks\.local\.json:12:\d+: hooks\.Stop\[0\]\.hooks\[0\]: loading plugin .*nope\.wasm: file not found\n")
+                .unwrap(),
+        )
+        .stdout(
+            predicate::str::is_match(r"hooks\.local\.json:\d+:\d+: hooks\.Stop\[0\]\.hooks\[1\]: `http` hooks are not supported")
+                .unwrap(),
+        )
         .stdout(predicate::str::ends_with("3 problems\n"));
     let broken = layers.project.path().join("broken.yaml");
     std::fs::write(&broken, "hooks:\n  Stopp: []\n").unwrap();

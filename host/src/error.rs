@@ -48,10 +48,14 @@ pub enum Error {
         expected: &'static str,
     },
     /// A hook entry whose handler cannot be set up (its plugin, say).
-    #[error("{}: {entry}: {source}", path.display())]
+    #[error("{}{}: {entry}: {source}", path.display(), location(*line, *column))]
     InHookFile {
         /// The hook file.
         path: PathBuf,
+        /// 1-based line of the entry, when known.
+        line: Option<usize>,
+        /// 1-based column of the entry, when known.
+        column: Option<usize>,
         /// The entry, e.g. `hooks.PreToolUse[0].hooks[1]`.
         entry: String,
         /// What went wrong.

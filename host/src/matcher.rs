@@ -225,6 +225,19 @@ impl ToolMatcher {
     }
 }
 
+/// A regex syntax error on one line: `regex` spells them over several (the
+/// pattern, a caret, the complaint); the complaint is the last line.
+pub(crate) fn regex_error(e: &regex::Error) -> String {
+    let text = e.to_string();
+    let last = text
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    last.strip_prefix("error: ").unwrap_or(last).to_owned()
+}
+
 impl std::fmt::Display for ToolMatcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -335,6 +348,12 @@ mod tests {
         assert!(m("mcp__*").matches(Some("mcp__memory__read")));
         assert!(m("builtin:*").matches(Some("builtin:read")));
         assert!(!m("mcp__*").matches(Some("Bash")));
+    }
+
+    #[test]
+    fn regex_errors_fit_on_one_line() {
+        let err = ToolMatcher::parse("(unclosed").unwrap_err();
+        assert_eq!(regex_error(&err), "unclosed group");
     }
 
     #[test]

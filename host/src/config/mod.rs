@@ -26,6 +26,7 @@
 
 mod doc;
 mod layers;
+mod locate;
 
 pub(crate) use layers::{default_files, merge, user_config_dir};
 
@@ -36,6 +37,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use self::doc::{EntryDoc, FileDoc, HandlerKind, HooksDoc};
+use self::locate::Locator;
 use crate::handlers::command::{CommandDefaults, CommandHook, Program};
 use crate::handlers::inline::InlineHook;
 use crate::handlers::wasm::{Plugin, WasmHook, WasmLimits, WasmRuntime};
@@ -64,17 +66,33 @@ pub(crate) struct FileHooks {
 struct FileRead<'a> {
     path: &'a Path,
     base: &'a Path,
+    locator: Locator<'a>,
     found: FileHooks,
     errors: Vec<Error>,
 }
 
 impl FileRead<'_> {
+    /// A problem with the entry or field at `entry` (a path such as
+    /// `hooks.PreToolUse[0].matcher`), with its line and column when found.
     fn problem(&mut self, entry: &str, message: impl std::fmt::Display) {
+        let position = self.locator.find(entry);
         self.errors.push(Error::Config {
             path: self.path.to_owned(),
-            line: None,
-            column: None,
+            line: position.map(|p| p.0),
+            column: position.map(|p| p.1),
             message: format!("{entry}: {message}"),
+        });
+    }
+
+    /// A problem loading what the entry at `entry` names (its plugin).
+    fn load_problem(&mut self, entry: String, source: Error) {
+        let position = self.locator.find(&entry);
+        self.errors.push(Error::InHookFile {
+            path: self.path.to_owned(),
+            line: position.map(|p| p.0),
+            column: position.map(|p| p.1),
+            entry,
+            source: Box::new(source),
         });
     }
 }
@@ -143,6 +161,7 @@ impl Loader {
         let mut read = FileRead {
             path,
             base: path.parent().unwrap_or(Path::new(".")),
+            locator: Locator::new(&text),
             found: FileHooks::default(),
             errors: Vec::new(),
         };
@@ -307,13 +326,7 @@ impl Loader {
         let (handler, default_name, mut identity) = match made {
             Ok(made) => made,
             Err(HookProblem::Message(message)) => return read.problem(&at, message),
-            Err(HookProblem::Load(e)) => {
-                return read.errors.push(Error::InHookFile {
-                    path: read.path.to_owned(),
-                    entry: at,
-                    source: Box::new(e),
-                });
-            }
+            Err(HookProblem::Load(e)) => return read.load_problem(at, e),
         };
         // What makes two entries the same hook; the name is only a label.
         identity.extend([
@@ -472,7 +485,10 @@ fn compile_matcher(
         .map_err(|e| {
             read.problem(
                 &format!("{at}.matcher"),
-                format!("not a valid regular expression: {e}"),
+                format!(
+                    "not a valid regular expression: {}",
+                    crate::matcher::regex_error(&e)
+                ),
             )
         })
         .ok()

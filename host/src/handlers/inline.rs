@@ -235,7 +235,9 @@ fn compile(doc: RuleDoc) -> Result<Rule, String> {
         "glob" => Test::Glob(glob(&text(&doc.value)?)?),
         "regex" | "matches" => {
             let pattern = text(&doc.value)?;
-            Test::Regex(Regex::new(&pattern).map_err(|e| format!("bad regex `{pattern}`: {e}"))?)
+            Test::Regex(Regex::new(&pattern).map_err(|e| {
+                format!("bad regex `{pattern}`: {}", crate::matcher::regex_error(&e))
+            })?)
         }
         "in" => match &doc.value {
             Value::Array(items) => Test::In(items.clone()),
