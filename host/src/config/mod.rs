@@ -572,6 +572,15 @@ mod tests {
         load_named("hooks.json", json)
     }
 
+    /// Loading `json` reports a problem containing `expected`.
+    fn assert_problem(json: &str, expected: &str) {
+        let errs = messages(json);
+        assert!(
+            errs.iter().any(|e| e.contains(expected)),
+            "expected `{expected}` in {errs:#?}"
+        );
+    }
+
     fn messages(json: &str) -> Vec<String> {
         load(json)
             .unwrap_err()
@@ -600,31 +609,21 @@ mod tests {
 
     #[test]
     fn shapes_are_told_apart_by_structure_with_clear_errors() {
-        let errs = messages(r#"{"hooks": [{"type": "wasm", "plugin": "x.wasm"}]}"#);
-        assert!(
-            errs[0].contains("hooks[0]: an entry of the flat list needs `event`"),
-            "{}",
-            errs[0]
+        assert_problem(
+            r#"{"hooks": [{"type": "wasm", "plugin": "x.wasm"}]}"#,
+            "hooks[0]: an entry of the flat list needs `event`",
         );
-        let errs = messages(r#"{"hooks": {"Stop": [{"event": "Stop", "type": "wasm"}]}}"#);
-        assert!(
-            errs[0].contains("`event` belongs only in the flat list form"),
-            "{}",
-            errs[0]
+        assert_problem(
+            r#"{"hooks": {"Stop": [{"event": "Stop", "type": "wasm"}]}}"#,
+            "`event` belongs only in the flat list form",
         );
-        let errs = messages(r#"{"hooks": {"Stop": [{"type": "wasm", "hooks": []}]}}"#);
-        assert!(
-            errs[0].contains("a group takes only `matcher` and `hooks`; move `type`"),
-            "{}",
-            errs[0]
+        assert_problem(
+            r#"{"hooks": {"Stop": [{"type": "wasm", "hooks": []}]}}"#,
+            "a group takes only `matcher` and `hooks`; move `type`",
         );
-        let errs = messages(r#"{"hooks": [{"event": "tool:pre_exeute", "type": "wasm"}]}"#);
-        assert!(
-            errs[0].contains(
-                "hooks[0].event: unknown event `tool:pre_exeute` (did you mean `tool:pre_execute`?)"
-            ),
-            "{}",
-            errs[0]
+        assert_problem(
+            r#"{"hooks": [{"event": "tool:pre_exeute", "type": "wasm"}]}"#,
+            "hooks[0].event: unknown event `tool:pre_exeute` (did you mean `tool:pre_execute`?)",
         );
     }
 
@@ -688,19 +687,15 @@ hooks:
 
     #[test]
     fn bad_inline_rules_are_load_errors_naming_the_entry_and_rule() {
-        let errs = messages(
+        assert_problem(
             r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "inline", "rules": [
             {"field": "args.command", "operator": "regex", "value": "("}]}]}]}}"#,
+            "hooks.PreToolUse[0].hooks[0]: rules[0]: bad regex",
         );
-        assert!(
-            errs[0].contains("hooks.PreToolUse[0].hooks[0]: rules[0]: bad regex"),
-            "{}",
-            errs[0]
-        );
-        let errs = messages(
+        assert_problem(
             r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "matcher", "action": "block"}]}]}}"#,
+            "needs `match`",
         );
-        assert!(errs[0].contains("needs `match`"), "{}", errs[0]);
     }
 
     #[test]
@@ -720,35 +715,21 @@ hooks:
         let found = load(r#"{"hooks": [{"event": "tool:pre_execute:bash", "command": "echo hi", "timeout": 5.0, "enabled": true}]}"#)
             .unwrap();
         assert_eq!(found.hooks[0].1.id.as_str(), "echo hi");
-        let errs = messages(
+        assert_problem(
             r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "plugin": "x.wasm"}]}]}}"#,
+            "`plugin` does not apply to a command hook",
         );
-        assert!(
-            errs[0].contains("`plugin` does not apply to a command hook"),
-            "{}",
-            errs[0]
+        assert_problem(
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command"}]}]}}"#,
+            "needs `command` (run by sh -c) or `args`",
         );
-        let errs = messages(r#"{"hooks": {"Stop": [{"hooks": [{"type": "command"}]}]}}"#);
-        assert!(
-            errs[0].contains("needs `command` (run by sh -c) or `args`"),
-            "{}",
-            errs[0]
-        );
-        let errs = messages(
+        assert_problem(
             r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "args": ["a", 1]}]}]}}"#,
+            "`args` must be a list of strings",
         );
-        assert!(
-            errs[0].contains("`args` must be a list of strings"),
-            "{}",
-            errs[0]
-        );
-        let errs = messages(
+        assert_problem(
             r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "env": {"A": 1}}]}]}}"#,
-        );
-        assert!(
-            errs[0].contains("`env` must map variable names to strings"),
-            "{}",
-            errs[0]
+            "`env` must map variable names to strings",
         );
     }
 
@@ -768,13 +749,14 @@ hooks:
 
     #[test]
     fn unknown_handler_types_and_fields_are_errors() {
-        let errs =
-            messages(r#"{"hooks": {"Stop": [{"hooks": [{"type": "wams", "plugin": "x"}]}]}}"#);
-        assert!(errs[0].contains("unknown variant `wams`"), "{}", errs[0]);
-        let errs = messages(
-            r#"{"hooks": {"Stop": [{"hooks": [{"type": "wasm", "plugin": "x", "limit": {}}]}]}}"#,
+        assert_problem(
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "wams", "plugin": "x"}]}]}}"#,
+            "unknown variant `wams`",
         );
-        assert!(errs[0].contains("unknown field `limit`"), "{}", errs[0]);
+        assert_problem(
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "wasm", "plugin": "x", "limit": {}}]}]}}"#,
+            "unknown field `limit`",
+        );
     }
 
     #[test]
@@ -805,11 +787,9 @@ hooks:
 
     #[test]
     fn a_wasm_hook_without_plugin_says_what_it_needs() {
-        let errs = messages(r#"{"hooks": {"Stop": [{"hooks": [{"type": "wasm"}]}]}}"#);
-        assert!(
-            errs[0].contains("hooks.Stop[0].hooks[0]: a wasm hook needs `plugin`"),
-            "{}",
-            errs[0]
+        assert_problem(
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "wasm"}]}]}}"#,
+            "hooks.Stop[0].hooks[0]: a wasm hook needs `plugin`",
         );
     }
 

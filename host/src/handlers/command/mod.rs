@@ -162,40 +162,22 @@ impl CommandHook {
     }
 
     async fn call(&self, hook: &HookId, event: &Event) -> Reply {
-        let failed = |message: String| Reply {
-            result: Err(HookError::Failed {
-                hook: hook.clone(),
-                message,
-            }),
+        let early = |error: HookError| Reply {
+            result: Err(error),
             output: HookOutput::default(),
         };
         let mut child = match self.command(event).spawn() {
             Ok(child) => child,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Reply {
-                    result: Err(HookError::CommandNotFound {
-                        hook: hook.clone(),
-                        command: self.program_name(),
-                    }),
-                    output: HookOutput::default(),
-                };
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-                return Reply {
-                    result: Err(HookError::NotExecutable {
-                        hook: hook.clone(),
-                        command: self.program_name(),
-                    }),
-                    output: HookOutput::default(),
-                };
-            }
-            Err(e) => return failed(format!("cannot start `{}`: {e}", self.program_name())),
+            Err(e) => return early(self.spawn_error(hook, &e)),
         };
         let group = child.id().and_then(|id| i32::try_from(id).ok());
         let (Some(mut stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
-            return failed("the hook's standard streams could not be opened".into());
+            return early(HookError::Failed {
+                hook: hook.clone(),
+                message: "the hook's standard streams could not be opened".into(),
+            });
         };
         let payload = event.to_json_string();
         // A hook that does not read its stdin closes the pipe: not an error.
@@ -234,6 +216,19 @@ impl CommandHook {
             Ok(status) => self.interpret(hook, event, status, &output),
         };
         Reply { result, output }
+    }
+
+    /// Why the program could not be started.
+    fn spawn_error(&self, hook: &HookId, e: &std::io::Error) -> HookError {
+        let (hook, command) = (hook.clone(), self.program_name());
+        match e.kind() {
+            std::io::ErrorKind::NotFound => HookError::CommandNotFound { hook, command },
+            std::io::ErrorKind::PermissionDenied => HookError::NotExecutable { hook, command },
+            _ => HookError::Failed {
+                message: format!("cannot start `{command}`: {e}"),
+                hook,
+            },
+        }
     }
 
     fn interpret(
