@@ -162,12 +162,12 @@ fn several_problems_in_several_files_are_reported_together() {
         "{text}"
     );
     assert!(
-        text.contains("b.yaml: hooks.Stop[0].hooks[0]: loading plugin")
+        text.contains("b.yaml:4:11: hooks.Stop[0].hooks[0]: loading plugin")
             && text.contains("missing.wasm: file not found"),
         "{text}"
     );
     assert!(
-        text.contains("b.yaml: hooks.Stop[0].hooks[1]: a wasm hook needs `plugin`"),
+        text.contains("b.yaml:5:11: hooks.Stop[0].hooks[1]: a wasm hook needs `plugin`"),
         "{text}"
     );
 }

@@ -320,8 +320,10 @@ impl Loader {
             .or_else(|| doc.timeout.map(|s| (s * 1000.0).round() as u64));
         let made = match kind {
             HandlerKind::Wasm => self.wasm_hook(&doc, timeout_ms, read.base),
+            HandlerKind::Command => self.command_hook(&doc, timeout_ms),
             HandlerKind::Inline | HandlerKind::Matcher => inline_hook(&doc, kind),
-            _ => self.command_hook(&doc, timeout_ms),
+            // Refused above, with a message naming the kind.
+            HandlerKind::Prompt | HandlerKind::Http => return,
         };
         let (handler, default_name, mut identity) = match made {
             Ok(made) => made,
