@@ -374,7 +374,7 @@ fn validate_reports_every_problem_and_exits_1() {
         ".wasm-hooks/hooks.local.json",
         &json!({"hooks": {
             "PreToolUse": [{"matcher": "(", "hooks": []}],
-            "Stop": [{"hooks": [{"type": "wasm", "plugin": "nope.wasm"}, {"type": "http", "url": "http://127.0.0.1:9"}]}]}}),
+            "Stop": [{"hooks": [{"type": "wasm", "plugin": "nope.wasm"}, {"type": "http", "url": "https://hooks.example.com/stop"}]}]}}),
     );
     layers
         .cmd(&["validate"])
@@ -389,10 +389,15 @@ fn validate_reports_every_problem_and_exits_1() {
                 .unwrap(),
         )
         .stdout(
-            predicate::str::is_match(r"hooks\.local\.json:\d+:\d+: hooks\.Stop\[0\]\.hooks\[1\]: `http` hooks are not supported")
+            predicate::str::is_match(r"hooks\.local\.json:\d+:\d+: hooks\.Stop\[0\]\.hooks\[1\]: `https://hooks\.example\.com/stop` is not in the engine.s URL allowlist")
                 .unwrap(),
         )
         .stdout(predicate::str::ends_with("3 problems\n"));
+    layers
+        .cmd(&["validate", "--allow-url", "https://hooks.example.com/*"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::ends_with("2 problems\n"));
     let broken = layers.project.path().join("broken.yaml");
     std::fs::write(&broken, "hooks:\n  Stopp: []\n").unwrap();
     layers

@@ -14,9 +14,10 @@ use std::time::Instant;
 
 use tokio::task::JoinHandle;
 
-use crate::config::{self, Loader};
+use crate::config::{self, HttpSettings, Loader};
 use crate::{
-    CommandDefaults, Decision, Error, Event, Flow, Fold, HookSpec, Outcome, WasmLimits, WasmRuntime,
+    CommandDefaults, Decision, Error, Event, Flow, Fold, HookSpec, Outcome, UrlAllowlist,
+    WasmLimits, WasmRuntime,
 };
 
 /// Hook files that could not be loaded: every problem found, in file order.
@@ -59,7 +60,9 @@ impl std::error::Error for LoadError {}
 /// - [`WasmLimits::default`] for every wasm hook (fuel 1e9, 1000 ms, 64 MiB,
 ///   1 MiB result, 64 KiB output), which a hook's `limits` may override;
 /// - [`CommandDefaults::default`] for every command hook (60 s, 1 MiB of
-///   stdout and of stderr, variables prefixed `WASM_HOOKS_`).
+///   stdout and of stderr, variables prefixed `WASM_HOOKS_`);
+/// - HTTP hooks may call loopback addresses only, unless
+///   [`HookEngineBuilder::http_allowlist`] says more.
 #[derive(Debug, Default)]
 pub struct HookEngineBuilder {
     files: Vec<PathBuf>,
@@ -69,6 +72,7 @@ pub struct HookEngineBuilder {
     runtime: Option<WasmRuntime>,
     limits: WasmLimits,
     commands: CommandDefaults,
+    http_allowlist: UrlAllowlist,
 }
 
 impl HookEngineBuilder {
@@ -118,6 +122,13 @@ impl HookEngineBuilder {
         self
     }
 
+    /// The URLs HTTP hooks may call (default: loopback addresses only); a
+    /// hook whose URL is not allowed is a load error.
+    pub fn http_allowlist(&mut self, allowlist: UrlAllowlist) -> &mut Self {
+        self.http_allowlist = allowlist;
+        self
+    }
+
     /// Engine-wide default limits for wasm hooks.
     pub fn wasm_limits(&mut self, limits: WasmLimits) -> &mut Self {
         self.limits = limits;
@@ -149,7 +160,12 @@ impl HookEngineBuilder {
             Some(r) => r.clone(),
             None => WasmRuntime::new().map_err(|e| LoadError { errors: vec![e] })?,
         };
-        let mut loader = Loader::new(runtime, self.limits, self.commands.clone());
+        let mut loader = Loader::new(
+            runtime,
+            self.limits,
+            self.commands.clone(),
+            HttpSettings::new(self.http_allowlist.clone()),
+        );
         let mut layers = Vec::new();
         let mut errors = Vec::new();
         for file in self.files() {

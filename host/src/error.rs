@@ -155,6 +155,16 @@ pub enum HookError {
         /// The signal number.
         signal: i32,
     },
+    /// An HTTP hook's endpoint answered with a status other than 2xx.
+    #[error("hook `{hook}`: the endpoint answered HTTP {status}{}", if body.is_empty() { String::new() } else { format!(": {body}") })]
+    HttpStatus {
+        /// Which hook.
+        hook: HookId,
+        /// The HTTP status.
+        status: u16,
+        /// The start of the response body.
+        body: String,
+    },
     /// The hook reported that it could not decide.
     #[error("hook `{hook}` failed: {message}")]
     Failed {
@@ -187,6 +197,7 @@ impl HookError {
             Self::NotExecutable { .. } => "not_executable",
             Self::ExitCode { .. } => "exit_code",
             Self::Signal { .. } => "signal",
+            Self::HttpStatus { .. } => "http_status",
             Self::Failed { .. } => "failed",
             Self::BadResult { .. } => "bad_result",
         }

@@ -42,6 +42,7 @@ pub use error::{Error, HookError};
 pub use event::{CATALOGUE, Event, EventError, EventName, UnknownEvent};
 pub use handlers::closure::FnHandler;
 pub use handlers::command::{CommandDefaults, CommandHook, Program};
+pub use handlers::http::{HttpHook, UrlAllowlist};
 pub use handlers::inline::InlineHook;
 pub use handlers::wasm::{LimitOverrides, Plugin, WIT_PACKAGE, WasmHook, WasmLimits, WasmRuntime};
 pub use handlers::{Handler, HandlerFuture, Reply};

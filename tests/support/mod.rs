@@ -5,6 +5,8 @@
 
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
+pub mod http;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;

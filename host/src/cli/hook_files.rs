@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use wasm_hooks::HookEngineBuilder;
+use wasm_hooks::{HookEngineBuilder, UrlAllowlist};
 
 /// Which hook files to read.
 #[derive(Debug, Args)]
@@ -24,6 +24,11 @@ pub(crate) struct HookFileArgs {
     /// `.claude/settings.local.json`.
     #[arg(long)]
     claude_settings: bool,
+
+    /// Also let HTTP hooks call URLs matching this glob (repeatable; loopback
+    /// addresses are always allowed), e.g. `https://hooks.example.com/*`.
+    #[arg(long = "allow-url", value_name = "PATTERN")]
+    allow_urls: Vec<String>,
 }
 
 impl HookFileArgs {
@@ -41,6 +46,13 @@ impl HookFileArgs {
         builder
             .project_dir(project)
             .claude_settings(self.claude_settings);
+        if !self.allow_urls.is_empty() {
+            let allowlist = UrlAllowlist::default()
+                .extended(self.allow_urls.iter().cloned())
+                .map_err(anyhow::Error::msg)
+                .context("--allow-url")?;
+            builder.http_allowlist(allowlist);
+        }
         Ok(builder)
     }
 }

@@ -157,6 +157,8 @@ pub(super) struct EntryDoc {
     pub(super) cache: Option<Value>,
     pub(super) url: Option<Value>,
     pub(super) headers: Option<Value>,
+    #[serde(alias = "allowedEnvVars")]
+    pub(super) allowed_env: Option<Value>,
 }
 
 fn enabled_default() -> bool {
@@ -190,6 +192,7 @@ impl EntryDoc {
             ("cache", self.cache.is_some()),
             ("url", self.url.is_some()),
             ("headers", self.headers.is_some()),
+            ("allowed_env", self.allowed_env.is_some()),
         ];
         set.into_iter()
             .filter(|(_, on)| *on)

@@ -39,6 +39,7 @@ use serde_json::Value;
 use self::doc::{EntryDoc, FileDoc, HandlerKind, HooksDoc};
 use self::locate::Locator;
 use crate::handlers::command::{CommandDefaults, CommandHook, Program};
+use crate::handlers::http::{HttpHook, UrlAllowlist};
 use crate::handlers::inline::InlineHook;
 use crate::handlers::wasm::{Plugin, WasmHook, WasmLimits, WasmRuntime};
 use crate::{Error, EventPattern, Handler, HookId, HookSource, HookSpec, ToolMatcher};
@@ -49,7 +50,35 @@ pub(crate) struct Loader {
     runtime: WasmRuntime,
     limits: WasmLimits,
     commands: CommandDefaults,
+    http: HttpSettings,
     plugins: HashMap<PathBuf, Plugin>,
+}
+
+/// What HTTP hooks share: the allowlist, and one client (one connection
+/// pool), made when the first HTTP hook is loaded.
+pub(crate) struct HttpSettings {
+    pub(crate) allowlist: UrlAllowlist,
+    client: Option<reqwest::Client>,
+}
+
+impl HttpSettings {
+    pub(crate) fn new(allowlist: UrlAllowlist) -> Self {
+        Self {
+            allowlist,
+            client: None,
+        }
+    }
+
+    fn client(&mut self) -> Result<reqwest::Client, String> {
+        if let Some(client) = &self.client {
+            return Ok(client.clone());
+        }
+        let client = reqwest::Client::builder()
+            .build()
+            .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
+        self.client = Some(client.clone());
+        Ok(client)
+    }
 }
 
 /// What one hook file holds.
@@ -134,11 +163,17 @@ impl Loader {
     /// A loader that compiles plugins with `runtime`, and gives wasm hooks
     /// `limits` and command hooks `commands` unless their entry overrides
     /// them.
-    pub(crate) fn new(runtime: WasmRuntime, limits: WasmLimits, commands: CommandDefaults) -> Self {
+    pub(crate) fn new(
+        runtime: WasmRuntime,
+        limits: WasmLimits,
+        commands: CommandDefaults,
+        http: HttpSettings,
+    ) -> Self {
         Self {
             runtime,
             limits,
             commands,
+            http,
             plugins: HashMap::new(),
         }
     }
@@ -290,11 +325,12 @@ impl Loader {
             HandlerKind::Command => &["type", "name", "command", "args", "working_dir", "env"],
             HandlerKind::Inline => &["type", "name", "rules"],
             HandlerKind::Matcher => &["type", "name", "match", "action", "message"],
+            HandlerKind::Http => &["type", "name", "url", "headers", "allowed_env"],
             other => {
                 return read.problem(
                     &at,
                     format!(
-                        "`{}` hooks are not supported by this version yet; `wasm`, `command`, `inline` and `matcher` hooks run",
+                        "`{}` hooks are not supported by this version yet; `wasm`, `command`, `inline`, `matcher` and `http` hooks run",
                         other.as_str()
                     ),
                 );
@@ -322,8 +358,9 @@ impl Loader {
             HandlerKind::Wasm => self.wasm_hook(&doc, timeout_ms, read.base),
             HandlerKind::Command => self.command_hook(&doc, timeout_ms),
             HandlerKind::Inline | HandlerKind::Matcher => inline_hook(&doc, kind),
+            HandlerKind::Http => self.http_hook(&doc, timeout_ms),
             // Refused above, with a message naming the kind.
-            HandlerKind::Prompt | HandlerKind::Http => return,
+            HandlerKind::Prompt => return,
         };
         let (handler, default_name, mut identity) = match made {
             Ok(made) => made,
@@ -395,6 +432,51 @@ impl Loader {
         });
         let handler: Arc<dyn Handler> = Arc::new(WasmHook::new(plugin, &config, limits));
         Ok((handler, name, as_map(identity)))
+    }
+
+    /// An HTTP hook's handler, default name (the URL) and identity.
+    fn http_hook(&mut self, doc: &EntryDoc, timeout_ms: Option<u64>) -> Result<Made, HookProblem> {
+        let problem = |m: String| HookProblem::Message(m);
+        let Some(Value::String(url)) = &doc.url else {
+            return Err(problem("an http hook needs `url`, a string".into()));
+        };
+        let headers = match &doc.headers {
+            None => Vec::new(),
+            Some(Value::Object(h)) => h
+                .iter()
+                .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| problem("`headers` must map names to strings".into()))?,
+            Some(_) => return Err(problem("`headers` must be an object".into())),
+        };
+        let allowed_env: Vec<String> = match &doc.allowed_env {
+            None => Vec::new(),
+            Some(Value::Array(names)) => names
+                .iter()
+                .map(|n| n.as_str().map(str::to_owned))
+                .collect::<Option<_>>()
+                .ok_or_else(|| problem("`allowed_env` must be a list of variable names".into()))?,
+            Some(_) => {
+                return Err(problem(
+                    "`allowed_env` must be a list of variable names".into(),
+                ));
+            }
+        };
+        let client = self.http.client().map_err(problem)?;
+        let hook = HttpHook::new(
+            client,
+            url,
+            headers,
+            &allowed_env,
+            timeout_ms,
+            &self.http.allowlist,
+        )
+        .map_err(problem)?;
+        let identity = serde_json::json!({
+            "type": "http", "url": url, "headers": doc.headers, "allowed_env": doc.allowed_env, "timeout_ms": timeout_ms,
+        });
+        let handler: Arc<dyn Handler> = Arc::new(hook);
+        Ok((handler, url.clone(), as_map(identity)))
     }
 
     /// A command hook's handler, default name (the command) and identity.
@@ -566,6 +648,7 @@ mod tests {
             WasmRuntime::new().unwrap(),
             WasmLimits::default(),
             CommandDefaults::default(),
+            HttpSettings::new(UrlAllowlist::default()),
         )
         .load_file(&path)
     }

@@ -1,6 +1,6 @@
 //! Handler kinds behind one [`Handler`] trait. The engine runs handlers only
 //! through this trait; each kind lives in its own module (`wasm`,
-//! `command`, `inline`, `closure` so far) and turns its native answer into a [`HookResult`] at its own
+//! `command`, `inline`, `http`, `closure` so far) and turns its native answer into a [`HookResult`] at its own
 //! border.
 
 use std::fmt;
@@ -9,8 +9,10 @@ use std::pin::Pin;
 
 use crate::{Event, HookError, HookId, HookOutput, HookResult};
 
+mod answer;
 pub mod closure;
 pub mod command;
+pub mod http;
 pub mod inline;
 pub mod wasm;
 

@@ -12,8 +12,6 @@
 //! outlives a hook (use `async: true` for slow work). What the exit status
 //! and output mean is `answer`'s business.
 
-mod answer;
-
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -24,7 +22,7 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
-use super::{HandlerFuture, Reply};
+use super::{HandlerFuture, Reply, answer};
 use crate::template::Template;
 use crate::{Event, Handler, HookError, HookId, HookOutput, HookResult};
 

@@ -1,7 +1,7 @@
-//! What a command hook's exit code and output mean, as one [`HookResult`]:
-//! exit 0 with JSON (every answer shape of `PROTOCOL.md`) or plain text,
-//! exit 2 as a block with stderr as the reason. Other exit codes are
-//! failures, decided by the caller. Pure functions: no process here.
+//! What a hook's answer means, as one [`HookResult`]: a JSON answer in any
+//! shape of `PROTOCOL.md` (command hooks' stdout, HTTP hooks' body), a
+//! command hook's plain text, and exit code 2's block. Pure functions: no
+//! process, no network here.
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -30,6 +30,16 @@ pub(crate) fn on_success(event: EventName, stdout: &str) -> Result<HookResult, S
         });
     }
     Ok(result)
+}
+
+/// A JSON answer, in any of the protocol's shapes.
+///
+/// # Errors
+/// When the text is not JSON, or names an unknown decision or action.
+pub(crate) fn json_answer(text: &str) -> Result<HookResult, String> {
+    let doc: AnswerDoc =
+        serde_json::from_str(text).map_err(|e| format!("not a valid JSON answer: {e}"))?;
+    doc.into_result()
 }
 
 /// The answer of a hook that exited 2: block, with stderr as the reason
