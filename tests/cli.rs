@@ -426,3 +426,28 @@ fn run_dispatches_command_hooks_as_a_process() {
             "(output cut at the hook's output cap)",
         ));
 }
+
+#[test]
+fn json_output_carries_failures_warnings_and_their_hooks() {
+    let file = hook_file("PreToolUse", "*", &plugin("hostile-panic"), json!({}));
+    let out = run_with(&file)
+        .args(["--json", "-e", "PreToolUse", "-t", "Bash", "-i", "{}"])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&out).expect("the report is JSON");
+    assert_eq!(report["decision"], "proceed");
+    assert_eq!(report["system_messages"][0]["hook"], "hostile_panic");
+    assert!(
+        report["system_messages"][0]["value"]
+            .as_str()
+            .unwrap()
+            .contains("boom from the panic plugin")
+    );
+    assert_eq!(
+        report["trace"][0]["status"]["failed"]["error"]["kind"],
+        "trap"
+    );
+}

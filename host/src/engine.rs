@@ -16,8 +16,8 @@ use tokio::task::JoinHandle;
 
 use crate::config::{self, HttpSettings, Loader};
 use crate::{
-    CommandDefaults, Decision, Error, Event, Flow, Fold, HookSpec, Outcome, UrlAllowlist,
-    WasmLimits, WasmRuntime,
+    CommandDefaults, Decision, Error, Event, Flow, Fold, HookSpec, Outcome, PromptDefaults,
+    UrlAllowlist, WasmLimits, WasmRuntime,
 };
 
 /// Hook files that could not be loaded: every problem found, in file order.
@@ -61,6 +61,8 @@ impl std::error::Error for LoadError {}
 ///   1 MiB result, 64 KiB output), which a hook's `limits` may override;
 /// - [`CommandDefaults::default`] for every command hook (60 s, 1 MiB of
 ///   stdout and of stderr, variables prefixed `WASM_HOOKS_`);
+/// - [`PromptDefaults::default`] for prompt hooks (Anthropic,
+///   `claude-haiku-4-5`, 256 tokens, 30 s);
 /// - HTTP hooks may call loopback addresses only, unless
 ///   [`HookEngineBuilder::http_allowlist`] says more.
 #[derive(Debug, Default)]
@@ -72,6 +74,7 @@ pub struct HookEngineBuilder {
     runtime: Option<WasmRuntime>,
     limits: WasmLimits,
     commands: CommandDefaults,
+    prompts: PromptDefaults,
     http_allowlist: UrlAllowlist,
 }
 
@@ -122,6 +125,13 @@ impl HookEngineBuilder {
         self
     }
 
+    /// Engine-wide defaults for prompt hooks (provider, model, API key
+    /// variable, tokens, timeout), so a hook can give only its prompt.
+    pub fn prompt_defaults(&mut self, defaults: PromptDefaults) -> &mut Self {
+        self.prompts = defaults;
+        self
+    }
+
     /// The URLs HTTP hooks may call (default: loopback addresses only); a
     /// hook whose URL is not allowed is a load error.
     pub fn http_allowlist(&mut self, allowlist: UrlAllowlist) -> &mut Self {
@@ -164,6 +174,7 @@ impl HookEngineBuilder {
             runtime,
             self.limits,
             self.commands.clone(),
+            self.prompts.clone(),
             HttpSettings::new(self.http_allowlist.clone()),
         );
         let mut layers = Vec::new();

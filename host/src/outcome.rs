@@ -194,13 +194,14 @@ pub enum Verdict {
     Ask(Approval),
 }
 
-/// A value together with the hook it came from.
+/// A value together with the hook it came from; in JSON,
+/// `{"hook": …, "value": …}` (the value is not flattened: it may be a bare
+/// string).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Attributed<T> {
     /// The hook that sent it.
     pub hook: HookId,
     /// The value.
-    #[serde(flatten)]
     pub value: T,
 }
 

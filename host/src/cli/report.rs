@@ -93,7 +93,7 @@ fn millis(d: Duration) -> String {
 }
 
 /// The outcome as one JSON document, with the total time.
-pub(crate) fn json(outcome: &Outcome, elapsed: Duration) -> String {
+pub(crate) fn json(outcome: &Outcome, elapsed: Duration) -> serde_json::Result<String> {
     #[derive(Serialize)]
     struct Report<'a> {
         #[serde(flatten)]
@@ -104,9 +104,9 @@ pub(crate) fn json(outcome: &Outcome, elapsed: Duration) -> String {
         outcome,
         elapsed_us: elapsed.as_micros(),
     };
-    let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+    let mut text = serde_json::to_string_pretty(&report)?;
     text.push('\n');
-    text
+    Ok(text)
 }
 
 /// Print to stdout; a closed pipe (`| head`) is not an error.

@@ -132,7 +132,7 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<Exit> {
     let outcome = runtime.block_on(engine.dispatch(event));
     let elapsed = started.elapsed();
     let text = if args.json {
-        report::json(&outcome, elapsed)
+        report::json(&outcome, elapsed).context("writing the outcome as JSON")?
     } else {
         report::human(&outcome, elapsed)
     };

@@ -41,6 +41,7 @@ use self::locate::Locator;
 use crate::handlers::command::{CommandDefaults, CommandHook, Program};
 use crate::handlers::http::{HttpHook, UrlAllowlist};
 use crate::handlers::inline::InlineHook;
+use crate::handlers::prompt::{PromptDefaults, PromptHook, PromptSettings, Provider};
 use crate::handlers::wasm::{Plugin, WasmHook, WasmLimits, WasmRuntime};
 use crate::{Error, EventPattern, Handler, HookId, HookSource, HookSpec, ToolMatcher};
 
@@ -50,6 +51,7 @@ pub(crate) struct Loader {
     runtime: WasmRuntime,
     limits: WasmLimits,
     commands: CommandDefaults,
+    prompts: PromptDefaults,
     http: HttpSettings,
     plugins: HashMap<PathBuf, Plugin>,
 }
@@ -167,12 +169,14 @@ impl Loader {
         runtime: WasmRuntime,
         limits: WasmLimits,
         commands: CommandDefaults,
+        prompts: PromptDefaults,
         http: HttpSettings,
     ) -> Self {
         Self {
             runtime,
             limits,
             commands,
+            prompts,
             http,
             plugins: HashMap::new(),
         }
@@ -326,15 +330,17 @@ impl Loader {
             HandlerKind::Inline => &["type", "name", "rules"],
             HandlerKind::Matcher => &["type", "name", "match", "action", "message"],
             HandlerKind::Http => &["type", "name", "url", "headers", "allowed_env"],
-            other => {
-                return read.problem(
-                    &at,
-                    format!(
-                        "`{}` hooks are not supported by this version yet; `wasm`, `command`, `inline`, `matcher` and `http` hooks run",
-                        other.as_str()
-                    ),
-                );
-            }
+            HandlerKind::Prompt => &[
+                "type",
+                "name",
+                "prompt",
+                "model",
+                "provider",
+                "base_url",
+                "api_key_env",
+                "max_tokens",
+                "cache",
+            ],
         };
         let stray: Vec<&str> = doc
             .hook_fields()
@@ -359,8 +365,7 @@ impl Loader {
             HandlerKind::Command => self.command_hook(&doc, timeout_ms),
             HandlerKind::Inline | HandlerKind::Matcher => inline_hook(&doc, kind),
             HandlerKind::Http => self.http_hook(&doc, timeout_ms),
-            // Refused above, with a message naming the kind.
-            HandlerKind::Prompt => return,
+            HandlerKind::Prompt => self.prompt_hook(&doc, timeout_ms),
         };
         let (handler, default_name, mut identity) = match made {
             Ok(made) => made,
@@ -477,6 +482,68 @@ impl Loader {
         });
         let handler: Arc<dyn Handler> = Arc::new(hook);
         Ok((handler, url.clone(), as_map(identity)))
+    }
+
+    /// A prompt hook's handler, default name and identity.
+    fn prompt_hook(
+        &mut self,
+        doc: &EntryDoc,
+        timeout_ms: Option<u64>,
+    ) -> Result<Made, HookProblem> {
+        let problem = |m: String| HookProblem::Message(m);
+        let text = |field: &str, v: &Option<Value>| -> Result<Option<String>, HookProblem> {
+            match v {
+                None => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(problem(format!("`{field}` must be a string"))),
+            }
+        };
+        let Some(prompt) = text("prompt", &doc.prompt)? else {
+            return Err(problem(
+                "a prompt hook needs `prompt`, the text sent to the model".into(),
+            ));
+        };
+        let provider = match text("provider", &doc.provider)?.as_deref() {
+            None => None,
+            Some("anthropic") => Some(Provider::Anthropic),
+            Some("openai") => Some(Provider::OpenAi),
+            Some(other) => {
+                return Err(problem(format!(
+                    "unknown provider `{other}` (expected anthropic or openai)"
+                )));
+            }
+        };
+        let max_tokens =
+            match &doc.max_tokens {
+                None => None,
+                Some(v) => Some(v.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or_else(
+                    || problem("`max_tokens` must be a positive whole number".into()),
+                )?),
+            };
+        let cache = match &doc.cache {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(problem("`cache` must be true or false".into())),
+        };
+        let settings = PromptSettings {
+            prompt,
+            provider,
+            base_url: text("base_url", &doc.base_url)?,
+            model: text("model", &doc.model)?,
+            api_key_env: text("api_key_env", &doc.api_key_env)?,
+            max_tokens,
+            timeout_ms,
+            cache,
+        };
+        let identity = serde_json::json!({
+            "type": "prompt", "prompt": doc.prompt, "provider": doc.provider, "base_url": doc.base_url,
+            "model": doc.model, "api_key_env": doc.api_key_env, "max_tokens": doc.max_tokens,
+            "cache": doc.cache, "timeout_ms": timeout_ms,
+        });
+        let client = self.http.client().map_err(problem)?;
+        let hook = PromptHook::new(client, settings, &self.prompts).map_err(problem)?;
+        let handler: Arc<dyn Handler> = Arc::new(hook);
+        Ok((handler, "prompt".to_owned(), as_map(identity)))
     }
 
     /// A command hook's handler, default name (the command) and identity.
@@ -648,6 +715,7 @@ mod tests {
             WasmRuntime::new().unwrap(),
             WasmLimits::default(),
             CommandDefaults::default(),
+            PromptDefaults::default(),
             HttpSettings::new(UrlAllowlist::default()),
         )
         .load_file(&path)
@@ -784,13 +852,18 @@ hooks:
     }
 
     #[test]
-    fn handler_kinds_this_version_cannot_run_are_named() {
-        let errs =
-            messages(r#"{"hooks": {"Stop": [{"hooks": [{"type": "llm", "prompt": "ok?"}]}]}}"#);
-        assert!(
-            errs[0].contains("`prompt` hooks are not supported"),
-            "{}",
-            errs[0]
+    fn prompt_entries_are_checked_at_load() {
+        assert_problem(
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "llm"}]}]}}"#,
+            "needs `prompt`",
+        );
+        assert_problem(
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "ok?", "provider": "gemini"}]}]}}"#,
+            "unknown provider `gemini`",
+        );
+        assert_problem(
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "{{tool_nmae}}"}]}]}}"#,
+            "unknown template",
         );
     }
 

@@ -1,6 +1,6 @@
 //! Handler kinds behind one [`Handler`] trait. The engine runs handlers only
 //! through this trait; each kind lives in its own module (`wasm`,
-//! `command`, `inline`, `http`, `closure` so far) and turns its native answer into a [`HookResult`] at its own
+//! `command`, `inline`, `http`, `prompt`, `closure`) and turns its native answer into a [`HookResult`] at its own
 //! border.
 
 use std::fmt;
@@ -14,6 +14,7 @@ pub mod closure;
 pub mod command;
 pub mod http;
 pub mod inline;
+pub mod prompt;
 pub mod wasm;
 
 /// What a handler hands back for one event: its answer or failure, and

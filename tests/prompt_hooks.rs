@@ -1,0 +1,261 @@
+//! LLM prompt hooks against a real server on 127.0.0.1 speaking the
+//! Anthropic Messages and OpenAI chat-completions wire formats: answers,
+//! malformed answers, errors, rate limits, timeouts, the cache, and the API
+//! key (taken from the named variable, never written anywhere).
+
+mod support;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::http::{Request, Response, Server};
+use wasm_hooks::{Event, HookEngine, HookError, Outcome, TraceStatus, Verdict};
+
+/// Cargo sets this variable for test processes: it stands in for an API key
+/// without any test touching the environment.
+const KEY_VAR: &str = "CARGO_MANIFEST_DIR";
+
+fn key() -> String {
+    std::env::var(KEY_VAR).unwrap()
+}
+
+fn anthropic(text: &str) -> Response {
+    Response::json(
+        200,
+        &json!({"type": "message", "content": [{"type": "text", "text": text}]}).to_string(),
+    )
+}
+
+fn openai(text: &str) -> Response {
+    Response::json(
+        200,
+        &json!({"choices": [{"message": {"role": "assistant", "content": text}}]}).to_string(),
+    )
+}
+
+fn engine(server: &Server, provider: &str, extra: Value) -> HookEngine {
+    let base = if provider == "openai" {
+        server.url("/v1")
+    } else {
+        server.url("")
+    };
+    let mut entry = json!({
+        "type": "prompt", "provider": provider, "base_url": base, "model": "test-model",
+        "api_key_env": KEY_VAR, "max_tokens": 64,
+        "prompt": "Tool {{tool_name}} wants {{tool_args}}. Is that safe?",
+    });
+    entry
+        .as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}));
+    HookEngine::builder()
+        .hook_file(&file.path)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn bash(command: &str, session: &str) -> Event {
+    Event::pre_tool_use("Bash", json!({ "command": command })).with("session_id", session)
+}
+
+fn failure(outcome: &Outcome) -> &HookError {
+    match &outcome.trace[0].status {
+        TraceStatus::Failed { error, .. } => error,
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}
+
+fn user_prompt(request: &Request) -> String {
+    let body: Value = serde_json::from_str(&request.body).unwrap();
+    let messages = body["messages"].as_array().unwrap();
+    messages.last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Deny when the prompt mentions `rm -rf`, allow otherwise.
+fn judge(request: &Request) -> &'static str {
+    if user_prompt(request).contains("rm -rf") {
+        r#"{"ok": false, "reason": "deletes everything"}"#
+    } else {
+        r#"{"ok": true}"#
+    }
+}
+
+#[tokio::test]
+async fn anthropic_allow_and_deny_with_the_request_in_its_wire_format() {
+    let server = Server::start(|r, _| anthropic(judge(r))).await;
+    let engine = engine(&server, "anthropic", json!({}));
+    assert_eq!(
+        engine.dispatch(bash("ls", "s1")).await.verdict,
+        Verdict::Proceed
+    );
+    assert_eq!(
+        engine.dispatch(bash("rm -rf /", "s1")).await.verdict,
+        Verdict::Deny {
+            reason: "deletes everything".into()
+        }
+    );
+    let request = &server.requests()[1];
+    assert_eq!(request.path, "/v1/messages");
+    assert_eq!(
+        request.header("x-api-key"),
+        Some(key().as_str()),
+        "the key comes from the named variable"
+    );
+    assert_eq!(request.header("anthropic-version"), Some("2023-06-01"));
+    let body: Value = serde_json::from_str(&request.body).unwrap();
+    assert_eq!(
+        (body["model"].as_str(), body["max_tokens"].as_u64()),
+        (Some("test-model"), Some(64))
+    );
+    assert!(body["system"].as_str().unwrap().contains("JSON"));
+    assert_eq!(
+        user_prompt(request),
+        r#"Tool Bash wants {"command":"rm -rf /"}. Is that safe?"#
+    );
+}
+
+#[tokio::test]
+async fn openai_compatible_allow_and_deny_with_the_safe_shape() {
+    let server = Server::start(|r, _| {
+        openai(if user_prompt(r).contains("rm -rf") {
+            r#"{"safe": false, "reason": "no"}"#
+        } else {
+            r#"{"safe": true}"#
+        })
+    })
+    .await;
+    let engine = engine(&server, "openai", json!({}));
+    assert_eq!(
+        engine.dispatch(bash("ls", "s1")).await.verdict,
+        Verdict::Proceed
+    );
+    assert!(engine.dispatch(bash("rm -rf /", "s1")).await.is_denied());
+    let request = &server.requests()[0];
+    assert_eq!(request.path, "/v1/chat/completions");
+    assert_eq!(
+        request.header("authorization"),
+        Some(format!("Bearer {}", key()).as_str())
+    );
+    let body: Value = serde_json::from_str(&request.body).unwrap();
+    assert_eq!(body["messages"][0]["role"], "system");
+}
+
+#[tokio::test]
+async fn a_full_result_object_from_the_model_is_read_too() {
+    let server =
+        Server::start(|_, _| anthropic(r#"{"decision": "block", "reason": "policy 7"}"#)).await;
+    let outcome = engine(&server, "anthropic", json!({}))
+        .dispatch(bash("ls", "s1"))
+        .await;
+    assert_eq!(
+        outcome.verdict,
+        Verdict::Deny {
+            reason: "policy 7".into()
+        }
+    );
+}
+
+#[tokio::test]
+async fn a_malformed_answer_is_a_failure_with_the_text_in_the_trace() {
+    let server = Server::start(|_, _| openai("Looks fine to me!")).await;
+    let outcome = engine(&server, "openai", json!({}))
+        .dispatch(bash("ls", "s1"))
+        .await;
+    assert!(
+        matches!(failure(&outcome), HookError::BadResult { message, .. } if message.contains("did not answer with JSON"))
+    );
+    assert_eq!(outcome.trace[0].output.stdout, "Looks fine to me!");
+    let server = Server::start(|_, _| Response::json(200, "<html>not an API</html>")).await;
+    let outcome = engine(&server, "anthropic", json!({}))
+        .dispatch(bash("ls", "s1"))
+        .await;
+    assert!(
+        matches!(failure(&outcome), HookError::BadResult { message, .. } if message.contains("has no text"))
+    );
+}
+
+#[tokio::test]
+async fn http_errors_and_timeouts_are_failures_that_never_show_the_key() {
+    let server = Server::start(|_, _| {
+        Response::json(
+            500,
+            r#"{"type": "error", "error": {"type": "api_error", "message": "Overloaded"}}"#,
+        )
+    })
+    .await;
+    let errored = engine(&server, "anthropic", json!({"on_failure": "block"}))
+        .dispatch(bash("ls", "s1"))
+        .await;
+    assert!(
+        matches!(failure(&errored), HookError::HttpStatus { status: 500, body, .. } if body == "Overloaded")
+    );
+    assert!(errored.is_denied());
+    let slow = Server::start(|r, _| anthropic(judge(r)).after(Duration::from_secs(30))).await;
+    let timed_out = engine(&slow, "anthropic", json!({"timeout_ms": 300}))
+        .dispatch(bash("ls", "s1"))
+        .await;
+    assert!(
+        matches!(
+            failure(&timed_out),
+            HookError::Timeout { limit_ms: 300, .. }
+        ),
+        "{:?}",
+        failure(&timed_out)
+    );
+    for outcome in [&errored, &timed_out] {
+        let text = serde_json::to_string(outcome).unwrap();
+        assert!(
+            !text.contains(&key()),
+            "the API key leaked into the outcome: {text}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_429_is_retried_after_its_retry_after() {
+    let server = Server::start(|r, earlier| {
+        if earlier == 0 {
+            Response::json(429, r#"{"error": {"message": "slow down"}}"#)
+                .with_header("retry-after", "0")
+        } else {
+            anthropic(judge(r))
+        }
+    })
+    .await;
+    let outcome = engine(&server, "anthropic", json!({}))
+        .dispatch(bash("rm -rf /", "s1"))
+        .await;
+    assert!(outcome.is_denied(), "{:?}", outcome.trace);
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn the_cache_answers_identical_prompts_within_a_session() {
+    let server = Server::start(|r, _| anthropic(judge(r))).await;
+    let cached = engine(&server, "anthropic", json!({"cache": true}));
+    for _ in 0..3 {
+        assert!(cached.dispatch(bash("rm -rf /", "s1")).await.is_denied());
+    }
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "one API call for three identical prompts"
+    );
+    cached.dispatch(bash("rm -rf /", "another-session")).await;
+    cached.dispatch(bash("ls", "s1")).await;
+    assert_eq!(
+        server.requests().len(),
+        3,
+        "another session or prompt asks again"
+    );
+
+    let uncached = Server::start(|r, _| anthropic(judge(r))).await;
+    let engine = engine(&uncached, "anthropic", json!({}));
+    engine.dispatch(bash("ls", "s1")).await;
+    engine.dispatch(bash("ls", "s1")).await;
+    assert_eq!(uncached.requests().len(), 2);
+}
