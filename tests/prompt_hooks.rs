@@ -33,6 +33,17 @@ fn openai(text: &str) -> Response {
     )
 }
 
+/// A provider's response carrying the model's `text`.
+fn reply(provider: &str, text: &str) -> Response {
+    if provider == "openai" {
+        openai(text)
+    } else {
+        anthropic(text)
+    }
+}
+
+const PROVIDERS: [&str; 2] = ["anthropic", "openai"];
+
 fn engine(server: &Server, provider: &str, extra: Value) -> HookEngine {
     let base = if provider == "openai" {
         server.url("/v1")
@@ -161,57 +172,65 @@ async fn a_full_result_object_from_the_model_is_read_too() {
 
 #[tokio::test]
 async fn a_malformed_answer_is_a_failure_with_the_text_in_the_trace() {
-    let server = Server::start(|_, _| openai("Looks fine to me!")).await;
-    let outcome = engine(&server, "openai", json!({}))
-        .dispatch(bash("ls", "s1"))
-        .await;
-    assert!(
-        matches!(failure(&outcome), HookError::BadResult { message, .. } if message.contains("did not answer with JSON"))
-    );
-    assert_eq!(outcome.trace[0].output.stdout, "Looks fine to me!");
-    let server = Server::start(|_, _| Response::json(200, "<html>not an API</html>")).await;
-    let outcome = engine(&server, "anthropic", json!({}))
-        .dispatch(bash("ls", "s1"))
-        .await;
-    assert!(
-        matches!(failure(&outcome), HookError::BadResult { message, .. } if message.contains("has no text"))
-    );
+    for provider in PROVIDERS {
+        let server = Server::start(move |_, _| reply(provider, "Looks fine to me!")).await;
+        let outcome = engine(&server, provider, json!({}))
+            .dispatch(bash("ls", "s1"))
+            .await;
+        assert!(
+            matches!(failure(&outcome), HookError::BadResult { message, .. } if message.contains("did not answer with JSON")),
+            "{provider}"
+        );
+        assert_eq!(outcome.trace[0].output.stdout, "Looks fine to me!");
+        let server = Server::start(|_, _| Response::json(200, "<html>not an API</html>")).await;
+        let outcome = engine(&server, provider, json!({}))
+            .dispatch(bash("ls", "s1"))
+            .await;
+        assert!(
+            matches!(failure(&outcome), HookError::BadResult { message, .. } if message.contains("has no text")),
+            "{provider}"
+        );
+    }
 }
 
 #[tokio::test]
 async fn http_errors_and_timeouts_are_failures_that_never_show_the_key() {
-    let server = Server::start(|_, _| {
-        Response::json(
-            500,
-            r#"{"type": "error", "error": {"type": "api_error", "message": "Overloaded"}}"#,
-        )
-    })
-    .await;
-    let errored = engine(&server, "anthropic", json!({"on_failure": "block"}))
-        .dispatch(bash("ls", "s1"))
+    for provider in PROVIDERS {
+        let server = Server::start(|_, _| {
+            Response::json(
+                500,
+                r#"{"type": "error", "error": {"type": "api_error", "message": "Overloaded"}}"#,
+            )
+        })
         .await;
-    assert!(
-        matches!(failure(&errored), HookError::HttpStatus { status: 500, body, .. } if body == "Overloaded")
-    );
-    assert!(errored.is_denied());
-    let slow = Server::start(|r, _| anthropic(judge(r)).after(Duration::from_secs(30))).await;
-    let timed_out = engine(&slow, "anthropic", json!({"timeout_ms": 300}))
-        .dispatch(bash("ls", "s1"))
-        .await;
-    assert!(
-        matches!(
-            failure(&timed_out),
-            HookError::Timeout { limit_ms: 300, .. }
-        ),
-        "{:?}",
-        failure(&timed_out)
-    );
-    for outcome in [&errored, &timed_out] {
-        let text = serde_json::to_string(outcome).unwrap();
+        let errored = engine(&server, provider, json!({"on_failure": "block"}))
+            .dispatch(bash("ls", "s1"))
+            .await;
         assert!(
-            !text.contains(&key()),
-            "the API key leaked into the outcome: {text}"
+            matches!(failure(&errored), HookError::HttpStatus { status: 500, body, .. } if body == "Overloaded"),
+            "{provider}"
         );
+        assert!(errored.is_denied());
+        let slow =
+            Server::start(move |r, _| reply(provider, judge(r)).after(Duration::from_secs(30)))
+                .await;
+        let timed_out = engine(&slow, provider, json!({"timeout_ms": 300}))
+            .dispatch(bash("ls", "s1"))
+            .await;
+        assert!(
+            matches!(
+                failure(&timed_out),
+                HookError::Timeout { limit_ms: 300, .. }
+            ),
+            "{provider}"
+        );
+        for outcome in [&errored, &timed_out] {
+            let text = serde_json::to_string(outcome).unwrap();
+            assert!(
+                !text.contains(&key()),
+                "the API key leaked into the outcome: {text}"
+            );
+        }
     }
 }
 
@@ -235,27 +254,29 @@ async fn a_429_is_retried_after_its_retry_after() {
 
 #[tokio::test]
 async fn the_cache_answers_identical_prompts_within_a_session() {
-    let server = Server::start(|r, _| anthropic(judge(r))).await;
-    let cached = engine(&server, "anthropic", json!({"cache": true}));
-    for _ in 0..3 {
-        assert!(cached.dispatch(bash("rm -rf /", "s1")).await.is_denied());
-    }
-    assert_eq!(
-        server.requests().len(),
-        1,
-        "one API call for three identical prompts"
-    );
-    cached.dispatch(bash("rm -rf /", "another-session")).await;
-    cached.dispatch(bash("ls", "s1")).await;
-    assert_eq!(
-        server.requests().len(),
-        3,
-        "another session or prompt asks again"
-    );
+    for provider in PROVIDERS {
+        let server = Server::start(move |r, _| reply(provider, judge(r))).await;
+        let cached = engine(&server, provider, json!({"cache": true}));
+        for _ in 0..3 {
+            assert!(cached.dispatch(bash("rm -rf /", "s1")).await.is_denied());
+        }
+        assert_eq!(
+            server.requests().len(),
+            1,
+            "{provider}: one API call for three identical prompts"
+        );
+        cached.dispatch(bash("rm -rf /", "another-session")).await;
+        cached.dispatch(bash("ls", "s1")).await;
+        assert_eq!(
+            server.requests().len(),
+            3,
+            "{provider}: another session or prompt asks again"
+        );
 
-    let uncached = Server::start(|r, _| anthropic(judge(r))).await;
-    let engine = engine(&uncached, "anthropic", json!({}));
-    engine.dispatch(bash("ls", "s1")).await;
-    engine.dispatch(bash("ls", "s1")).await;
-    assert_eq!(uncached.requests().len(), 2);
+        let uncached = Server::start(move |r, _| reply(provider, judge(r))).await;
+        let engine = engine(&uncached, provider, json!({}));
+        engine.dispatch(bash("ls", "s1")).await;
+        engine.dispatch(bash("ls", "s1")).await;
+        assert_eq!(uncached.requests().len(), 2, "{provider}");
+    }
 }

@@ -428,6 +428,28 @@ mod tests {
     }
 
     #[test]
+    fn a_matching_continue_rule_ends_evaluation_and_nested_fields_are_reached() {
+        let e = Event::pre_tool_use(
+            "Bash",
+            json!({"command": "rm x", "options": {"sandbox": {"on": true}}}),
+        );
+        let rules = json!([
+            {"field": "args.options.sandbox.on", "value": true, "action": "continue"},
+            {"field": "args.command", "operator": "contains", "value": "rm", "action": "deny"},
+        ]);
+        assert_eq!(
+            decide(rules, &e).decision,
+            Decision::Proceed,
+            "the continue rule matched first"
+        );
+        let rules = json!([
+            {"field": "args.options.sandbox.on", "value": false, "action": "continue"},
+            {"field": "args.command", "operator": "contains", "value": "rm", "action": "deny"},
+        ]);
+        assert!(matches!(decide(rules, &e).decision, Decision::Deny { .. }));
+    }
+
+    #[test]
     fn modify_rewrites_a_copy_of_the_tool_input() {
         let rules = json!([{"field": "args.command", "operator": "starts_with", "value": "npm ",
             "action": "modify", "modify_field": "args.command", "modify_value": "pnpm install"}]);
