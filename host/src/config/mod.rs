@@ -357,9 +357,12 @@ impl Loader {
                 ),
             );
         }
+        if doc.timeout.is_some_and(|s| !(s.is_finite() && s > 0.0)) || doc.timeout_ms == Some(0) {
+            return read.problem(&at, "`timeout` (seconds) and `timeout_ms` must be positive");
+        }
         let timeout_ms = doc
             .timeout_ms
-            .or_else(|| doc.timeout.map(|s| (s * 1000.0).round() as u64));
+            .or_else(|| doc.timeout.map(|s| (s * 1000.0).round().max(1.0) as u64));
         let made = match kind {
             HandlerKind::Wasm => self.wasm_hook(&doc, timeout_ms, read.base),
             HandlerKind::Command => self.command_hook(&doc, timeout_ms),
@@ -849,6 +852,22 @@ hooks:
             r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "matcher", "action": "block"}]}]}}"#,
             "needs `match`",
         );
+    }
+
+    #[test]
+    fn timeouts_must_be_positive() {
+        for bad in [r#""timeout": -1"#, r#""timeout": 0"#, r#""timeout_ms": 0"#] {
+            assert_problem(
+                &format!(
+                    r#"{{"hooks": {{"Stop": [{{"hooks": [{{"type": "command", "command": "true", {bad}}}]}}]}}}}"#
+                ),
+                "must be positive",
+            );
+        }
+        let found = load(
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "timeout": 0.0001}]}]}}"#,
+        );
+        assert!(found.is_ok(), "a tiny timeout rounds up to 1 ms");
     }
 
     #[test]
