@@ -448,28 +448,8 @@ impl Loader {
         let Some(Value::String(url)) = &doc.url else {
             return Err(problem("an http hook needs `url`, a string".into()));
         };
-        let headers = match &doc.headers {
-            None => Vec::new(),
-            Some(Value::Object(h)) => h
-                .iter()
-                .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
-                .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| problem("`headers` must map names to strings".into()))?,
-            Some(_) => return Err(problem("`headers` must be an object".into())),
-        };
-        let allowed_env: Vec<String> = match &doc.allowed_env {
-            None => Vec::new(),
-            Some(Value::Array(names)) => names
-                .iter()
-                .map(|n| n.as_str().map(str::to_owned))
-                .collect::<Option<_>>()
-                .ok_or_else(|| problem("`allowed_env` must be a list of variable names".into()))?,
-            Some(_) => {
-                return Err(problem(
-                    "`allowed_env` must be a list of variable names".into(),
-                ));
-            }
-        };
+        let headers = string_map(&doc.headers, "headers")?;
+        let allowed_env = string_list(&doc.allowed_env, "allowed_env")?;
         let client = self.http.client().map_err(problem)?;
         let hook = HttpHook::new(
             client,
@@ -566,13 +546,9 @@ impl Loader {
                     "`command` must be a non-empty string, run by `sh -c`",
                 ));
             }
-            (None, Some(Value::Array(items))) if !items.is_empty() => Program::Argv(
-                items
-                    .iter()
-                    .map(|i| i.as_str().map(str::to_owned))
-                    .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| problem("`args` must be a list of strings"))?,
-            ),
+            (None, Some(Value::Array(items))) if !items.is_empty() => {
+                Program::Argv(string_list(&doc.args, "args")?)
+            }
             (None, Some(_)) => {
                 return Err(problem(
                     "`args` must be a non-empty list of strings: the program, then its arguments",
@@ -589,19 +565,7 @@ impl Loader {
             Some(Value::String(dir)) => Some(PathBuf::from(dir)),
             Some(_) => return Err(problem("`working_dir` must be a string")),
         };
-        let env = match &doc.env {
-            None => Vec::new(),
-            Some(Value::Object(vars)) => vars
-                .iter()
-                .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
-                .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| problem("`env` must map variable names to strings"))?,
-            Some(_) => {
-                return Err(problem(
-                    "`env` must be an object of variable names and string values",
-                ));
-            }
-        };
+        let env = string_map(&doc.env, "env")?;
         let name = match &program {
             Program::Shell(line) => line.clone(),
             Program::Argv(argv) => argv.join(" "),
@@ -689,6 +653,34 @@ enum HookProblem {
     Message(String),
     /// A problem loading what it names (a plugin).
     Load(Error),
+}
+
+/// A field holding an object of string values, as pairs (none when absent).
+fn string_map(value: &Option<Value>, field: &str) -> Result<Vec<(String, String)>, HookProblem> {
+    let wrong = || HookProblem::Message(format!("`{field}` must map names to strings"));
+    match value {
+        None => Ok(Vec::new()),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
+            .collect::<Option<_>>()
+            .ok_or_else(wrong),
+        Some(_) => Err(wrong()),
+    }
+}
+
+/// A field holding a list of strings (none when absent).
+fn string_list(value: &Option<Value>, field: &str) -> Result<Vec<String>, HookProblem> {
+    let wrong = || HookProblem::Message(format!("`{field}` must be a list of strings"));
+    match value {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_owned))
+            .collect::<Option<_>>()
+            .ok_or_else(wrong),
+        Some(_) => Err(wrong()),
+    }
 }
 
 fn as_map(value: Value) -> serde_json::Map<String, Value> {
@@ -906,7 +898,7 @@ hooks:
         );
         assert_problem(
             r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "env": {"A": 1}}]}]}}"#,
-            "`env` must map variable names to strings",
+            "`env` must map names to strings",
         );
     }
 

@@ -160,10 +160,6 @@ impl HttpHook {
     }
 
     async fn call(&self, hook: &HookId, event: &Event) -> Result<HookResult, HookError> {
-        let failed = |message: String| HookError::Failed {
-            hook: hook.clone(),
-            message,
-        };
         let mut request = self
             .client
             .post(&self.url)
@@ -180,27 +176,16 @@ impl HttpHook {
             });
             request = request.header(name, value.as_ref());
         }
-        let response = request.send().await.map_err(|e| {
-            if e.is_timeout() {
-                HookError::Timeout {
-                    hook: hook.clone(),
-                    limit_ms: self.timeout_ms,
-                }
-            } else {
-                failed(format!("POST {}: {}", self.url, e.without_url()))
-            }
-        })?;
+        let doing = format!("POST {}", self.url);
+        let response = request
+            .send()
+            .await
+            .map_err(|e| request_error(hook, self.timeout_ms, &doing, e))?;
         let status = response.status();
-        let body = match response.text().await {
-            Ok(body) => body,
-            Err(e) if e.is_timeout() => {
-                return Err(HookError::Timeout {
-                    hook: hook.clone(),
-                    limit_ms: self.timeout_ms,
-                });
-            }
-            Err(e) => return Err(failed(format!("reading the response: {}", e.without_url()))),
-        };
+        let body = response
+            .text()
+            .await
+            .map_err(|e| request_error(hook, self.timeout_ms, "reading the response", e))?;
         if !status.is_success() {
             return Err(HookError::HttpStatus {
                 hook: hook.clone(),
@@ -214,6 +199,28 @@ impl HttpHook {
                 hook: hook.clone(),
                 message: format!("response body: {message}"),
             }),
+        }
+    }
+}
+
+/// A request that failed as a hook failure: a timeout names the limit,
+/// anything else says what was being done (without the URL, which may carry
+/// a query the person would rather not see in logs).
+pub(crate) fn request_error(
+    hook: &HookId,
+    limit_ms: u64,
+    doing: &str,
+    e: reqwest::Error,
+) -> HookError {
+    if e.is_timeout() {
+        HookError::Timeout {
+            hook: hook.clone(),
+            limit_ms,
+        }
+    } else {
+        HookError::Failed {
+            hook: hook.clone(),
+            message: format!("{doing}: {}", e.without_url()),
         }
     }
 }

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::http::request_error;
 use super::{HandlerFuture, Reply, answer};
 use crate::template::Template;
 use crate::{Decision, Event, Handler, HookError, HookId, HookOutput, HookResult};
@@ -259,13 +260,10 @@ impl PromptHook {
                 (Provider::OpenAi, Some(key)) => request.bearer_auth(key),
                 (_, None) => request,
             };
-            let response = request.send().await.map_err(|e| {
-                if e.is_timeout() {
-                    timeout()
-                } else {
-                    failed(format!("calling the model: {}", e.without_url()))
-                }
-            })?;
+            let response = request
+                .send()
+                .await
+                .map_err(|e| request_error(hook, self.timeout_ms, "calling the model", e))?;
             let status = response.status();
             let retry_after = response
                 .headers()
@@ -273,11 +271,7 @@ impl PromptHook {
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.trim().parse::<u64>().ok());
             let text = response.text().await.map_err(|e| {
-                if e.is_timeout() {
-                    timeout()
-                } else {
-                    failed(format!("reading the model's answer: {}", e.without_url()))
-                }
+                request_error(hook, self.timeout_ms, "reading the model's answer", e)
             })?;
             if status.as_u16() == 429 && attempt < RATE_LIMIT_RETRIES {
                 let wait = Duration::from_secs(retry_after.unwrap_or(1));
