@@ -550,3 +550,19 @@ async fn every_json_answer_shape_from_a_real_script() {
         matches!(outcome.verdict, Verdict::Ask(ref a) if a.prompt == "push?" && a.timeout_ms == Some(5000) && !a.default_allow)
     );
 }
+
+#[tokio::test]
+async fn the_engine_wide_timeout_applies_to_hooks_that_set_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let defaults = CommandDefaults {
+        timeout_ms: 250,
+        ..CommandDefaults::default()
+    };
+    let engine = engine_with_defaults(vec![command("sleep 600")], defaults);
+    let outcome = engine.dispatch(bash_in(dir.path(), "ls")).await;
+    assert!(
+        matches!(failure(&outcome), HookError::Timeout { limit_ms: 250, .. }),
+        "{:?}",
+        failure(&outcome)
+    );
+}

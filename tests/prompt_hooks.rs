@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::http::{Request, Response, Server};
-use wasm_hooks::{Event, HookEngine, HookError, Outcome, TraceStatus, Verdict};
+use wasm_hooks::{
+    Event, HookEngine, HookError, Outcome, PromptDefaults, Provider, TraceStatus, Verdict,
+};
 
 /// Cargo sets this variable for test processes: it stands in for an API key
 /// without any test touching the environment.
@@ -279,4 +281,43 @@ async fn the_cache_answers_identical_prompts_within_a_session() {
         engine.dispatch(bash("ls", "s1")).await;
         assert_eq!(uncached.requests().len(), 2, "{provider}");
     }
+}
+
+#[tokio::test]
+async fn engine_wide_defaults_let_a_hook_give_only_its_prompt() {
+    let server = Server::start(|r, _| openai(judge(r))).await;
+    let file = support::write_hook_file(
+        &json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "llm", "prompt": "Judge $ARGUMENTS"}]}]}}),
+    );
+    let engine = HookEngine::builder()
+        .hook_file(&file.path)
+        .prompt_defaults(PromptDefaults {
+            provider: Provider::OpenAi,
+            base_url: Some(server.url("/v1")),
+            model: "house-model".into(),
+            api_key_env: Some(KEY_VAR.into()),
+            max_tokens: 32,
+            timeout_ms: 5_000,
+        })
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(engine.dispatch(bash("rm -rf /", "s1")).await.is_denied());
+    let request = &server.requests()[0];
+    assert_eq!(request.path, "/v1/chat/completions");
+    assert_eq!(
+        request.header("authorization"),
+        Some(format!("Bearer {}", key()).as_str())
+    );
+    let body: Value = serde_json::from_str(&request.body).unwrap();
+    assert_eq!(
+        (body["model"].as_str(), body["max_tokens"].as_u64()),
+        (Some("house-model"), Some(32))
+    );
+    let prompt = user_prompt(request);
+    let event: Value = serde_json::from_str(prompt.strip_prefix("Judge ").unwrap()).unwrap();
+    assert_eq!(
+        event["hook_event_name"], "PreToolUse",
+        "$ARGUMENTS is the whole event"
+    );
+    assert_eq!(event["tool_input"]["command"], "rm -rf /");
 }

@@ -86,14 +86,6 @@ impl EventName {
             .map(|(canonical, _)| *canonical)
             .ok_or_else(|| UnknownEvent::new(name))
     }
-
-    /// The aliases of this event (not including the canonical name).
-    pub fn aliases(self) -> &'static [&'static str] {
-        CATALOGUE
-            .iter()
-            .find(|(canonical, _)| *canonical == self)
-            .map_or(&[], |(_, aliases)| aliases)
-    }
 }
 
 impl std::str::FromStr for EventName {
@@ -193,14 +185,23 @@ impl Event {
     /// A new event with the required fields filled in: an empty session id,
     /// the current time, and the process's working directory.
     pub fn new(name: EventName) -> Self {
-        let mut record = Map::new();
+        Self::complete(name, Map::new())
+    }
+
+    /// `record` as the event `name`, with the required fields it lacks
+    /// filled in (computed only when missing: agents send them).
+    fn complete(name: EventName, mut record: Map<String, Value>) -> Self {
         record.insert("hook_event_name".into(), name.as_str().into());
-        record.insert("session_id".into(), "".into());
-        record.insert("timestamp".into(), now_rfc3339().into());
-        let cwd = std::env::current_dir()
-            .map(|d| d.display().to_string())
-            .unwrap_or_default();
-        record.insert("cwd".into(), cwd.into());
+        record.entry("session_id").or_insert_with(|| "".into());
+        record
+            .entry("timestamp")
+            .or_insert_with(|| now_rfc3339().into());
+        record.entry("cwd").or_insert_with(|| {
+            std::env::current_dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default()
+                .into()
+        });
         Self { name, record }
     }
 
@@ -348,12 +349,7 @@ impl Event {
                 return Err(EventError::FieldType { field, expected });
             }
         }
-        let mut event = Self::new(name);
-        event.record.extend(record);
-        event
-            .record
-            .insert("hook_event_name".into(), name.as_str().into());
-        Ok(event)
+        Ok(Self::complete(name, record))
     }
 
     /// This event with `field` set to `value`.

@@ -354,11 +354,6 @@ impl Fold {
         }
     }
 
-    /// The tool input as modified so far, if any hook modified it.
-    pub fn updated_input(&self) -> Option<&Value> {
-        self.outcome.updated_input.as_ref()
-    }
-
     /// Fold in one hook's answer.
     pub fn answer(
         &mut self,
