@@ -14,10 +14,10 @@ use std::time::Instant;
 
 use tokio::task::JoinHandle;
 
-use crate::config::{self, HttpSettings, Loader};
+use crate::config::{self, EngineSettings, HttpSettings, Loader};
 use crate::{
-    CommandDefaults, Decision, Error, Event, Flow, Fold, HookSpec, Outcome, PromptDefaults,
-    UrlAllowlist, WasmLimits, WasmRuntime,
+    AuditEntry, AuditKind, AuditLog, CommandDefaults, Decision, Error, Event, Flow, Fold, HookSpec,
+    Outcome, PromptDefaults, Redactor, UrlAllowlist, WasmLimits, WasmRuntime,
 };
 
 /// Hook files that could not be loaded: every problem found, in file order.
@@ -64,7 +64,13 @@ impl std::error::Error for LoadError {}
 /// - [`PromptDefaults::default`] for prompt hooks (Anthropic,
 ///   `claude-haiku-4-5`, 256 tokens, 30 s);
 /// - HTTP hooks may call loopback addresses only, unless
-///   [`HookEngineBuilder::http_allowlist`] says more.
+///   [`HookEngineBuilder::http_allowlist`] or a settings file says more;
+/// - no audit log, unless [`HookEngineBuilder::audit_log`] or a settings
+///   file (`audit_log:`) names one.
+///
+/// With a project directory, the engine settings files are read too:
+/// `<project>/.wasm-hooks/config.{yaml,yml,json}`, then the user's
+/// `wasm-hooks/config.*` (`audit_log`, `allow_urls`, `secret_env`).
 #[derive(Debug, Default)]
 pub struct HookEngineBuilder {
     files: Vec<PathBuf>,
@@ -76,6 +82,8 @@ pub struct HookEngineBuilder {
     commands: CommandDefaults,
     prompts: PromptDefaults,
     http_allowlist: UrlAllowlist,
+    audit_log: Option<PathBuf>,
+    secret_env: Vec<String>,
 }
 
 impl HookEngineBuilder {
@@ -139,6 +147,20 @@ impl HookEngineBuilder {
         self
     }
 
+    /// Append an audit record of every dispatch to this file (it wins over
+    /// a settings file's `audit_log`).
+    pub fn audit_log(&mut self, path: impl Into<PathBuf>) -> &mut Self {
+        self.audit_log = Some(path.into());
+        self
+    }
+
+    /// Treat these environment variables as secret whatever their names:
+    /// their values never reach the audit log.
+    pub fn secret_env(&mut self, names: impl IntoIterator<Item = String>) -> &mut Self {
+        self.secret_env.extend(names);
+        self
+    }
+
     /// Engine-wide default limits for wasm hooks.
     pub fn wasm_limits(&mut self, limits: WasmLimits) -> &mut Self {
         self.limits = limits;
@@ -153,11 +175,7 @@ impl HookEngineBuilder {
         let Some(project) = &self.project_dir else {
             return Vec::new();
         };
-        let user = self
-            .user_config_dir
-            .clone()
-            .or_else(config::user_config_dir);
-        config::default_files(project, user.as_deref(), self.claude_settings)
+        config::default_files(project, self.user_config().as_deref(), self.claude_settings)
     }
 
     /// Load every hook file and build the engine.
@@ -166,16 +184,24 @@ impl HookEngineBuilder {
     /// A [`LoadError`] with every problem in every file; no engine is built
     /// from a partly broken setup.
     pub fn build(&self) -> Result<HookEngine, LoadError> {
+        let settings = self.settings().map_err(|errors| LoadError { errors })?;
+        let audit = self
+            .open_audit_log(&settings)
+            .map_err(|e| LoadError { errors: vec![e] })?;
         let runtime = match &self.runtime {
             Some(r) => r.clone(),
             None => WasmRuntime::new().map_err(|e| LoadError { errors: vec![e] })?,
         };
+        let allowlist = self
+            .http_allowlist
+            .extended(settings.allow_urls)
+            .expect("settings URL patterns were checked when read");
         let mut loader = Loader::new(
             runtime,
             self.limits,
             self.commands.clone(),
             self.prompts.clone(),
-            HttpSettings::new(self.http_allowlist.clone()),
+            HttpSettings::new(allowlist),
         );
         let mut layers = Vec::new();
         let mut errors = Vec::new();
@@ -188,11 +214,47 @@ impl HookEngineBuilder {
         if !errors.is_empty() {
             return Err(LoadError { errors });
         }
-        let engine = HookEngine::default();
+        let engine = HookEngine {
+            inner: Arc::new(Registry {
+                audit,
+                ..Registry::default()
+            }),
+        };
         for spec in config::merge(layers) {
             engine.register(spec);
         }
         Ok(engine)
+    }
+
+    fn user_config(&self) -> Option<PathBuf> {
+        self.user_config_dir
+            .clone()
+            .or_else(config::user_config_dir)
+    }
+
+    /// The engine settings files' contents (none without a project).
+    fn settings(&self) -> Result<EngineSettings, Vec<Error>> {
+        let Some(project) = &self.project_dir else {
+            return Ok(EngineSettings::default());
+        };
+        EngineSettings::load(&config::settings_files(
+            project,
+            self.user_config().as_deref(),
+        ))
+    }
+
+    fn open_audit_log(&self, settings: &EngineSettings) -> Result<Option<AuditLog>, Error> {
+        let Some(path) = self.audit_log.as_ref().or(settings.audit_log.as_ref()) else {
+            return Ok(None);
+        };
+        let mut secret = self.secret_env.clone();
+        secret.extend(settings.secret_env.iter().cloned());
+        AuditLog::open(path, Redactor::from_env(&secret))
+            .map(Some)
+            .map_err(|source| Error::Audit {
+                path: path.clone(),
+                source,
+            })
     }
 }
 
@@ -222,6 +284,7 @@ struct Registry {
     hooks: RwLock<Arc<[Registered]>>,
     next_handle: AtomicU64,
     background: Mutex<Vec<JoinHandle<()>>>,
+    audit: Option<AuditLog>,
 }
 
 #[derive(Debug, Clone)]
@@ -333,17 +396,40 @@ impl HookEngine {
                 break;
             }
         }
-        fold.finish()
+        let outcome = fold.finish();
+        if let Some(audit) = &self.inner.audit {
+            audit.record_dispatch(&event, &outcome);
+        }
+        outcome
+    }
+
+    /// The audit log this engine appends to, if any.
+    pub fn audit_log(&self) -> Option<&AuditLog> {
+        self.inner.audit.as_ref()
     }
 
     fn start_in_background(&self, hook: &HookSpec, event: &Event) {
         let (handler, id, event) = (hook.handler.clone(), hook.id.clone(), event.clone());
+        let audit = self.inner.audit.clone();
         let task = tokio::spawn(async move {
-            match handler.handle(&id, &event).await.result {
+            let result = handler.handle(&id, &event).await.result;
+            match &result {
                 Ok(result) => {
                     tracing::info!(hook = %id, background = true, "answered {:?}", result.decision)
                 }
                 Err(error) => tracing::warn!(hook = %id, background = true, "{error}"),
+            }
+            if let Some(audit) = audit {
+                audit.record(AuditEntry {
+                    kind: AuditKind::Background,
+                    session: event.session_id().to_owned(),
+                    event: Some(event.name()),
+                    hook: Some(id),
+                    data: match result {
+                        Ok(answer) => serde_json::json!({ "answered": answer }),
+                        Err(error) => serde_json::json!({ "failed": error }),
+                    },
+                });
             }
         });
         let mut tasks = self

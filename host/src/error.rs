@@ -64,6 +64,14 @@ pub enum Error {
     /// The wasm runtime could not be set up.
     #[error("starting the wasm runtime: {0}")]
     Runtime(String),
+    /// The audit log cannot be opened.
+    #[error("opening the audit log {}: {source}", path.display())]
+    Audit {
+        /// The log file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
 }
 
 fn location(line: Option<usize>, column: Option<usize>) -> String {

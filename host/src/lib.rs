@@ -23,9 +23,16 @@
 //! # Ok(()) }
 //! ```
 //!
+//! An agent that wants more than a decision — context routed to the model,
+//! approvals asked of the person, messages shown, an audit trail — wraps the
+//! engine in a [`Session`] and fires events through [`ToolHooks`] and
+//! [`SessionHooks`]; `host/examples/agent.rs` is a whole agent doing so.
+//! [`AuditLog`] is the tamper-evident record; [`verify_audit_log`] checks it.
+//!
 //! Modules are private; everything public is re-exported here.
 #![deny(missing_docs)]
 
+mod audit;
 mod config;
 mod engine;
 mod error;
@@ -33,10 +40,15 @@ mod event;
 mod handlers;
 mod matcher;
 mod outcome;
+mod session;
 mod spec;
 mod suggest;
 mod template;
 
+pub use audit::{
+    AuditEntry, AuditKind, AuditLine, AuditLog, Break, REDACTED, Redactor, Verification,
+    read as read_audit_log, verify as verify_audit_log,
+};
 pub use engine::{HookEngine, HookEngineBuilder, HookHandle, LoadError};
 pub use error::{Error, HookError};
 pub use event::{CATALOGUE, Event, EventError, EventName, UnknownEvent};
@@ -51,5 +63,12 @@ pub use matcher::{EventPattern, ToolMatcher};
 pub use outcome::{
     Approval, Attributed, Context, Decision, Flow, Fold, HookId, HookOutput, HookResult, OnFailure,
     Outcome, Role, Severity, TraceEntry, TraceStatus, UserMessage, Verdict,
+};
+pub use session::{
+    ApprovalChoice, ApprovalFuture, ApprovalRecord, ApprovalRequest, ApprovalSystem,
+    ContextMessage, ContextSink, DEFAULT_OPTIONS, DecidedBy, DisplaySystem, InjectionLimits,
+    InjectionReport, InjectionStatus, Provenance, Resolved, ScriptedApprovals, Session,
+    SessionBuilder, SessionHooks, TerminalApproval, TerminalDisplay, ToolDenied, ToolError,
+    ToolHooks,
 };
 pub use spec::{HookSource, HookSpec};

@@ -231,6 +231,13 @@ pub struct HookOutput {
     pub truncated: bool,
 }
 
+impl HookOutput {
+    /// Whether the hook wrote nothing.
+    pub fn is_empty(&self) -> bool {
+        self.stdout.is_empty() && self.stderr.is_empty() && self.logs.is_empty()
+    }
+}
+
 /// How one hook's run ended.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]

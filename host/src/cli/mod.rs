@@ -1,6 +1,7 @@
 //! Command-line arguments (clap derive) and the one place where results
 //! become exit codes. Each subcommand lives in its own file.
 
+mod audit;
 mod hook_files;
 mod list;
 mod report;
@@ -32,6 +33,8 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Show which hooks would run, in order, and where each comes from.
     List(list::ListArgs),
+    /// Check or read an audit log.
+    Audit(audit::AuditArgs),
 }
 
 /// Process exit codes, documented once:
@@ -79,6 +82,7 @@ fn run(command: Command) -> anyhow::Result<Exit> {
         Command::Run(args) => run::run(args),
         Command::Validate(args) => validate::run(args),
         Command::List(args) => list::run(args),
+        Command::Audit(args) => audit::run(args),
     }
 }
 

@@ -10,6 +10,7 @@ use clap::Args;
 use serde_json::Value;
 use wasm_hooks::{Event, EventName, Verdict};
 
+use super::audit::AuditLogArg;
 use super::hook_files::HookFileArgs;
 use super::{Exit, report};
 
@@ -18,6 +19,9 @@ use super::{Exit, report};
 pub(crate) struct RunArgs {
     #[command(flatten)]
     hook_files: HookFileArgs,
+
+    #[command(flatten)]
+    audit: AuditLogArg,
 
     /// Event name (canonical or alias, e.g. PreToolUse, tool:pre).
     #[arg(short, long, value_name = "NAME", conflicts_with = "event_file")]
@@ -123,7 +127,9 @@ impl EventSource {
 
 pub(crate) fn run(args: RunArgs) -> anyhow::Result<Exit> {
     let event = EventSource::from_args(&args)?.into_event()?;
-    let engine = args.hook_files.builder(&[])?.build()?;
+    let mut builder = args.hook_files.builder(&[])?;
+    args.audit.apply(&mut builder);
+    let engine = builder.build()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

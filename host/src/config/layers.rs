@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use super::FileHooks;
 use crate::HookSpec;
 
-const EXTENSIONS: [&str; 3] = ["json", "yaml", "yml"];
+pub(super) const EXTENSIONS: [&str; 3] = ["json", "yaml", "yml"];
 
 /// The user's configuration directory: `$XDG_CONFIG_HOME`, or `~/.config`.
 pub(crate) fn user_config_dir() -> Option<PathBuf> {

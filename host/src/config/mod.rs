@@ -27,8 +27,10 @@
 mod doc;
 mod layers;
 mod locate;
+mod settings;
 
 pub(crate) use layers::{default_files, merge, user_config_dir};
+pub(crate) use settings::{EngineSettings, settings_files};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -130,7 +132,7 @@ impl FileRead<'_> {
 
 /// Parse `text` as the syntax the path's extension names, with the error's
 /// position split out of its message.
-fn parse(path: &Path, text: &str) -> Result<FileDoc, Error> {
+fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, Error> {
     let yaml = matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("yaml" | "yml")
@@ -196,7 +198,7 @@ impl Loader {
                 message: format!("cannot read the hook file: {e}"),
             }]
         })?;
-        let doc = parse(path, &text).map_err(|e| vec![e])?;
+        let doc: FileDoc = parse(path, &text).map_err(|e| vec![e])?;
         let mut read = FileRead {
             path,
             base: path.parent().unwrap_or(Path::new(".")),
