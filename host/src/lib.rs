@@ -40,6 +40,7 @@ mod event;
 mod handlers;
 mod matcher;
 mod outcome;
+mod protocol;
 mod session;
 mod spec;
 mod suggest;
@@ -64,6 +65,7 @@ pub use outcome::{
     Approval, Attributed, Context, Decision, Flow, Fold, HookId, HookOutput, HookResult, OnFailure,
     Outcome, Role, Severity, TraceEntry, TraceStatus, UserMessage, Verdict,
 };
+pub use protocol::{Answer, Protocol};
 pub use session::{
     ApprovalChoice, ApprovalFuture, ApprovalRecord, ApprovalRequest, ApprovalSystem,
     ContextMessage, ContextSink, DEFAULT_OPTIONS, DecidedBy, DisplaySystem, InjectionLimits,

@@ -35,12 +35,23 @@ impl HookFileArgs {
     /// A builder reading these files (extra ones, given as arguments,
     /// count as `--config`).
     pub(crate) fn builder(&self, extra: &[PathBuf]) -> anyhow::Result<HookEngineBuilder> {
+        self.builder_in(extra, None)
+    }
+
+    /// Like [`HookFileArgs::builder`], with the project defaulting to
+    /// `project` (then the current directory) when `--project-dir` is not
+    /// given.
+    pub(crate) fn builder_in(
+        &self,
+        extra: &[PathBuf],
+        project: Option<PathBuf>,
+    ) -> anyhow::Result<HookEngineBuilder> {
         let mut builder = HookEngineBuilder::new();
         for file in self.configs.iter().chain(extra) {
             builder.hook_file(file);
         }
-        let project = match &self.project_dir {
-            Some(dir) => dir.clone(),
+        let project = match self.project_dir.clone().or(project) {
+            Some(dir) => dir,
             None => std::env::current_dir().context("finding the current directory")?,
         };
         builder

@@ -2,6 +2,7 @@
 //! become exit codes. Each subcommand lives in its own file.
 
 mod audit;
+mod hook;
 mod hook_files;
 mod list;
 mod report;
@@ -33,6 +34,9 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Show which hooks would run, in order, and where each comes from.
     List(list::ListArgs),
+    /// Stand in as an agent's hook: read its event on stdin, run the
+    /// configured hooks, answer in its protocol (Claude Code by default).
+    Hook(hook::HookArgs),
     /// Check or read an audit log.
     Audit(audit::AuditArgs),
 }
@@ -83,6 +87,7 @@ fn run(command: Command) -> anyhow::Result<Exit> {
         Command::Validate(args) => validate::run(args),
         Command::List(args) => list::run(args),
         Command::Audit(args) => audit::run(args),
+        Command::Hook(args) => hook::run(args),
     }
 }
 

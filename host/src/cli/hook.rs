@@ -1,0 +1,103 @@
+//! `wasm-hooks hook`: stand in as an agent's command hook. Read the agent's
+//! event on stdin, run every configured hook, and answer on stdout (and by
+//! exit code) in the agent's own protocol.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use serde_json::Value;
+use wasm_hooks::{Answer, Protocol};
+
+use super::audit::AuditLogArg;
+use super::hook_files::HookFileArgs;
+use super::{Exit, report};
+
+/// Arguments of `wasm-hooks hook`.
+#[derive(Debug, Args)]
+pub(crate) struct HookArgs {
+    /// The agent whose protocol to speak.
+    #[arg(long, value_enum, default_value_t = AgentProtocol::Claude)]
+    protocol: AgentProtocol,
+
+    #[command(flatten)]
+    hook_files: HookFileArgs,
+
+    #[command(flatten)]
+    audit: AuditLogArg,
+
+    /// When the hooks cannot run at all (hook files that do not load, an
+    /// unreadable event), let the agent go on; by default the operation is
+    /// blocked with the reason.
+    #[arg(long)]
+    fail_open: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum AgentProtocol {
+    /// Claude Code.
+    Claude,
+    /// Gemini CLI.
+    Gemini,
+    /// Codex.
+    Codex,
+}
+
+impl From<AgentProtocol> for Protocol {
+    fn from(p: AgentProtocol) -> Self {
+        match p {
+            AgentProtocol::Claude => Protocol::Claude,
+            AgentProtocol::Gemini => Protocol::Gemini,
+            AgentProtocol::Codex => Protocol::Codex,
+        }
+    }
+}
+
+pub(crate) fn run(args: HookArgs) -> anyhow::Result<Exit> {
+    let protocol = Protocol::from(args.protocol);
+    let answer = answer(&args, protocol)
+        .unwrap_or_else(|message| protocol.failure(&message, args.fail_open));
+    if !answer.body.is_null() {
+        report::print(&format!("{}\n", answer.body))?;
+    }
+    for line in &answer.stderr {
+        eprintln!("{line}");
+    }
+    Ok(match answer.exit_code {
+        0 => Exit::GoOn,
+        2 => Exit::Denied,
+        _ => Exit::Failed,
+    })
+}
+
+/// Read, dispatch, encode; an `Err` is why the hooks could not run.
+fn answer(args: &HookArgs, protocol: Protocol) -> Result<Answer, String> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| format!("reading the event from stdin: {e}"))?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| format!("the event on stdin is not JSON: {e}"))?;
+    let event = protocol
+        .decode(value)
+        .map_err(|e| format!("the event on stdin: {e}"))?;
+    // The project is the agent's: CLAUDE_PROJECT_DIR, else the event's cwd.
+    let project = std::env::var_os("CLAUDE_PROJECT_DIR")
+        .map(PathBuf::from)
+        .or_else(|| event.cwd().map(PathBuf::from));
+    let mut builder = args
+        .hook_files
+        .builder_in(&[], project)
+        .map_err(|e| format!("{e:#}"))?;
+    args.audit.apply(&mut builder);
+    let engine = builder
+        .build()
+        .map_err(|e| format!("the hook files do not load: {e}"))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("starting the async runtime: {e}"))?;
+    let outcome = runtime.block_on(engine.dispatch(event.clone()));
+    runtime.block_on(engine.wait_for_background());
+    Ok(protocol.encode(&event, &outcome))
+}

@@ -1,0 +1,238 @@
+//! Claude Code's answer format (and Codex's, the same with fewer answers).
+//!
+//! Always exit 0 with a JSON answer: that is the form Claude Code reads
+//! whole (on exit 2 it ignores stdout). Per `PROTOCOL.md`'s observed table:
+//! - PreToolUse: `hookSpecificOutput.permissionDecision` `deny` (the reason
+//!   reaches the model, even in bypass mode), `ask`, or `allow`;
+//!   `updatedInput` for a rewrite, sent with `allow` because that is the
+//!   combination observed to run the new input;
+//! - UserPromptSubmit, PostToolUse(Failure), Stop, SubagentStop:
+//!   `decision: "block"` + `reason`;
+//! - context as `hookSpecificOutput.additionalContext` where Claude Code
+//!   reads it; `continue: false` + `stopReason`; `systemMessage`;
+//!   `suppressOutput`.
+
+use serde_json::{Map, Value};
+
+use super::{Answer, joined_context, joined_messages, warnings};
+use crate::{Event, EventName, Outcome, Verdict};
+
+/// Which agent reads the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Dialect {
+    Claude,
+    /// No `ask`, `allow` or `updatedInput` on PreToolUse: what cannot be
+    /// said is turned into a deny, never dropped.
+    Codex,
+}
+
+/// Events whose `additionalContext` Claude Code reads.
+fn reads_context(event: EventName) -> bool {
+    matches!(
+        event,
+        EventName::PreToolUse
+            | EventName::PostToolUse
+            | EventName::PostToolUseFailure
+            | EventName::UserPromptSubmit
+            | EventName::SessionStart
+    )
+}
+
+/// Events a `decision: "block"` answer acts on.
+fn takes_block(event: EventName) -> bool {
+    matches!(
+        event,
+        EventName::UserPromptSubmit
+            | EventName::PostToolUse
+            | EventName::PostToolUseFailure
+            | EventName::Stop
+            | EventName::SubagentStop
+    )
+}
+
+pub(super) fn encode(event: &Event, outcome: &Outcome, dialect: Dialect) -> Answer {
+    let name = event.name();
+    let mut body = Map::new();
+    let mut specific = Map::new();
+    let mut stderr = warnings(outcome);
+    if name == EventName::PreToolUse {
+        pre_tool_use(outcome, dialect, &mut specific);
+    } else if let Some(reason) = blocking_reason(&outcome.verdict) {
+        if takes_block(name) {
+            body.insert("decision".into(), "block".into());
+            body.insert("reason".into(), reason.into());
+        } else {
+            stderr.push(format!(
+                "wasm-hooks: {name} cannot be blocked; a hook's deny is only reported: {reason}"
+            ));
+        }
+    }
+    if let Some(context) = joined_context(outcome) {
+        if reads_context(name) {
+            specific.insert("additionalContext".into(), context.into());
+        } else {
+            stderr.push(format!(
+                "wasm-hooks: {name} takes no context; dropped: {context}"
+            ));
+        }
+    }
+    if !specific.is_empty() {
+        specific.insert("hookEventName".into(), name.as_str().into());
+        body.insert("hookSpecificOutput".into(), Value::Object(specific));
+    }
+    if let Some(stop) = &outcome.stop {
+        body.insert("continue".into(), false.into());
+        body.insert("stopReason".into(), stop.value.clone().into());
+    }
+    if let Some(messages) = joined_messages(outcome) {
+        body.insert("systemMessage".into(), messages.into());
+    }
+    if outcome.suppress_output {
+        body.insert("suppressOutput".into(), true.into());
+    }
+    Answer {
+        body: Value::Object(body),
+        stderr,
+        exit_code: 0,
+    }
+}
+
+fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut Map<String, Value>) {
+    let rewritten = outcome.updated_input.as_ref();
+    let (decision, reason) = match (&outcome.verdict, dialect) {
+        (Verdict::Deny { reason }, _) => ("deny", Some(reason.clone())),
+        (Verdict::Ask(approval), Dialect::Claude) => ("ask", Some(approval.prompt.clone())),
+        (Verdict::Ask(approval), Dialect::Codex) => (
+            "deny",
+            Some(format!(
+                "needs the person's approval, which Codex hooks cannot ask for: {}",
+                approval.prompt
+            )),
+        ),
+        (_, Dialect::Codex) if rewritten.is_some() => (
+            "deny",
+            Some(
+                "a hook rewrote the tool input, which Codex hooks cannot apply; blocked rather than run unchanged"
+                    .to_owned(),
+            ),
+        ),
+        (Verdict::Allow { reason }, Dialect::Claude) => ("allow", reason.clone()),
+        (Verdict::Proceed, Dialect::Claude) if rewritten.is_some() => {
+            ("allow", Some("tool input rewritten by a hook".to_owned()))
+        }
+        // Codex takes no `allow`: saying nothing lets its own check run.
+        (Verdict::Allow { .. } | Verdict::Proceed, _) => return,
+    };
+    specific.insert("permissionDecision".into(), decision.into());
+    if let Some(reason) = reason {
+        specific.insert("permissionDecisionReason".into(), reason.into());
+    }
+    if let (Some(input), "allow" | "ask") = (rewritten, decision) {
+        specific.insert("updatedInput".into(), input.clone());
+    }
+}
+
+/// The reason to block with: a deny's, or an ask's prompt where the event
+/// has no way to ask (blocking is the safe side).
+fn blocking_reason(verdict: &Verdict) -> Option<String> {
+    match verdict {
+        Verdict::Deny { reason } => Some(reason.clone()),
+        Verdict::Ask(approval) => Some(format!(
+            "needs the person's approval, which this event cannot ask for: {}",
+            approval.prompt
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::{Approval, Attributed, Context, HookId, Role};
+
+    fn outcome(verdict: Verdict) -> Outcome {
+        Outcome {
+            verdict,
+            ..Outcome::proceed()
+        }
+    }
+
+    fn pre() -> Event {
+        Event::pre_tool_use("Bash", json!({"command": "ls"}))
+    }
+
+    #[test]
+    fn pre_tool_use_answers() {
+        let deny = encode(
+            &pre(),
+            &outcome(Verdict::Deny {
+                reason: "no".into(),
+            }),
+            Dialect::Claude,
+        );
+        assert_eq!(
+            deny.body,
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}})
+        );
+        let mut rewritten = Outcome::proceed();
+        rewritten.updated_input = Some(json!({"command": "ls -a"}));
+        let answer = encode(&pre(), &rewritten, Dialect::Claude);
+        assert_eq!(
+            answer.body["hookSpecificOutput"]["updatedInput"],
+            json!({"command": "ls -a"})
+        );
+        assert_eq!(
+            answer.body["hookSpecificOutput"]["permissionDecision"],
+            "allow"
+        );
+        let codex = encode(&pre(), &rewritten, Dialect::Codex);
+        assert_eq!(
+            codex.body["hookSpecificOutput"]["permissionDecision"],
+            "deny"
+        );
+        assert!(
+            codex.body["hookSpecificOutput"]
+                .get("updatedInput")
+                .is_none()
+        );
+        assert_eq!(
+            encode(&pre(), &Outcome::proceed(), Dialect::Claude).body,
+            json!({})
+        );
+    }
+
+    #[test]
+    fn ask_becomes_block_where_it_cannot_be_asked() {
+        let ask = outcome(Verdict::Ask(Approval {
+            prompt: "sure?".into(),
+            options: vec![],
+            timeout_ms: None,
+            default_allow: false,
+        }));
+        let answer = encode(&Event::stop(false), &ask, Dialect::Claude);
+        assert_eq!(answer.body["decision"], "block");
+        assert!(answer.body["reason"].as_str().unwrap().ends_with("sure?"));
+    }
+
+    #[test]
+    fn context_where_read_and_reported_where_not() {
+        let mut o = Outcome::proceed();
+        o.contexts.push(Attributed {
+            hook: HookId::new("h"),
+            value: Context {
+                text: "remember".into(),
+                role: Role::System,
+            },
+        });
+        let start = encode(&Event::session_start("startup"), &o, Dialect::Claude);
+        assert_eq!(
+            start.body,
+            json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "remember"}})
+        );
+        let end = encode(&Event::session_end("other"), &o, Dialect::Claude);
+        assert_eq!(end.body, json!({}));
+        assert!(end.stderr[0].contains("SessionEnd takes no context"));
+    }
+}

@@ -1,0 +1,171 @@
+//! Gemini CLI's hook format.
+//!
+//! Its events (BeforeTool, AfterTool, BeforeAgent, AfterAgent, BeforeModel,
+//! AfterModel, PreCompress, SessionStart, SessionEnd, Notification) are
+//! aliases in the catalogue; its built-in tools are renamed to the
+//! canonical (Claude Code) names so one hook file serves every agent, and
+//! the original names are kept in `agent_event_name` / `agent_tool_name`.
+//! Answers are `decision: allow|deny` + `reason`, with
+//! `hookSpecificOutput.tool_input` for a rewrite and `additionalContext`
+//! for context, exit code 0.
+
+use serde_json::{Map, Value};
+
+use super::{Answer, joined_context, joined_messages, warnings};
+use crate::{Event, EventError, EventName, Outcome, Verdict};
+
+/// Gemini CLI's built-in tools and their canonical names.
+const TOOLS: &[(&str, &str)] = &[
+    ("run_shell_command", "Bash"),
+    ("write_file", "Write"),
+    ("replace", "Edit"),
+    ("read_file", "Read"),
+    ("glob", "Glob"),
+    ("search_file_content", "Grep"),
+    ("list_directory", "LS"),
+    ("web_fetch", "WebFetch"),
+    ("google_web_search", "WebSearch"),
+    ("write_todos", "TodoWrite"),
+];
+
+pub(super) fn decode(value: Value) -> Result<Event, EventError> {
+    let Value::Object(mut record) = value else {
+        return Err(EventError::NotAnObject);
+    };
+    if let Some(name) = record.get("hook_event_name").cloned() {
+        record.insert("agent_event_name".into(), name);
+    }
+    let canonical = record
+        .get("tool_name")
+        .and_then(Value::as_str)
+        .and_then(|tool| TOOLS.iter().find(|(gemini, _)| *gemini == tool))
+        .map(|(gemini, canonical)| (*gemini, *canonical));
+    if let Some((gemini, canonical)) = canonical {
+        record.insert("agent_tool_name".into(), gemini.into());
+        record.insert("tool_name".into(), canonical.into());
+    }
+    Event::from_json(Value::Object(record))
+}
+
+pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
+    let name = event.name();
+    let agent_name = event
+        .record()
+        .get("agent_event_name")
+        .and_then(Value::as_str)
+        .unwrap_or(name.as_str());
+    let mut body = Map::new();
+    let mut specific = Map::new();
+    let mut stderr = warnings(outcome);
+    let blockable = matches!(
+        name,
+        EventName::PreToolUse
+            | EventName::PostToolUse
+            | EventName::UserPromptSubmit
+            | EventName::Stop
+            | EventName::PreModelRequest
+            | EventName::PostModelResponse
+    );
+    match &outcome.verdict {
+        Verdict::Deny { reason } if blockable => deny(&mut body, reason),
+        Verdict::Ask(approval) if blockable => deny(
+            &mut body,
+            &format!(
+                "needs the person's approval, which Gemini CLI hooks cannot ask for: {}",
+                approval.prompt
+            ),
+        ),
+        Verdict::Allow { reason } if name == EventName::PreToolUse => {
+            body.insert("decision".into(), "allow".into());
+            if let Some(reason) = reason {
+                body.insert("reason".into(), reason.clone().into());
+            }
+        }
+        Verdict::Deny { reason } => stderr.push(format!(
+            "wasm-hooks: {agent_name} cannot be blocked; a hook's deny is only reported: {reason}"
+        )),
+        _ => {}
+    }
+    if let (Some(input), EventName::PreToolUse) = (&outcome.updated_input, name) {
+        specific.insert("tool_input".into(), input.clone());
+    }
+    if let Some(context) = joined_context(outcome) {
+        if matches!(
+            name,
+            EventName::PostToolUse | EventName::UserPromptSubmit | EventName::SessionStart
+        ) {
+            specific.insert("additionalContext".into(), context.into());
+        } else {
+            stderr.push(format!(
+                "wasm-hooks: {agent_name} takes no context; dropped: {context}"
+            ));
+        }
+    }
+    if !specific.is_empty() {
+        specific.insert("hookEventName".into(), agent_name.into());
+        body.insert("hookSpecificOutput".into(), Value::Object(specific));
+    }
+    if let Some(stop) = &outcome.stop {
+        body.insert("continue".into(), false.into());
+        body.insert("stopReason".into(), stop.value.clone().into());
+    }
+    if let Some(messages) = joined_messages(outcome) {
+        body.insert("systemMessage".into(), messages.into());
+    }
+    if outcome.suppress_output {
+        body.insert("suppressOutput".into(), true.into());
+    }
+    Answer {
+        body: Value::Object(body),
+        stderr,
+        exit_code: 0,
+    }
+}
+
+fn deny(body: &mut Map<String, Value>, reason: &str) {
+    body.insert("decision".into(), "deny".into());
+    body.insert("reason".into(), reason.into());
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn events_and_tools_are_mapped_and_originals_kept() {
+        let event = decode(json!({
+            "hook_event_name": "BeforeTool", "session_id": "g1", "cwd": "/p",
+            "timestamp": "2026-11-21T10:00:00Z",
+            "tool_name": "run_shell_command", "tool_input": {"command": "ls"},
+            "mcp_context": {"server": "x"}
+        }))
+        .unwrap();
+        assert_eq!(event.name(), EventName::PreToolUse);
+        assert_eq!(event.tool_name(), Some("Bash"));
+        assert_eq!(event.record()["agent_tool_name"], "run_shell_command");
+        assert_eq!(event.record()["agent_event_name"], "BeforeTool");
+        assert_eq!(event.record()["mcp_context"], json!({"server": "x"}));
+        let unknown =
+            decode(json!({"hook_event_name": "AfterTool", "tool_name": "mcp__a__b"})).unwrap();
+        assert_eq!(unknown.tool_name(), Some("mcp__a__b"));
+    }
+
+    #[test]
+    fn answers_use_gemini_names() {
+        let event =
+            decode(json!({"hook_event_name": "BeforeTool", "tool_name": "run_shell_command"}))
+                .unwrap();
+        let mut outcome = Outcome::proceed();
+        outcome.updated_input = Some(json!({"command": "ls -a"}));
+        assert_eq!(
+            encode(&event, &outcome).body,
+            json!({"hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": {"command": "ls -a"}}})
+        );
+        outcome.verdict = Verdict::Deny {
+            reason: "no".into(),
+        };
+        assert_eq!(encode(&event, &outcome).body["decision"], "deny");
+    }
+}
