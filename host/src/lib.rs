@@ -41,6 +41,7 @@ mod handlers;
 mod matcher;
 mod outcome;
 mod protocol;
+mod server;
 mod session;
 mod spec;
 mod suggest;
@@ -66,6 +67,7 @@ pub use outcome::{
     Outcome, Role, Severity, TraceEntry, TraceStatus, UserMessage, Verdict,
 };
 pub use protocol::{Answer, Protocol};
+pub use server::{DEFAULT_MAX_BODY, HookServer};
 pub use session::{
     ApprovalChoice, ApprovalFuture, ApprovalRecord, ApprovalRequest, ApprovalSystem,
     ContextMessage, ContextSink, DEFAULT_OPTIONS, DecidedBy, DisplaySystem, InjectionLimits,

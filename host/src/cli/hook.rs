@@ -34,7 +34,7 @@ pub(crate) struct HookArgs {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-enum AgentProtocol {
+pub(crate) enum AgentProtocol {
     /// Claude Code.
     Claude,
     /// Gemini CLI.

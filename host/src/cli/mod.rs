@@ -7,6 +7,7 @@ mod hook_files;
 mod list;
 mod report;
 mod run;
+mod serve;
 mod validate;
 
 use std::process::ExitCode;
@@ -37,6 +38,8 @@ enum Command {
     /// Stand in as an agent's hook: read its event on stdin, run the
     /// configured hooks, answer in its protocol (Claude Code by default).
     Hook(hook::HookArgs),
+    /// Serve the hooks over HTTP (for agents' HTTP hooks): POST /hook.
+    Serve(serve::ServeArgs),
     /// Check or read an audit log.
     Audit(audit::AuditArgs),
 }
@@ -88,6 +91,7 @@ fn run(command: Command) -> anyhow::Result<Exit> {
         Command::List(args) => list::run(args),
         Command::Audit(args) => audit::run(args),
         Command::Hook(args) => hook::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }
 

@@ -1,0 +1,130 @@
+//! `wasm-hooks serve`: the engine behind an HTTP endpoint (loopback TCP by
+//! default, or a Unix socket) for agents' HTTP hooks, until SIGINT or
+//! SIGTERM.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use wasm_hooks::{DEFAULT_MAX_BODY, HookServer};
+
+use super::Exit;
+use super::audit::AuditLogArg;
+use super::hook::AgentProtocol;
+use super::hook_files::HookFileArgs;
+
+/// Arguments of `wasm-hooks serve`.
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// Listen on this address; only loopback addresses unless a token is
+    /// required.
+    #[arg(
+        long,
+        value_name = "ADDR",
+        default_value = "127.0.0.1:8787",
+        conflicts_with = "socket"
+    )]
+    listen: SocketAddr,
+
+    /// Listen on this Unix socket instead.
+    #[arg(long, value_name = "PATH")]
+    socket: Option<PathBuf>,
+
+    /// The agent whose protocol to speak.
+    #[arg(long, value_enum, default_value_t = AgentProtocol::Claude)]
+    protocol: AgentProtocol,
+
+    /// Require `Authorization: Bearer <token>`, the token being this
+    /// environment variable's value.
+    #[arg(long, value_name = "VAR")]
+    token_env: Option<String>,
+
+    /// Refuse request bodies larger than this many KiB.
+    #[arg(long, value_name = "KIB", default_value_t = DEFAULT_MAX_BODY / 1024)]
+    max_body_kb: usize,
+
+    #[command(flatten)]
+    hook_files: HookFileArgs,
+
+    #[command(flatten)]
+    audit: AuditLogArg,
+}
+
+pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
+    let mut builder = args.hook_files.builder(&[])?;
+    args.audit.apply(&mut builder);
+    let engine = builder.build()?;
+    let mut server =
+        HookServer::new(engine, args.protocol.into()).max_body(args.max_body_kb * 1024);
+    let token = match &args.token_env {
+        Some(var) => Some(
+            std::env::var(var)
+                .ok()
+                .filter(|t| !t.is_empty())
+                .with_context(|| format!("--token-env: the variable {var} is not set"))?,
+        ),
+        None => None,
+    };
+    if let Some(token) = token.clone() {
+        server = server.token(token);
+    }
+    if args.socket.is_none() && !args.listen.ip().is_loopback() && token.is_none() {
+        bail!(
+            "refusing to listen on {} without a token: add --token-env VAR, or listen on a loopback address",
+            args.listen
+        );
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async move {
+        let shutdown = shutdown_signal().context("watching for SIGINT and SIGTERM")?;
+        match &args.socket {
+            Some(path) => {
+                if path.exists() {
+                    std::fs::remove_file(path)
+                        .with_context(|| format!("removing the old socket {}", path.display()))?;
+                }
+                let listener = tokio::net::UnixListener::bind(path)
+                    .with_context(|| format!("binding {}", path.display()))?;
+                announce(&format!("unix:{}", path.display()))?;
+                server.serve_unix(listener, shutdown).await?;
+            }
+            None => {
+                let listener = tokio::net::TcpListener::bind(args.listen)
+                    .await
+                    .with_context(|| format!("binding {}", args.listen))?;
+                announce(&format!("http://{}", listener.local_addr()?))?;
+                server.serve_tcp(listener, shutdown).await?;
+            }
+        }
+        anyhow::Ok(())
+    })?;
+    Ok(Exit::GoOn)
+}
+
+/// The first line on stdout says where to connect (so a port 0 can be
+/// found).
+fn announce(address: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "listening on {address}")?;
+    out.flush()
+}
+
+/// Resolves on SIGINT or SIGTERM; the handlers are in place once this
+/// returns, before anyone is told where to connect.
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+        tracing::info!("shutting down: finishing requests in flight");
+    })
+}

@@ -1,0 +1,256 @@
+//! `wasm-hooks serve` as a process, over real HTTP on 127.0.0.1 and on a
+//! Unix socket: the answers of `wasm-hooks hook` for real payloads,
+//! concurrent requests, the body limit, bad JSON, the token, the health
+//! endpoint and a graceful shutdown.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A running `wasm-hooks serve`, killed when dropped.
+struct Server {
+    child: Child,
+    address: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(hooks: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+        .args(["serve", "--config"])
+        .arg(hooks)
+        .args(extra)
+        .envs(env.iter().copied())
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let address = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+        .to_owned();
+    Server { child, address }
+}
+
+fn default_listen() -> [&'static str; 2] {
+    ["--listen", "127.0.0.1:0"]
+}
+
+fn fixture(name: &str) -> Value {
+    let path = support::workspace_root()
+        .join("../shared/fixtures/claude-code-2.1.197")
+        .join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn bash(command: &str) -> Value {
+    let mut event = fixture("PreToolUse");
+    event["tool_input"]["command"] = json!(command);
+    event
+}
+
+fn guard() -> support::HookFile {
+    support::hook_file(
+        "PreToolUse",
+        "Bash",
+        &support::plugin("deny-dangerous-commands"),
+        json!({}),
+    )
+}
+
+async fn post(server: &Server, body: String) -> (u16, Value) {
+    let response = reqwest::Client::new()
+        .post(format!("{}/hook", server.address))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+#[tokio::test]
+async fn answers_like_the_command_hook() {
+    let hooks = guard();
+    let server = serve(&hooks.path, &default_listen(), &[]);
+    let (status, body) = post(&server, bash("rm -rf /").to_string()).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+            "permissionDecisionReason": "command matches the dangerous pattern `rm -rf /`"}})
+    );
+    assert_eq!(
+        post(&server, bash("ls").to_string()).await,
+        (200, json!({}))
+    );
+    let health: Value = reqwest::get(format!("{}/health", server.address))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(health, json!({"status": "ok", "hooks": 1}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_requests_each_get_their_own_answer() {
+    let hooks = guard();
+    let server = serve(&hooks.path, &default_listen(), &[]);
+    let client = reqwest::Client::new();
+    let mut requests = tokio::task::JoinSet::new();
+    for i in 0..32 {
+        let command = if i % 2 == 0 {
+            format!("rm -rf / # {i}")
+        } else {
+            format!("echo {i}")
+        };
+        let request = client
+            .post(format!("{}/hook", server.address))
+            .body(bash(&command).to_string());
+        requests.spawn(async move {
+            let response = request.send().await.unwrap();
+            (
+                i,
+                response.status().as_u16(),
+                response.json::<Value>().await.unwrap(),
+            )
+        });
+    }
+    let mut answered = 0;
+    while let Some(result) = requests.join_next().await {
+        let (i, status, body) = result.unwrap();
+        assert_eq!(status, 200);
+        let denied = body["hookSpecificOutput"]["permissionDecision"] == "deny";
+        assert_eq!(denied, i % 2 == 0, "request {i}: {body}");
+        answered += 1;
+    }
+    assert_eq!(answered, 32);
+}
+
+#[tokio::test]
+async fn bad_bodies_are_refused_with_their_status() {
+    let hooks = guard();
+    let server = serve(
+        &hooks.path,
+        &["--listen", "127.0.0.1:0", "--max-body-kb", "4"],
+        &[],
+    );
+    let (status, body) = post(&server, "{not json".into()).await;
+    assert_eq!(status, 400);
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("the body is not JSON")
+    );
+    let (status, body) = post(
+        &server,
+        json!({"hook_event_name": "PreToolUze"}).to_string(),
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert!(
+        body["error"].as_str().unwrap().contains("PreToolUse"),
+        "{body}"
+    );
+    let big = bash(&"x".repeat(5000)).to_string();
+    assert_eq!(post(&server, big).await.0, 413);
+}
+
+#[tokio::test]
+async fn a_configured_token_is_required() {
+    let hooks = guard();
+    let server = serve(
+        &hooks.path,
+        &["--listen", "127.0.0.1:0", "--token-env", "HOOK_TOKEN"],
+        &[("HOOK_TOKEN", "s3cret-token")],
+    );
+    assert_eq!(post(&server, bash("ls").to_string()).await.0, 401);
+    let client = reqwest::Client::new();
+    let wrong = client
+        .post(format!("{}/hook", server.address))
+        .bearer_auth("guess")
+        .body(bash("ls").to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status().as_u16(), 401);
+    let right = client
+        .post(format!("{}/hook", server.address))
+        .bearer_auth("s3cret-token")
+        .body(bash("rm -rf /").to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(right.status().as_u16(), 200);
+    let body: Value = right.json().await.unwrap();
+    assert_eq!(body["hookSpecificOutput"]["permissionDecision"], "deny");
+}
+
+#[test]
+fn a_public_address_needs_a_token() {
+    let hooks = guard();
+    let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+        .args(["serve", "--listen", "0.0.0.0:0", "--config"])
+        .arg(&hooks.path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("without a token"));
+}
+
+#[tokio::test]
+async fn a_unix_socket_serves_the_same_answers() {
+    let hooks = guard();
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("hooks.sock");
+    let server = serve(&hooks.path, &["--socket", socket.to_str().unwrap()], &[]);
+    assert_eq!(server.address, format!("unix:{}", socket.display()));
+    let body = bash("rm -rf /").to_string();
+    let mut stream = tokio::net::UnixStream::connect(&socket).await.unwrap();
+    let request = format!(
+        "POST /hook HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(
+        response.contains(r#""permissionDecision":"deny""#),
+        "{response}"
+    );
+}
+
+#[test]
+fn sigterm_shuts_it_down_cleanly() {
+    let hooks = guard();
+    let mut server = serve(&hooks.path, &default_listen(), &[]);
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe {
+        libc::kill(server.child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    let status = server.child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+}
