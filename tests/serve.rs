@@ -113,6 +113,37 @@ async fn answers_like_the_command_hook() {
     assert_eq!(health, json!({"status": "ok", "hooks": 1}));
 }
 
+#[tokio::test]
+async fn modify_context_stop_and_a_timeout_over_http() {
+    let command = |line: &str| json!({"type": "command", "name": "cmd", "command": line});
+    let cases = [
+        (
+            command(r#"echo '{"action": "modify", "modified_args": {"command": "ls -a"}}'"#),
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                "permissionDecisionReason": "tool input rewritten by a hook", "updatedInput": {"command": "ls -a"}}}),
+        ),
+        (
+            command(r#"echo '{"hookSpecificOutput": {"additionalContext": "note"}}'"#),
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "note"}}),
+        ),
+        (
+            command(r#"echo '{"continue": false, "stopReason": "done"}'"#),
+            json!({"continue": false, "stopReason": "done"}),
+        ),
+        (
+            json!({"type": "command", "name": "slow", "command": "sleep 5", "timeout": 0.2, "on_failure": "block"}),
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                "permissionDecisionReason": "blocked because a hook failed (on_failure = block): hook `slow` timed out (limit timeout_ms = 200)"}}),
+        ),
+    ];
+    for (entry, expected) in cases {
+        let hooks =
+            support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}));
+        let server = serve(&hooks.path, &default_listen(), &[]);
+        assert_eq!(post(&server, bash("ls").to_string()).await, (200, expected));
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_requests_each_get_their_own_answer() {
     let hooks = guard();

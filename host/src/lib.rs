@@ -66,7 +66,10 @@ pub use outcome::{
     Approval, Attributed, Context, Decision, Flow, Fold, HookId, HookOutput, HookResult, OnFailure,
     Outcome, Role, Severity, TraceEntry, TraceStatus, UserMessage, Verdict,
 };
-pub use protocol::{Answer, Protocol};
+pub use protocol::{
+    Answer, CLAUDE_EVENTS, InstalledHook, Protocol, SettingsError, install as install_claude_hooks,
+    uninstall as uninstall_claude_hooks,
+};
 pub use server::{DEFAULT_MAX_BODY, HookServer};
 pub use session::{
     ApprovalChoice, ApprovalFuture, ApprovalRecord, ApprovalRequest, ApprovalSystem,

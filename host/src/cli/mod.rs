@@ -4,6 +4,7 @@
 mod audit;
 mod hook;
 mod hook_files;
+mod install;
 mod list;
 mod report;
 mod run;
@@ -40,6 +41,11 @@ enum Command {
     Hook(hook::HookArgs),
     /// Serve the hooks over HTTP (for agents' HTTP hooks): POST /hook.
     Serve(serve::ServeArgs),
+    /// Install wasm-hooks as the hook of every event of an agent (Claude
+    /// Code): merged into its settings, with a backup, idempotent.
+    Install(install::InstallArgs),
+    /// Remove exactly the entries `install` added.
+    Uninstall(install::InstallArgs),
     /// Check or read an audit log.
     Audit(audit::AuditArgs),
 }
@@ -92,6 +98,8 @@ fn run(command: Command) -> anyhow::Result<Exit> {
         Command::Audit(args) => audit::run(args),
         Command::Hook(args) => hook::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Install(args) => install::install(args),
+        Command::Uninstall(args) => install::uninstall(args),
     }
 }
 

@@ -8,6 +8,9 @@
 
 mod claude;
 mod gemini;
+mod settings;
+
+pub use settings::{CLAUDE_EVENTS, InstalledHook, SettingsError, install, uninstall};
 
 use serde_json::Value;
 
