@@ -2,6 +2,8 @@
 //! hold hooks and other settings: merged, backed up, idempotent, and
 //! reversed exactly.
 
+mod support;
+
 use std::path::Path;
 
 use assert_cmd::Command;
@@ -72,20 +74,14 @@ fn install_merges_backs_up_and_uninstall_restores_the_bytes() {
     assert!(value["hooks"]["SessionStart"][0]["hooks"][0]["command"].is_string());
 
     // The installed command really works as Claude Code would run it.
-    let out = std::process::Command::new("sh")
+    Command::new("sh")
         .args(["-c", command])
         .current_dir(project.path())
         .env("XDG_CONFIG_HOME", "/nonexistent")
-        .stdin(std::fs::File::open(fixture("PreToolUse")).unwrap())
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "{}\n");
+        .write_stdin(support::fixture("PreToolUse").to_string())
+        .assert()
+        .code(0)
+        .stdout("{}\n");
 
     wasm_hooks(&["install", "claude"], project.path())
         .success()
@@ -99,12 +95,6 @@ fn install_merges_backs_up_and_uninstall_restores_the_bytes() {
     wasm_hooks(&["uninstall", "claude"], project.path())
         .success()
         .stdout(predicate::str::starts_with("no wasm-hooks entries"));
-}
-
-fn fixture(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/fixtures/claude-code-2.1.197")
-        .join(format!("{name}.json"))
 }
 
 #[test]

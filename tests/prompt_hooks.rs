@@ -72,6 +72,17 @@ fn bash(command: &str, session: &str) -> Event {
     Event::pre_tool_use("Bash", json!({ "command": command })).with("session_id", session)
 }
 
+/// The body of an OpenAI-compatible request, after checking its path and
+/// its key.
+fn openai_request(request: &Request) -> Value {
+    assert_eq!(request.path, "/v1/chat/completions");
+    assert_eq!(
+        request.header("authorization"),
+        Some(format!("Bearer {}", key()).as_str())
+    );
+    serde_json::from_str(&request.body).unwrap()
+}
+
 fn failure(outcome: &Outcome) -> &HookError {
     match &outcome.trace[0].status {
         TraceStatus::Failed { error, .. } => error,
@@ -147,13 +158,7 @@ async fn openai_compatible_allow_and_deny_with_the_safe_shape() {
         Verdict::Proceed
     );
     assert!(engine.dispatch(bash("rm -rf /", "s1")).await.is_denied());
-    let request = &server.requests()[0];
-    assert_eq!(request.path, "/v1/chat/completions");
-    assert_eq!(
-        request.header("authorization"),
-        Some(format!("Bearer {}", key()).as_str())
-    );
-    let body: Value = serde_json::from_str(&request.body).unwrap();
+    let body = openai_request(&server.requests()[0]);
     assert_eq!(body["messages"][0]["role"], "system");
 }
 
@@ -303,12 +308,7 @@ async fn engine_wide_defaults_let_a_hook_give_only_its_prompt() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(engine.dispatch(bash("rm -rf /", "s1")).await.is_denied());
     let request = &server.requests()[0];
-    assert_eq!(request.path, "/v1/chat/completions");
-    assert_eq!(
-        request.header("authorization"),
-        Some(format!("Bearer {}", key()).as_str())
-    );
-    let body: Value = serde_json::from_str(&request.body).unwrap();
+    let body = openai_request(request);
     assert_eq!(
         (body["model"].as_str(), body["max_tokens"].as_u64()),
         (Some("house-model"), Some(32))

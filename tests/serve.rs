@@ -52,15 +52,8 @@ fn default_listen() -> [&'static str; 2] {
     ["--listen", "127.0.0.1:0"]
 }
 
-fn fixture(name: &str) -> Value {
-    let path = support::workspace_root()
-        .join("../shared/fixtures/claude-code-2.1.197")
-        .join(format!("{name}.json"));
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 fn bash(command: &str) -> Value {
-    let mut event = fixture("PreToolUse");
+    let mut event = support::fixture("PreToolUse");
     event["tool_input"]["command"] = json!(command);
     event
 }
@@ -274,14 +267,33 @@ async fn a_unix_socket_serves_the_same_answers() {
     );
 }
 
-#[test]
-fn sigterm_shuts_it_down_cleanly() {
-    let hooks = guard();
+#[tokio::test]
+async fn sigterm_finishes_the_request_in_flight_then_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let started = dir.path().join("started");
+    let hooks = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": format!("touch {}; sleep 1; echo 'late but answered' >&2; exit 2", started.display())}
+    ]}]}}));
     let mut server = serve(&hooks.path, &default_listen(), &[]);
+    let in_flight = tokio::spawn(
+        reqwest::Client::new()
+            .post(format!("{}/hook", server.address))
+            .body(bash("ls").to_string())
+            .send(),
+    );
+    while !started.exists() {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
     // SAFETY: kill(2) on our own child's pid.
     unsafe {
         libc::kill(server.child.id() as libc::pid_t, libc::SIGTERM);
     }
-    let status = server.child.wait().unwrap();
-    assert_eq!(status.code(), Some(0));
+    let response = in_flight.await.unwrap().unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(
+        body["hookSpecificOutput"]["permissionDecisionReason"],
+        "late but answered"
+    );
+    assert_eq!(server.child.wait().unwrap().code(), Some(0));
 }

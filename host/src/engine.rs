@@ -6,6 +6,7 @@
 //! [`Fold`](crate::Fold). It knows handlers only through the
 //! [`Handler`](crate::Handler) trait. Build one with [`HookEngineBuilder`].
 
+use std::borrow::Cow;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -357,9 +358,13 @@ impl HookEngine {
     /// and not awaited. Never fails: a failing hook is handled by its
     /// `on_failure` policy and recorded in the trace.
     ///
+    /// Takes the event by value or by reference (`&event`): it is copied
+    /// only when a hook rewrites the tool input.
+    ///
     /// Must run inside a tokio runtime with its time and IO drivers enabled
     /// (`enable_all`): wasm deadlines use timers, command hooks processes.
-    pub async fn dispatch(&self, mut event: Event) -> Outcome {
+    pub async fn dispatch<'e>(&self, event: impl Into<Cow<'e, Event>>) -> Outcome {
+        let mut event = event.into();
         let hooks = self.snapshot();
         let mut fold = Fold::new();
         for Registered { spec: hook, .. } in hooks.iter() {
@@ -377,7 +382,7 @@ impl HookEngine {
             let flow = match reply.result {
                 Ok(result) => {
                     if let Decision::Modify { input } = &result.decision {
-                        event.set_tool_input(input.clone());
+                        event.to_mut().set_tool_input(input.clone());
                     }
                     fold.answer(hook.id.clone(), result, elapsed, reply.output)
                 }
@@ -556,6 +561,13 @@ mod tests {
         let outcome = engine.dispatch(bash("ls")).await;
         assert_eq!(*seen.lock().unwrap(), ["after:ls -la"]);
         assert_eq!(outcome.updated_input, Some(json!({"command": "ls -la"})));
+
+        // By reference: the chain sees the rewrite, the caller's event not.
+        let event = bash("ls");
+        let outcome = engine.dispatch(&event).await;
+        assert_eq!(*seen.lock().unwrap(), ["after:ls -la", "after:ls -la"]);
+        assert_eq!(outcome.updated_input, Some(json!({"command": "ls -la"})));
+        assert_eq!(event.tool_input(), Some(&json!({"command": "ls"})));
     }
 
     #[tokio::test]

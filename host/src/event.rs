@@ -423,6 +423,18 @@ impl Event {
     }
 }
 
+impl<'e> From<&'e Event> for std::borrow::Cow<'e, Event> {
+    fn from(event: &'e Event) -> Self {
+        std::borrow::Cow::Borrowed(event)
+    }
+}
+
+impl From<Event> for std::borrow::Cow<'_, Event> {
+    fn from(event: Event) -> Self {
+        std::borrow::Cow::Owned(event)
+    }
+}
+
 pub(crate) fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(SystemTime::now()).to_string()
 }

@@ -35,13 +35,6 @@ pub struct HookServer {
     max_body: usize,
 }
 
-#[derive(Debug)]
-struct Shared {
-    engine: HookEngine,
-    protocol: Protocol,
-    token: Option<String>,
-}
-
 impl HookServer {
     /// Answer in `protocol`, with no token and a 1 MiB body limit.
     pub fn new(engine: HookEngine, protocol: Protocol) -> Self {
@@ -70,11 +63,7 @@ impl HookServer {
             .route("/hook", post(hook))
             .route("/health", get(health))
             .layer(DefaultBodyLimit::max(self.max_body))
-            .with_state(Arc::new(Shared {
-                engine: self.engine.clone(),
-                protocol: self.protocol,
-                token: self.token.clone(),
-            }))
+            .with_state(Arc::new(self.clone()))
     }
 
     /// Serve on a TCP listener until `shutdown` completes; requests in
@@ -87,12 +76,11 @@ impl HookServer {
         listener: tokio::net::TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> io::Result<()> {
-        axum::serve(listener, self.router())
-            .with_graceful_shutdown(shutdown)
-            .await
+        self.serve(listener, shutdown).await
     }
 
-    /// Serve on a Unix socket until `shutdown` completes.
+    /// Serve on a Unix socket until `shutdown` completes; requests in
+    /// flight are finished first.
     ///
     /// # Errors
     /// When accepting connections fails for good.
@@ -101,6 +89,18 @@ impl HookServer {
         listener: tokio::net::UnixListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> io::Result<()> {
+        self.serve(listener, shutdown).await
+    }
+
+    async fn serve<L>(
+        self,
+        listener: L,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> io::Result<()>
+    where
+        L: axum::serve::Listener,
+        L::Addr: std::fmt::Debug,
+    {
         axum::serve(listener, self.router())
             .with_graceful_shutdown(shutdown)
             .await
@@ -111,8 +111,8 @@ fn error(status: StatusCode, message: String) -> Response {
     (status, Json(json!({ "error": message }))).into_response()
 }
 
-async fn hook(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
-    if let Some(token) = &shared.token {
+async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: Bytes) -> Response {
+    if let Some(token) = &server.token {
         let given = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
@@ -133,7 +133,7 @@ async fn hook(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes
             );
         }
     };
-    let event = match shared.protocol.decode(value) {
+    let event = match server.protocol.decode(value) {
         Ok(e) => e,
         Err(e) => {
             return error(
@@ -142,14 +142,14 @@ async fn hook(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes
             );
         }
     };
-    let outcome = shared.engine.dispatch(event.clone()).await;
-    let answer = shared.protocol.encode(&event, &outcome);
+    let outcome = server.engine.dispatch(&event).await;
+    let answer = server.protocol.encode(&event, &outcome);
     for line in &answer.stderr {
         tracing::warn!("{line}");
     }
     Json(answer.body).into_response()
 }
 
-async fn health(State(shared): State<Arc<Shared>>) -> Json<Value> {
-    Json(json!({ "status": "ok", "hooks": shared.engine.hooks().len() }))
+async fn health(State(server): State<Arc<HookServer>>) -> Json<Value> {
+    Json(json!({ "status": "ok", "hooks": server.engine.hooks().len() }))
 }

@@ -31,6 +31,16 @@ pub fn workspace_root() -> PathBuf {
         .to_owned()
 }
 
+/// A real Claude Code payload from `shared/fixtures/claude-code-2.1.197/`.
+pub fn fixture(name: &str) -> Value {
+    let path = workspace_root()
+        .join("../shared/fixtures/claude-code-2.1.197")
+        .join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
 /// The compiled component of guest package `package` (e.g. `hostile-spin`).
 pub fn plugin(package: &str) -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();

@@ -53,7 +53,7 @@ pub(crate) struct Sealed {
 pub(crate) fn seal(line: &AuditLine) -> Sealed {
     // A struct of strings, numbers and JSON values always serializes.
     let mut text = serde_json::to_vec(line).unwrap_or_default();
-    let hash = hex(&Sha256::digest(&text));
+    let hash = sha256_hex(&text);
     text.pop(); // the closing brace
     text.extend_from_slice(format!(r#","hash":"{hash}"}}"#).as_bytes());
     text.push(b'\n');
@@ -133,7 +133,7 @@ pub(crate) fn open(text: &[u8]) -> Result<(AuditLine, String), Break> {
     unsealed.push(b'}');
     let line: AuditLine = serde_json::from_slice(&unsealed)
         .map_err(|e| Break::Malformed(format!("not a JSON record ({e})")))?;
-    if hex(&Sha256::digest(&unsealed)) != hash {
+    if sha256_hex(&unsealed) != hash {
         return Err(Break::Edited);
     }
     Ok((line, hash.to_owned()))
@@ -192,12 +192,9 @@ pub fn read(log: impl Read) -> std::io::Result<Vec<AuditLine>> {
     Ok(records)
 }
 
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+/// The SHA-256 of `bytes`, in lowercase hex.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    format!("{:x}", Sha256::digest(bytes))
 }
 
 #[cfg(test)]

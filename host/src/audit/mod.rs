@@ -22,7 +22,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 pub use chain::{AuditLine, Break, Verification, read, verify};
 pub use redact::{REDACTED, Redactor};
@@ -219,7 +218,11 @@ impl Writer {
         self.write(entry)
     }
 
+    /// Append one line at the end known to `resync` (or the last write).
     fn write(&mut self, entry: AuditEntry) -> io::Result<()> {
+        let Some(before) = self.len else {
+            return Err(io::Error::other("the end of the audit log is not known"));
+        };
         let line = AuditLine {
             seq: self.last_seq + 1,
             time: crate::event::now_rfc3339(),
@@ -231,7 +234,6 @@ impl Writer {
             prev: std::mem::take(&mut self.last_hash),
         };
         let sealed = chain::seal(&line);
-        let before = self.file.metadata()?.len();
         if let Err(e) = self.file.write_all(&sealed.text) {
             self.last_hash = line.prev;
             self.len = None;
@@ -271,7 +273,7 @@ impl Writer {
                     tracing::warn!(
                         "the last line of the audit log is {reason}; chaining on from its raw hash"
                     );
-                    (0, chain::hex(&Sha256::digest(&last)))
+                    (0, chain::sha256_hex(&last))
                 }
             }
         };

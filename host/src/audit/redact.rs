@@ -11,6 +11,8 @@
 //! - the value of any JSON field whose name says it is secret (`api_key`,
 //!   `password`, `token`, `authorization`…).
 
+use std::borrow::Cow;
+
 use regex::Regex;
 use serde_json::Value;
 
@@ -78,7 +80,11 @@ impl Redactor {
     /// `value` with every secret in it replaced, in place.
     pub fn value(&self, value: &mut Value) {
         match value {
-            Value::String(s) if self.secret_text.is_match(s) => *s = self.text(s),
+            Value::String(s) => {
+                if let Cow::Owned(redacted) = self.secret_text.replace_all(s, REDACTED) {
+                    *s = redacted;
+                }
+            }
             Value::Array(items) => items.iter_mut().for_each(|v| self.value(v)),
             Value::Object(fields) => {
                 for (name, v) in fields.iter_mut() {

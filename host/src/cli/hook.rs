@@ -97,7 +97,7 @@ fn answer(args: &HookArgs, protocol: Protocol) -> Result<Answer, String> {
         .enable_all()
         .build()
         .map_err(|e| format!("starting the async runtime: {e}"))?;
-    let outcome = runtime.block_on(engine.dispatch(event.clone()));
+    let outcome = runtime.block_on(engine.dispatch(&event));
     runtime.block_on(engine.wait_for_background());
     Ok(protocol.encode(&event, &outcome))
 }

@@ -14,7 +14,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Answer, joined_context, joined_messages, warnings};
+use super::{Answer, Draft, blocking_reason};
 use crate::{Event, EventName, Outcome, Verdict};
 
 /// Which agent reads the answer.
@@ -52,49 +52,19 @@ fn takes_block(event: EventName) -> bool {
 
 pub(super) fn encode(event: &Event, outcome: &Outcome, dialect: Dialect) -> Answer {
     let name = event.name();
-    let mut body = Map::new();
-    let mut specific = Map::new();
-    let mut stderr = warnings(outcome);
+    let mut draft = Draft::new(outcome, name.as_str());
     if name == EventName::PreToolUse {
-        pre_tool_use(outcome, dialect, &mut specific);
-    } else if let Some(reason) = blocking_reason(&outcome.verdict) {
+        pre_tool_use(outcome, dialect, &mut draft.specific);
+    } else if let Some(reason) = blocking_reason(&outcome.verdict, "this event") {
         if takes_block(name) {
-            body.insert("decision".into(), "block".into());
-            body.insert("reason".into(), reason.into());
+            draft.body.insert("decision".into(), "block".into());
+            draft.body.insert("reason".into(), reason.into());
         } else {
-            stderr.push(format!(
-                "wasm-hooks: {name} cannot be blocked; a hook's deny is only reported: {reason}"
-            ));
+            draft.unblockable(&reason);
         }
     }
-    if let Some(context) = joined_context(outcome) {
-        if reads_context(name) {
-            specific.insert("additionalContext".into(), context.into());
-        } else {
-            stderr.push(format!(
-                "wasm-hooks: {name} takes no context; dropped: {context}"
-            ));
-        }
-    }
-    if !specific.is_empty() {
-        specific.insert("hookEventName".into(), name.as_str().into());
-        body.insert("hookSpecificOutput".into(), Value::Object(specific));
-    }
-    if let Some(stop) = &outcome.stop {
-        body.insert("continue".into(), false.into());
-        body.insert("stopReason".into(), stop.value.clone().into());
-    }
-    if let Some(messages) = joined_messages(outcome) {
-        body.insert("systemMessage".into(), messages.into());
-    }
-    if outcome.suppress_output {
-        body.insert("suppressOutput".into(), true.into());
-    }
-    Answer {
-        body: Value::Object(body),
-        stderr,
-        exit_code: 0,
-    }
+    draft.context(reads_context(name));
+    draft.finish()
 }
 
 fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut Map<String, Value>) {
@@ -102,13 +72,7 @@ fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut Map<String, 
     let (decision, reason) = match (&outcome.verdict, dialect) {
         (Verdict::Deny { reason }, _) => ("deny", Some(reason.clone())),
         (Verdict::Ask(approval), Dialect::Claude) => ("ask", Some(approval.prompt.clone())),
-        (Verdict::Ask(approval), Dialect::Codex) => (
-            "deny",
-            Some(format!(
-                "needs the person's approval, which Codex hooks cannot ask for: {}",
-                approval.prompt
-            )),
-        ),
+        (Verdict::Ask(_), Dialect::Codex) => ("deny", blocking_reason(&outcome.verdict, "Codex hooks")),
         (_, Dialect::Codex) if rewritten.is_some() => (
             "deny",
             Some(
@@ -129,19 +93,6 @@ fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut Map<String, 
     }
     if let (Some(input), "allow" | "ask") = (rewritten, decision) {
         specific.insert("updatedInput".into(), input.clone());
-    }
-}
-
-/// The reason to block with: a deny's, or an ask's prompt where the event
-/// has no way to ask (blocking is the safe side).
-fn blocking_reason(verdict: &Verdict) -> Option<String> {
-    match verdict {
-        Verdict::Deny { reason } => Some(reason.clone()),
-        Verdict::Ask(approval) => Some(format!(
-            "needs the person's approval, which this event cannot ask for: {}",
-            approval.prompt
-        )),
-        _ => None,
     }
 }
 

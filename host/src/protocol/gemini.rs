@@ -9,9 +9,9 @@
 //! `hookSpecificOutput.tool_input` for a rewrite and `additionalContext`
 //! for context, exit code 0.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::{Answer, joined_context, joined_messages, warnings};
+use super::{Answer, Draft, blocking_reason};
 use crate::{Event, EventError, EventName, Outcome, Verdict};
 
 /// Gemini CLI's built-in tools and their canonical names.
@@ -54,9 +54,7 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
         .get("agent_event_name")
         .and_then(Value::as_str)
         .unwrap_or(name.as_str());
-    let mut body = Map::new();
-    let mut specific = Map::new();
-    let mut stderr = warnings(outcome);
+    let mut draft = Draft::new(outcome, agent_name);
     let blockable = matches!(
         name,
         EventName::PreToolUse
@@ -66,65 +64,31 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
             | EventName::PreModelRequest
             | EventName::PostModelResponse
     );
-    match &outcome.verdict {
-        Verdict::Deny { reason } if blockable => deny(&mut body, reason),
-        Verdict::Ask(approval) if blockable => deny(
-            &mut body,
-            &format!(
-                "needs the person's approval, which Gemini CLI hooks cannot ask for: {}",
-                approval.prompt
-            ),
-        ),
-        Verdict::Allow { reason } if name == EventName::PreToolUse => {
-            body.insert("decision".into(), "allow".into());
+    match (
+        blocking_reason(&outcome.verdict, "Gemini CLI hooks"),
+        &outcome.verdict,
+    ) {
+        (Some(reason), _) if blockable => {
+            draft.body.insert("decision".into(), "deny".into());
+            draft.body.insert("reason".into(), reason.into());
+        }
+        (Some(reason), _) => draft.unblockable(&reason),
+        (None, Verdict::Allow { reason }) if name == EventName::PreToolUse => {
+            draft.body.insert("decision".into(), "allow".into());
             if let Some(reason) = reason {
-                body.insert("reason".into(), reason.clone().into());
+                draft.body.insert("reason".into(), reason.clone().into());
             }
         }
-        Verdict::Deny { reason } => stderr.push(format!(
-            "wasm-hooks: {agent_name} cannot be blocked; a hook's deny is only reported: {reason}"
-        )),
         _ => {}
     }
     if let (Some(input), EventName::PreToolUse) = (&outcome.updated_input, name) {
-        specific.insert("tool_input".into(), input.clone());
+        draft.specific.insert("tool_input".into(), input.clone());
     }
-    if let Some(context) = joined_context(outcome) {
-        if matches!(
-            name,
-            EventName::PostToolUse | EventName::UserPromptSubmit | EventName::SessionStart
-        ) {
-            specific.insert("additionalContext".into(), context.into());
-        } else {
-            stderr.push(format!(
-                "wasm-hooks: {agent_name} takes no context; dropped: {context}"
-            ));
-        }
-    }
-    if !specific.is_empty() {
-        specific.insert("hookEventName".into(), agent_name.into());
-        body.insert("hookSpecificOutput".into(), Value::Object(specific));
-    }
-    if let Some(stop) = &outcome.stop {
-        body.insert("continue".into(), false.into());
-        body.insert("stopReason".into(), stop.value.clone().into());
-    }
-    if let Some(messages) = joined_messages(outcome) {
-        body.insert("systemMessage".into(), messages.into());
-    }
-    if outcome.suppress_output {
-        body.insert("suppressOutput".into(), true.into());
-    }
-    Answer {
-        body: Value::Object(body),
-        stderr,
-        exit_code: 0,
-    }
-}
-
-fn deny(body: &mut Map<String, Value>, reason: &str) {
-    body.insert("decision".into(), "deny".into());
-    body.insert("reason".into(), reason.into());
+    draft.context(matches!(
+        name,
+        EventName::PostToolUse | EventName::UserPromptSubmit | EventName::SessionStart
+    ));
+    draft.finish()
 }
 
 #[cfg(test)]

@@ -12,9 +12,9 @@ mod settings;
 
 pub use settings::{CLAUDE_EVENTS, InstalledHook, SettingsError, install, uninstall};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::{Event, EventError, Outcome};
+use crate::{Event, EventError, Outcome, Verdict};
 
 /// An agent's hook protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -76,38 +76,118 @@ impl Protocol {
     }
 }
 
-/// Every context in hook order, one paragraph each.
-fn joined_context(outcome: &Outcome) -> Option<String> {
-    let parts: Vec<&str> = outcome
-        .contexts
-        .iter()
-        .map(|c| c.value.text.as_str())
-        .collect();
-    (!parts.is_empty()).then(|| parts.join("\n\n"))
+/// An answer being written: the JSON body, its `hookSpecificOutput` part
+/// and lines for stderr. What every agent's answer shares is added here.
+struct Draft<'a> {
+    outcome: &'a Outcome,
+    event: &'a str,
+    body: Map<String, Value>,
+    specific: Map<String, Value>,
+    stderr: Vec<String>,
 }
 
-/// Every message for the person (user messages, then warnings), one line
-/// each, naming the hook.
-fn joined_messages(outcome: &Outcome) -> Option<String> {
-    let lines: Vec<String> = outcome
-        .user_messages
-        .iter()
-        .map(|m| format!("[{}] {}", m.hook, m.value.text))
-        .chain(
-            outcome
-                .system_messages
-                .iter()
-                .map(|m| format!("[{}] {}", m.hook, m.value)),
-        )
-        .collect();
-    (!lines.is_empty()).then(|| lines.join("\n"))
+impl<'a> Draft<'a> {
+    /// A draft for `outcome` on the event the agent calls `event`; hook
+    /// failures under `warn` are already on stderr.
+    fn new(outcome: &'a Outcome, event: &'a str) -> Self {
+        let stderr = outcome
+            .system_messages
+            .iter()
+            .map(|m| format!("wasm-hooks: [{}] {}", m.hook, m.value))
+            .collect();
+        Self {
+            outcome,
+            event,
+            body: Map::new(),
+            specific: Map::new(),
+            stderr,
+        }
+    }
+
+    /// Report a deny the event cannot act on.
+    fn unblockable(&mut self, reason: &str) {
+        self.stderr.push(format!(
+            "wasm-hooks: {} cannot be blocked; a hook's deny is only reported: {reason}",
+            self.event
+        ));
+    }
+
+    /// Every context, one paragraph each, as `additionalContext` when the
+    /// agent reads it on this event; otherwise reported as dropped.
+    fn context(&mut self, read: bool) {
+        let parts: Vec<&str> = self
+            .outcome
+            .contexts
+            .iter()
+            .map(|c| c.value.text.as_str())
+            .collect();
+        if parts.is_empty() {
+            return;
+        }
+        let context = parts.join("\n\n");
+        if read {
+            self.specific
+                .insert("additionalContext".into(), context.into());
+        } else {
+            self.stderr.push(format!(
+                "wasm-hooks: {} takes no context; dropped: {context}",
+                self.event
+            ));
+        }
+    }
+
+    /// The answer: the `hookSpecificOutput` part named after the event,
+    /// `continue: false` + `stopReason`, the messages for the person (one
+    /// line each, naming the hook) as `systemMessage`, `suppressOutput`;
+    /// exit code 0.
+    fn finish(mut self) -> Answer {
+        let outcome = self.outcome;
+        if !self.specific.is_empty() {
+            self.specific
+                .insert("hookEventName".into(), self.event.into());
+            self.body
+                .insert("hookSpecificOutput".into(), Value::Object(self.specific));
+        }
+        if let Some(stop) = &outcome.stop {
+            self.body.insert("continue".into(), false.into());
+            self.body
+                .insert("stopReason".into(), stop.value.clone().into());
+        }
+        let messages: Vec<String> = outcome
+            .user_messages
+            .iter()
+            .map(|m| format!("[{}] {}", m.hook, m.value.text))
+            .chain(
+                outcome
+                    .system_messages
+                    .iter()
+                    .map(|m| format!("[{}] {}", m.hook, m.value)),
+            )
+            .collect();
+        if !messages.is_empty() {
+            self.body
+                .insert("systemMessage".into(), messages.join("\n").into());
+        }
+        if outcome.suppress_output {
+            self.body.insert("suppressOutput".into(), true.into());
+        }
+        Answer {
+            body: Value::Object(self.body),
+            stderr: self.stderr,
+            exit_code: 0,
+        }
+    }
 }
 
-/// The warnings (hook failures under `warn` among them) for stderr.
-fn warnings(outcome: &Outcome) -> Vec<String> {
-    outcome
-        .system_messages
-        .iter()
-        .map(|m| format!("wasm-hooks: [{}] {}", m.hook, m.value))
-        .collect()
+/// The reason to block with: a deny's, or, where `agent` cannot ask, an
+/// ask's prompt (blocking is the safe side).
+fn blocking_reason(verdict: &Verdict, agent: &str) -> Option<String> {
+    match verdict {
+        Verdict::Deny { reason } => Some(reason.clone()),
+        Verdict::Ask(approval) => Some(format!(
+            "needs the person's approval, which {agent} cannot ask for: {}",
+            approval.prompt
+        )),
+        _ => None,
+    }
 }

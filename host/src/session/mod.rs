@@ -192,7 +192,7 @@ impl Session {
         if event.session_id().is_empty() {
             event = event.with("session_id", self.inner.id.as_str());
         }
-        let mut outcome = self.inner.engine.dispatch(event.clone()).await;
+        let mut outcome = self.inner.engine.dispatch(&event).await;
         self.show(&outcome);
         let injections = self.queue_context(&event, &outcome);
         let approval = match &outcome.verdict {
