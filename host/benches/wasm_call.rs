@@ -1,95 +1,94 @@
-//! What one hook costs, measured side by side in one run: a wasm hook
-//! (fresh store and instance per event, through the whole engine) against
-//! command hooks through the engine and the bare process spawns they pay
-//! for, plus loading (compiling) a plugin.
+//! What one hook costs, measured side by side in one run on the same event,
+//! through the whole engine: a wasm hook (fresh store and instance per
+//! event), an inline rule, a Rust closure (the floor), command hooks running
+//! `/bin/true` and a python3 JSON reader; then loading a plugin, compiled
+//! against deserialized from the compile cache.
 //!
-//! Run with `cargo bench -p wasm-hooks --bench wasm_call`; results and their
-//! ratios are written down in `docs/benchmarks.md`.
+//! Run with `cargo bench -p wasm-hooks --bench wasm_call`. Whole processes,
+//! `serve`, percentiles and throughput are measured by `wasm-hooks bench`
+//! (`scripts/bench`); results are in `docs/benchmarks.md`.
 
 #[path = "../../tests/support/mod.rs"]
 mod support;
 
 use std::hint::black_box;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use serde_json::json;
-use wasm_hooks::{Event, HookEngine, WasmRuntime};
+use serde_json::{Value, json};
+use wasm_hooks::{
+    Decision, Event, EventName, EventPattern, HookEngine, HookResult, HookSpec, WasmRuntime,
+};
 
-fn one_event(c: &mut Criterion) {
-    let plugin = support::plugin("deny-dangerous-commands");
-    let file = support::hook_file("PreToolUse", "Bash", &plugin, json!({}));
+/// An engine with one PreToolUse hook on Bash.
+fn engine(hook: Value, cache: &std::path::Path) -> (HookEngine, support::HookFile) {
+    let file = support::write_hook_file(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}),
+    );
+    let mut options = WasmRuntime::builder();
+    options.cache_dir(cache);
     let engine = HookEngine::builder()
         .hook_file(&file.path)
+        .runtime_options(options)
         .build()
         .expect("hook file loads");
+    (engine, file)
+}
+
+fn one_event(c: &mut Criterion) {
+    let cache = tempfile::tempdir().unwrap();
+    let plugin = support::plugin("deny-dangerous-commands");
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
-    let allowed = Event::pre_tool_use("Bash", json!({"command": "ls -la"}));
-    let denied = Event::pre_tool_use("Bash", json!({"command": "rm -rf /"}));
-    let payload = allowed.to_json_string();
-    let true_file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
-        "hooks": [{"type": "command", "args": ["/bin/true"]}]}]}}));
-    let true_engine = HookEngine::builder()
-        .hook_file(&true_file.path)
-        .build()
-        .expect("hook file loads");
-    let sh_file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
-        "hooks": [{"type": "command", "command": "cat >/dev/null"}]}]}}));
-    let sh_engine = HookEngine::builder()
-        .hook_file(&sh_file.path)
-        .build()
-        .expect("hook file loads");
-
-    let mut group = c.benchmark_group("one PreToolUse event");
-    group.bench_function("wasm hook, proceed (fresh instance)", |b| {
-        b.to_async(&rt)
-            .iter(|| engine.dispatch(black_box(allowed.clone())));
-    });
-    group.bench_function("wasm hook, deny (fresh instance)", |b| {
-        b.to_async(&rt)
-            .iter(|| engine.dispatch(black_box(denied.clone())));
-    });
-    group.bench_function("command hook /bin/true (args, through the engine)", |b| {
-        b.to_async(&rt)
-            .iter(|| true_engine.dispatch(black_box(allowed.clone())));
-    });
-    group.bench_function(
-        "command hook sh -c reading stdin (through the engine)",
-        |b| {
-            b.to_async(&rt)
-                .iter(|| sh_engine.dispatch(black_box(allowed.clone())));
-        },
+    let event = Event::pre_tool_use("Bash", json!({"command": "ls -la"}));
+    let (wasm, _w) = engine(json!({"type": "wasm", "plugin": plugin}), cache.path());
+    let (inline, _i) = engine(
+        json!({"type": "inline", "rules": [{"field": "tool_input.command", "operator": "regex",
+            "value": "^sudo ", "action": "deny", "reason": "no sudo"}]}),
+        cache.path(),
     );
-    group.bench_function("spawn /bin/true", |b| {
-        b.iter(|| Command::new("/bin/true").status().unwrap());
-    });
-    group.bench_function("spawn sh -c reading the event on stdin", |b| {
-        b.iter(|| {
-            let mut child = Command::new("sh")
-                .args(["-c", "cat >/dev/null"])
-                .stdin(Stdio::piped())
-                .spawn()
-                .unwrap();
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(payload.as_bytes())
-                .unwrap();
-            child.wait().unwrap()
+    let closure = HookEngine::default();
+    closure.register(HookSpec::from_fn(
+        "closure",
+        EventPattern::event(EventName::PreToolUse),
+        |_| async { Ok(HookResult::new(Decision::Proceed)) },
+    ));
+    let (true_cmd, _t) = engine(
+        json!({"type": "command", "args": ["/bin/true"]}),
+        cache.path(),
+    );
+    let (python, _p) = engine(
+        json!({"type": "command", "args": ["python3", "-c", "import sys, json; json.load(sys.stdin)"]}),
+        cache.path(),
+    );
+
+    let mut group = c.benchmark_group("one PreToolUse event through the engine");
+    for (name, engine) in [
+        ("wasm hook (fresh instance)", &wasm),
+        ("inline rule hook", &inline),
+        ("Rust closure hook", &closure),
+        ("command hook /bin/true", &true_cmd),
+        ("command hook python3 json.load", &python),
+    ] {
+        group.bench_function(name, |b| {
+            b.to_async(&rt).iter(|| engine.dispatch(black_box(&event)));
         });
-    });
+    }
     group.finish();
 
-    let runtime = WasmRuntime::new().unwrap();
-    let mut group = c.benchmark_group("loading");
+    let mut group = c.benchmark_group("loading the plugin");
     group.sample_size(10);
-    group.bench_function("compile the plugin (Component::new + checks)", |b| {
-        b.iter(|| runtime.load(&plugin).unwrap());
+    let compiling = WasmRuntime::builder().no_cache().build().unwrap();
+    group.bench_function("compile", |b| {
+        b.iter(|| compiling.load(&plugin).unwrap());
+    });
+    let cached = WasmRuntime::builder()
+        .cache_dir(cache.path())
+        .build()
+        .unwrap();
+    group.bench_function("from the compile cache", |b| {
+        b.iter(|| cached.load(&plugin).unwrap());
     });
     group.finish();
 }

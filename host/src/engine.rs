@@ -15,10 +15,10 @@ use std::time::Instant;
 
 use tokio::task::JoinHandle;
 
-use crate::config::{self, EngineSettings, HttpSettings, Loader};
+use crate::config::{self, EngineSettings, HttpSettings, Loader, WasmSetup};
 use crate::{
     AuditEntry, AuditKind, AuditLog, CommandDefaults, Decision, Error, Event, Flow, Fold, HookSpec,
-    Outcome, PromptDefaults, Redactor, UrlAllowlist, WasmLimits, WasmRuntime,
+    Outcome, PromptDefaults, Redactor, UrlAllowlist, WasmLimits, WasmRuntime, WasmRuntimeBuilder,
 };
 
 /// Hook files that could not be loaded: every problem found, in file order.
@@ -55,9 +55,11 @@ impl std::error::Error for LoadError {}
 ///   files replace that list);
 /// - Claude Code's `.claude/settings*.json` are not read unless
 ///   [`HookEngineBuilder::claude_settings`] asks for them;
-/// - a new [`WasmRuntime`] (pooling allocator where available) unless one is
-///   given with [`HookEngineBuilder::runtime`], so that several engines can
-///   share compiled-plugin machinery;
+/// - a new [`WasmRuntime`], made as [`HookEngineBuilder::runtime_options`]
+///   says (by default: pooling allocator where available, the compile cache
+///   in the user's cache directory) and only if a wasm hook is configured,
+///   unless one is given with [`HookEngineBuilder::runtime`], so that
+///   several engines can share compiled-plugin machinery;
 /// - [`WasmLimits::default`] for every wasm hook (fuel 1e9, 1000 ms, 64 MiB,
 ///   1 MiB result, 64 KiB output), which a hook's `limits` may override;
 /// - [`CommandDefaults::default`] for every command hook (60 s, 1 MiB of
@@ -79,6 +81,7 @@ pub struct HookEngineBuilder {
     user_config_dir: Option<PathBuf>,
     claude_settings: bool,
     runtime: Option<WasmRuntime>,
+    runtime_builder: WasmRuntimeBuilder,
     limits: WasmLimits,
     commands: CommandDefaults,
     prompts: PromptDefaults,
@@ -121,9 +124,17 @@ impl HookEngineBuilder {
         self
     }
 
-    /// Run wasm hooks on this runtime.
+    /// Run wasm hooks on this runtime (to share one between engines).
     pub fn runtime(&mut self, runtime: WasmRuntime) -> &mut Self {
         self.runtime = Some(runtime);
+        self
+    }
+
+    /// Without [`HookEngineBuilder::runtime`], make the wasm runtime this
+    /// way (allocator, compile cache, stack, hot reload); it is made only
+    /// when a hook file has a wasm hook.
+    pub fn runtime_options(&mut self, builder: WasmRuntimeBuilder) -> &mut Self {
+        self.runtime_builder = builder;
         self
     }
 
@@ -189,17 +200,21 @@ impl HookEngineBuilder {
         let audit = self
             .open_audit_log(&settings)
             .map_err(|e| LoadError { errors: vec![e] })?;
-        let runtime = match &self.runtime {
-            Some(r) => r.clone(),
-            None => WasmRuntime::new().map_err(|e| LoadError { errors: vec![e] })?,
+        let project_dir = match &self.project_dir {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().unwrap_or_default(),
         };
         let allowlist = self
             .http_allowlist
             .extended(settings.allow_urls)
             .expect("settings URL patterns were checked when read");
         let mut loader = Loader::new(
-            runtime,
-            self.limits,
+            WasmSetup {
+                runtime: self.runtime.clone(),
+                builder: self.runtime_builder.clone(),
+                project_dir,
+                limits: self.limits,
+            },
             self.commands.clone(),
             self.prompts.clone(),
             HttpSettings::new(allowlist),

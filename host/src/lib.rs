@@ -59,7 +59,10 @@ pub use handlers::command::{CommandDefaults, CommandHook, Program};
 pub use handlers::http::{HttpHook, UrlAllowlist};
 pub use handlers::inline::InlineHook;
 pub use handlers::prompt::{PromptDefaults, PromptHook, PromptSettings, Provider};
-pub use handlers::wasm::{LimitOverrides, Plugin, WIT_PACKAGE, WasmHook, WasmLimits, WasmRuntime};
+pub use handlers::wasm::{
+    CompileCache, GrantBase, GrantedDir, Grants, LimitOverrides, Plugin, WIT_PACKAGE, WasmHook,
+    WasmLimits, WasmRuntime, WasmRuntimeBuilder,
+};
 pub use handlers::{Handler, HandlerFuture, Reply};
 pub use matcher::{EventPattern, ToolMatcher};
 pub use outcome::{

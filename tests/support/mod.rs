@@ -22,6 +22,9 @@ const GUEST_PACKAGES: &[&str] = &[
     "hostile-bad-answer",
     "hostile-other-world",
     "hostile-snoop",
+    "hostile-recurse",
+    "hostile-trap",
+    "hostile-alloc-loop",
 ];
 
 pub fn workspace_root() -> PathBuf {

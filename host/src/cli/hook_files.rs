@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use wasm_hooks::{HookEngineBuilder, UrlAllowlist};
+use wasm_hooks::{HookEngineBuilder, UrlAllowlist, WasmRuntime, WasmRuntimeBuilder};
 
 /// Which hook files to read.
 #[derive(Debug, Args)]
@@ -29,9 +29,33 @@ pub(crate) struct HookFileArgs {
     /// addresses are always allowed), e.g. `https://hooks.example.com/*`.
     #[arg(long = "allow-url", value_name = "PATTERN")]
     allow_urls: Vec<String>,
+
+    /// Keep compiled plugins in this directory [default:
+    /// $WASM_HOOKS_CACHE_DIR, else $XDG_CACHE_HOME/wasm-hooks, else
+    /// ~/.cache/wasm-hooks].
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    cache_dir: Option<PathBuf>,
+
+    /// Compile every plugin at load: read and write no compile cache.
+    #[arg(long)]
+    no_cache: bool,
 }
 
 impl HookFileArgs {
+    /// How the wasm runtime is to be made: the cache flags applied, and no
+    /// pooling allocator (its set-up costs more than it saves in a process
+    /// that handles a few events; `serve` turns it back on).
+    pub(crate) fn runtime_options(&self) -> WasmRuntimeBuilder {
+        let mut options = WasmRuntime::builder();
+        options.pooling(false);
+        if self.no_cache {
+            options.no_cache();
+        } else if let Some(dir) = &self.cache_dir {
+            options.cache_dir(dir);
+        }
+        options
+    }
+
     /// A builder reading these files (extra ones, given as arguments,
     /// count as `--config`).
     pub(crate) fn builder(&self, extra: &[PathBuf]) -> anyhow::Result<HookEngineBuilder> {
@@ -56,7 +80,8 @@ impl HookFileArgs {
         };
         builder
             .project_dir(project)
-            .claude_settings(self.claude_settings);
+            .claude_settings(self.claude_settings)
+            .runtime_options(self.runtime_options());
         if !self.allow_urls.is_empty() {
             let allowlist = UrlAllowlist::default()
                 .extended(self.allow_urls.iter().cloned())

@@ -55,6 +55,9 @@ pub(crate) fn run(args: ListArgs) -> anyhow::Result<Exit> {
             if hook.background { "  async" } else { "" }
         );
         let _ = writeln!(out, "     from {}", hook.source);
+        for line in hook.handler.details() {
+            let _ = writeln!(out, "     {line}");
+        }
         if let Some(description) = &hook.description {
             let _ = writeln!(out, "     {description}");
         }

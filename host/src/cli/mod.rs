@@ -2,6 +2,8 @@
 //! become exit codes. Each subcommand lives in its own file.
 
 mod audit;
+mod bench;
+mod compile;
 mod hook;
 mod hook_files;
 mod install;
@@ -48,6 +50,10 @@ enum Command {
     Uninstall(install::InstallArgs),
     /// Check or read an audit log.
     Audit(audit::AuditArgs),
+    /// Compile plugins ahead of time into the compile cache.
+    Compile(compile::CompileArgs),
+    /// Measure what each kind of hook costs, side by side.
+    Bench(bench::BenchArgs),
 }
 
 /// Process exit codes, documented once:
@@ -96,6 +102,8 @@ fn run(command: Command) -> anyhow::Result<Exit> {
         Command::Validate(args) => validate::run(args),
         Command::List(args) => list::run(args),
         Command::Audit(args) => audit::run(args),
+        Command::Compile(args) => compile::run(args),
+        Command::Bench(args) => bench::run(args),
         Command::Hook(args) => hook::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Install(args) => install::install(args),

@@ -45,6 +45,11 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "KIB", default_value_t = DEFAULT_MAX_BODY / 1024)]
     max_body_kb: usize,
 
+    /// Check plugin files this often (milliseconds) and swap in those that
+    /// changed; 0 turns hot reload off.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    reload_ms: u64,
+
     #[command(flatten)]
     hook_files: HookFileArgs,
 
@@ -55,6 +60,12 @@ pub(crate) struct ServeArgs {
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
     let mut builder = args.hook_files.builder(&[])?;
     args.audit.apply(&mut builder);
+    let mut options = args.hook_files.runtime_options();
+    options.pooling(true);
+    if args.reload_ms > 0 {
+        options.hot_reload(std::time::Duration::from_millis(args.reload_ms));
+    }
+    builder.runtime_options(options);
     let engine = builder.build()?;
     let mut server =
         HookServer::new(engine, args.protocol.into()).max_body(args.max_body_kb * 1024);

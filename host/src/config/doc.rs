@@ -136,8 +136,10 @@ pub(super) struct EntryDoc {
     pub(super) plugin: Option<PathBuf>,
     pub(super) config: Option<Value>,
     pub(super) limits: Option<LimitOverrides>,
-    // Fields of the handler kinds this version reads but does not run yet
-    // (command, inline and matcher rules, prompt, http).
+    pub(super) sha256: Option<Value>,
+    pub(super) allow_read: Option<Value>,
+    pub(super) allow_write: Option<Value>,
+    // The other handler kinds (`env` is a wasm hook's too).
     pub(super) command: Option<Value>,
     pub(super) args: Option<Value>,
     pub(super) working_dir: Option<Value>,
@@ -175,6 +177,9 @@ impl EntryDoc {
             ("plugin", self.plugin.is_some()),
             ("config", self.config.is_some()),
             ("limits", self.limits.is_some()),
+            ("sha256", self.sha256.is_some()),
+            ("allow_read", self.allow_read.is_some()),
+            ("allow_write", self.allow_write.is_some()),
             ("command", self.command.is_some()),
             ("args", self.args.is_some()),
             ("working_dir", self.working_dir.is_some()),

@@ -44,18 +44,36 @@ use crate::handlers::command::{CommandDefaults, CommandHook, Program};
 use crate::handlers::http::{HttpHook, UrlAllowlist};
 use crate::handlers::inline::InlineHook;
 use crate::handlers::prompt::{PromptDefaults, PromptHook, PromptSettings, Provider};
-use crate::handlers::wasm::{Plugin, WasmHook, WasmLimits, WasmRuntime};
+use crate::handlers::wasm::{
+    GrantBase, Grants, Plugin, WasmHook, WasmLimits, WasmRuntime, WasmRuntimeBuilder,
+};
 use crate::{Error, EventPattern, Handler, HookId, HookSource, HookSpec, ToolMatcher};
 
 /// Reads hook files into [`HookSpec`]s, compiling each plugin file once
 /// however many hooks use it.
 pub(crate) struct Loader {
-    runtime: WasmRuntime,
+    /// The runtime, made on the first wasm hook unless one was given.
+    runtime: Option<WasmRuntime>,
+    runtime_builder: WasmRuntimeBuilder,
+    /// What `${PROJECT_DIR}` means in grants.
+    project_dir: PathBuf,
     limits: WasmLimits,
     commands: CommandDefaults,
     prompts: PromptDefaults,
     http: HttpSettings,
-    plugins: HashMap<PathBuf, Plugin>,
+    plugins: HashMap<(PathBuf, Option<String>), Plugin>,
+}
+
+/// How the loader gets its wasm runtime and resolves grants.
+pub(crate) struct WasmSetup {
+    /// A runtime to share, if the embedder gave one.
+    pub(crate) runtime: Option<WasmRuntime>,
+    /// How to make one otherwise (only when a wasm hook is found).
+    pub(crate) builder: WasmRuntimeBuilder,
+    /// What `${PROJECT_DIR}` means in grants.
+    pub(crate) project_dir: PathBuf,
+    /// Default limits for every wasm hook.
+    pub(crate) limits: WasmLimits,
 }
 
 /// What HTTP hooks share: the allowlist, and one client (one connection
@@ -164,19 +182,19 @@ fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, E
 }
 
 impl Loader {
-    /// A loader that compiles plugins with `runtime`, and gives wasm hooks
-    /// `limits` and command hooks `commands` unless their entry overrides
-    /// them.
+    /// A loader that sets wasm hooks up as `wasm` says, and gives the other
+    /// kinds these defaults unless their entry overrides them.
     pub(crate) fn new(
-        runtime: WasmRuntime,
-        limits: WasmLimits,
+        wasm: WasmSetup,
         commands: CommandDefaults,
         prompts: PromptDefaults,
         http: HttpSettings,
     ) -> Self {
         Self {
-            runtime,
-            limits,
+            runtime: wasm.runtime,
+            runtime_builder: wasm.builder,
+            project_dir: wasm.project_dir,
+            limits: wasm.limits,
             commands,
             prompts,
             http,
@@ -327,7 +345,17 @@ impl Loader {
             );
         };
         let allowed: &[&str] = match kind {
-            HandlerKind::Wasm => &["type", "name", "plugin", "config", "limits"],
+            HandlerKind::Wasm => &[
+                "type",
+                "name",
+                "plugin",
+                "config",
+                "limits",
+                "sha256",
+                "allow_read",
+                "allow_write",
+                "env",
+            ],
             HandlerKind::Command => &["type", "name", "command", "args", "working_dir", "env"],
             HandlerKind::Inline => &["type", "name", "rules"],
             HandlerKind::Matcher => &["type", "name", "match", "action", "message"],
@@ -421,7 +449,32 @@ impl Loader {
             ));
         };
         let plugin_path = base.join(plugin);
-        let plugin = self.plugin(&plugin_path).map_err(HookProblem::Load)?;
+        let sha256 = match &doc.sha256 {
+            None => None,
+            Some(Value::String(hex))
+                if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) =>
+            {
+                Some(hex.to_ascii_lowercase())
+            }
+            Some(_) => {
+                return Err(HookProblem::Message(
+                    "`sha256` must be the plugin's sha256, 64 hex digits".into(),
+                ));
+            }
+        };
+        let grants = Grants::resolve(
+            &string_list(&doc.allow_read, "allow_read")?,
+            &string_list(&doc.allow_write, "allow_write")?,
+            &string_list(&doc.env, "env")?,
+            &GrantBase {
+                project_dir: &self.project_dir,
+                relative_to: base,
+            },
+        )
+        .map_err(HookProblem::Message)?;
+        let plugin = self
+            .plugin(&plugin_path, sha256.as_deref())
+            .map_err(HookProblem::Load)?;
         let mut overrides = doc.limits.unwrap_or_default();
         overrides.timeout_ms = overrides.timeout_ms.or(timeout_ms);
         let limits = self.limits.with(&overrides);
@@ -437,10 +490,13 @@ impl Loader {
         let identity = serde_json::json!({
             "type": "wasm",
             "plugin": plugin_path.canonicalize().unwrap_or_else(|_| plugin_path.clone()),
+            "sha256": sha256,
             "config": config,
             "limits": limits,
+            "grants": grants.to_string(),
         });
-        let handler: Arc<dyn Handler> = Arc::new(WasmHook::new(plugin, &config, limits));
+        let hook = WasmHook::new(plugin, &config, limits).with_grants(grants);
+        let handler: Arc<dyn Handler> = Arc::new(hook);
         Ok((handler, name, as_map(identity)))
     }
 
@@ -586,12 +642,22 @@ impl Loader {
         Ok((handler, name, as_map(identity)))
     }
 
-    fn plugin(&mut self, path: &Path) -> Result<Plugin, Error> {
-        if let Some(plugin) = self.plugins.get(path) {
+    /// The plugin at `path`, loaded once per file and pin.
+    fn plugin(&mut self, path: &Path, sha256: Option<&str>) -> Result<Plugin, Error> {
+        let key = (path.to_owned(), sha256.map(str::to_owned));
+        if let Some(plugin) = self.plugins.get(&key) {
             return Ok(plugin.clone());
         }
-        let plugin = self.runtime.load(path)?;
-        self.plugins.insert(path.to_owned(), plugin.clone());
+        let runtime = match &self.runtime {
+            Some(runtime) => runtime.clone(),
+            None => {
+                let runtime = self.runtime_builder.build()?;
+                self.runtime = Some(runtime.clone());
+                runtime
+            }
+        };
+        let plugin = runtime.load_pinned(path, sha256)?;
+        self.plugins.insert(key, plugin.clone());
         Ok(plugin)
     }
 }
@@ -709,8 +775,12 @@ mod tests {
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
         Loader::new(
-            WasmRuntime::new().unwrap(),
-            WasmLimits::default(),
+            WasmSetup {
+                runtime: None,
+                builder: WasmRuntime::builder(),
+                project_dir: dir.path().to_owned(),
+                limits: WasmLimits::default(),
+            },
             CommandDefaults::default(),
             PromptDefaults::default(),
             HttpSettings::new(UrlAllowlist::default()),

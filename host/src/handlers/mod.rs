@@ -37,4 +37,10 @@ pub type HandlerFuture<'a> = Pin<Box<dyn Future<Output = Reply> + Send + 'a>>;
 pub trait Handler: Send + Sync + fmt::Debug {
     /// Handle one event on behalf of the hook named `hook`.
     fn handle<'a>(&'a self, hook: &'a HookId, event: &'a Event) -> HandlerFuture<'a>;
+
+    /// Lines describing what the handler runs and may do, for listings
+    /// (`wasm-hooks list`); none by default.
+    fn details(&self) -> Vec<String> {
+        Vec::new()
+    }
 }

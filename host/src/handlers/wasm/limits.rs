@@ -12,6 +12,10 @@ use serde::{Deserialize, Serialize};
 /// | `memory_mb` | 64 | linear memory cap; a serde_json plugin needs ~2 MiB |
 /// | `max_result_kb` | 1 024 | the answer's strings together |
 /// | `max_output_kb` | 64 | captured stdout, stderr and log lines, each |
+/// | `max_table_elements` | 10 000 | entries of any one wasm table; Rust plugins use a few hundred |
+///
+/// The wasm stack (512 KiB) belongs to the engine, not to a hook: see
+/// [`WasmRuntimeBuilder::max_wasm_stack_kb`](super::WasmRuntimeBuilder::max_wasm_stack_kb).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct WasmLimits {
     /// Instruction budget (wasmtime fuel units).
@@ -24,6 +28,8 @@ pub struct WasmLimits {
     pub max_result_kb: u64,
     /// Maximum captured stdout, stderr and log output in KiB, each.
     pub max_output_kb: u64,
+    /// Maximum entries of any one wasm table.
+    pub max_table_elements: u64,
 }
 
 impl Default for WasmLimits {
@@ -34,6 +40,7 @@ impl Default for WasmLimits {
             memory_mb: 64,
             max_result_kb: 1_024,
             max_output_kb: 64,
+            max_table_elements: 10_000,
         }
     }
 }
@@ -53,6 +60,8 @@ pub struct LimitOverrides {
     pub max_result_kb: Option<u64>,
     /// See [`WasmLimits::max_output_kb`].
     pub max_output_kb: Option<u64>,
+    /// See [`WasmLimits::max_table_elements`].
+    pub max_table_elements: Option<u64>,
 }
 
 impl WasmLimits {
@@ -64,6 +73,9 @@ impl WasmLimits {
             memory_mb: overrides.memory_mb.unwrap_or(self.memory_mb),
             max_result_kb: overrides.max_result_kb.unwrap_or(self.max_result_kb),
             max_output_kb: overrides.max_output_kb.unwrap_or(self.max_output_kb),
+            max_table_elements: overrides
+                .max_table_elements
+                .unwrap_or(self.max_table_elements),
         }
     }
 

@@ -34,17 +34,15 @@ impl WasiView for HostState {
 /// what stopped the plugin (so the failure names the right limit).
 pub(crate) struct Limiter {
     memory_bytes: usize,
+    table_elements: usize,
     pub(crate) memory_hit: bool,
 }
-
-/// Elements any one table may hold; wasm tables of Rust plugins hold a few
-/// hundred function references.
-const MAX_TABLE_ELEMENTS: usize = 100_000;
 
 impl Limiter {
     pub(crate) fn new(limits: &WasmLimits) -> Self {
         Self {
             memory_bytes: limits.memory_bytes(),
+            table_elements: usize::try_from(limits.max_table_elements).unwrap_or(usize::MAX),
             memory_hit: false,
         }
     }
@@ -68,7 +66,7 @@ impl ResourceLimiter for Limiter {
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        Ok(desired <= MAX_TABLE_ELEMENTS)
+        Ok(desired <= self.table_elements)
     }
 }
 

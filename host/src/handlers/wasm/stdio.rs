@@ -3,15 +3,23 @@
 //! wasmtime's own `MemoryOutputPipe` traps the guest when it writes past its
 //! capacity; a hook that prints too much should lose the excess, not its
 //! answer. [`CappedPipe`] keeps the first `cap` bytes, drops the rest and
-//! remembers that it did.
+//! remembers that it did. It is written to synchronously: wasmtime's
+//! default adapter would hand every write to a background task, and a guest
+//! waiting for that task could be charged, against its deadline, for the
+//! time other tasks keep the scheduler busy.
 
 use std::io;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
+use bytes::Bytes;
 use tokio::io::AsyncWrite;
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+use wasmtime_wasi::p2::{OutputStream, Pollable, StreamResult};
+
+/// How much a guest may write at once; larger writes come in pieces.
+const WRITE_PERMIT: usize = 64 * 1024;
 
 /// An in-memory output stream that keeps at most `cap` bytes.
 #[derive(Clone)]
@@ -80,6 +88,31 @@ impl StdoutStream for CappedPipe {
     fn async_stream(&self) -> Box<dyn AsyncWrite + Send + Sync> {
         Box::new(self.clone())
     }
+
+    fn p2_stream(&self) -> Box<dyn OutputStream> {
+        Box::new(self.clone())
+    }
+}
+
+impl OutputStream for CappedPipe {
+    fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
+        self.push(&bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> StreamResult<()> {
+        Ok(())
+    }
+
+    fn check_write(&mut self) -> StreamResult<usize> {
+        Ok(WRITE_PERMIT)
+    }
+}
+
+#[async_trait::async_trait]
+impl Pollable for CappedPipe {
+    /// Always ready: writes never wait.
+    async fn ready(&mut self) {}
 }
 
 #[cfg(test)]

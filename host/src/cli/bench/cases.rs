@@ -1,0 +1,372 @@
+//! The measured cases, all on the same PreToolUse event: hooks of every
+//! kind through `HookEngine::dispatch`, whole processes as an agent starts
+//! them, the `serve` round trip, plugin loading, throughput on every core,
+//! and how far past its deadline an infinite loop runs.
+
+use std::future::Future;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use serde_json::{Value, json};
+use wasm_hooks::{
+    Decision, Event, EventName, EventPattern, HookEngine, HookResult, HookSpec, TraceStatus,
+    WasmRuntime,
+};
+
+use super::BenchArgs;
+use super::stats::Summary;
+
+/// The case every other one is compared with.
+pub(super) const WASM_CASE: &str = "wasm hook, fresh instance (engine.dispatch)";
+
+const PYTHON_JSON: &str = "import sys, json; json.load(sys.stdin)";
+
+/// How long the spinning plugin may run in the deadline case.
+const SPIN_DEADLINE_MS: u64 = 100;
+
+/// Run every case, in the order of the report.
+pub(super) fn run_all(args: &BenchArgs) -> anyhow::Result<Vec<Summary>> {
+    let dir = tempfile::tempdir().context("creating a temporary directory")?;
+    let cache = dir.path().join("cache");
+    let event = Event::pre_tool_use("Bash", json!({"command": "ls -la", "description": "list"}))
+        .with("session_id", "bench")
+        .with("cwd", dir.path().to_string_lossy().as_ref());
+    let stdin = event.to_json_string();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let n = args.events;
+    let mut out = Vec::new();
+    let plugin = std::path::absolute(&args.plugin)?;
+
+    let wasm_file = hook_file(
+        dir.path(),
+        "wasm",
+        json!({"type": "wasm", "plugin": plugin}),
+    )?;
+    let wasm = engine(&wasm_file, &cache)?;
+    check(&rt, &wasm, &event)?;
+    out.push(measure(&rt, WASM_CASE, n, || wasm.dispatch(&event)));
+
+    let inline_file = hook_file(
+        dir.path(),
+        "inline",
+        json!({"type": "inline", "rules": [{"field": "tool_input.command", "operator": "regex",
+            "value": "^sudo ", "action": "deny", "reason": "no sudo"}]}),
+    )?;
+    let inline = engine(&inline_file, &cache)?;
+    out.push(measure(&rt, "inline rule hook", n, || {
+        inline.dispatch(&event)
+    }));
+
+    let closure = HookEngine::default();
+    closure.register(HookSpec::from_fn(
+        "closure",
+        EventPattern::event(EventName::PreToolUse),
+        |_| async { Ok(HookResult::new(Decision::Proceed)) },
+    ));
+    out.push(measure(&rt, "Rust closure hook (the floor)", n, || {
+        closure.dispatch(&event)
+    }));
+
+    let spawns = args.processes;
+    let true_file = hook_file(
+        dir.path(),
+        "true",
+        json!({"type": "command", "args": ["/bin/true"]}),
+    )?;
+    let true_engine = engine(&true_file, &cache)?;
+    out.push(measure(&rt, "command hook: /bin/true", spawns, || {
+        true_engine.dispatch(&event)
+    }));
+    let python_file = hook_file(
+        dir.path(),
+        "python",
+        json!({"type": "command", "args": ["python3", "-c", PYTHON_JSON]}),
+    )?;
+    let python = engine(&python_file, &cache)?;
+    out.push(measure(
+        &rt,
+        "command hook: python3 json.load(stdin)",
+        spawns,
+        || python.dispatch(&event),
+    ));
+
+    let exe = std::env::current_exe().context("finding this executable")?;
+    let hook_process = |file: &Path| {
+        let mut cmd = Command::new(&exe);
+        cmd.arg("hook")
+            .arg("-c")
+            .arg(file)
+            .arg("--cache-dir")
+            .arg(&cache);
+        cmd
+    };
+    out.push(processes(
+        "process: wasm-hooks hook, wasm plugin, warm cache",
+        spawns,
+        || hook_process(&wasm_file),
+        &stdin,
+    )?);
+    out.push(processes(
+        "process: wasm-hooks hook, inline rule",
+        spawns,
+        || hook_process(&inline_file),
+        &stdin,
+    )?);
+    out.push(processes(
+        "process: python3 json.load(stdin)",
+        spawns,
+        || {
+            let mut cmd = Command::new("python3");
+            cmd.args(["-c", PYTHON_JSON]);
+            cmd
+        },
+        &stdin,
+    )?);
+
+    out.push(serve_round_trip(&rt, &exe, &wasm_file, &cache, n, &stdin)?);
+    out.extend(plugin_loads(&plugin, &cache, spawns)?);
+    out.push(throughput(&wasm, &event, n)?);
+    if let Some(spin) = &args.spin {
+        out.push(deadline_overshoot(
+            dir.path(),
+            &std::path::absolute(spin)?,
+            &cache,
+        )?);
+    }
+    Ok(out)
+}
+
+/// A hook file in `dir` with one PreToolUse hook for Bash.
+fn hook_file(dir: &Path, name: &str, hook: Value) -> anyhow::Result<PathBuf> {
+    let path = dir.join(format!("{name}.json"));
+    let doc = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}});
+    std::fs::write(&path, doc.to_string())?;
+    Ok(path)
+}
+
+/// An engine for `file`, as a long-running host would have it (pooling).
+fn engine(file: &Path, cache: &Path) -> anyhow::Result<HookEngine> {
+    let mut options = WasmRuntime::builder();
+    options.cache_dir(cache);
+    Ok(HookEngine::builder()
+        .hook_file(file)
+        .runtime_options(options)
+        .build()?)
+}
+
+/// The plugin must answer the bench event without failing, or the figures
+/// would measure a failure path.
+fn check(rt: &tokio::runtime::Runtime, engine: &HookEngine, event: &Event) -> anyhow::Result<()> {
+    let outcome = rt.block_on(engine.dispatch(event));
+    if outcome
+        .trace
+        .iter()
+        .any(|t| matches!(t.status, TraceStatus::Failed { .. }))
+    {
+        bail!("the plugin fails on the bench event: {:?}", outcome.trace);
+    }
+    Ok(())
+}
+
+/// Time `n` awaits of `f` (after `n / 10` for warming up).
+fn measure<F, Fut>(rt: &tokio::runtime::Runtime, name: &str, n: usize, mut f: F) -> Summary
+where
+    F: FnMut() -> Fut,
+    Fut: Future,
+{
+    rt.block_on(async {
+        for _ in 0..n / 10 {
+            f().await;
+        }
+        let mut samples = Vec::with_capacity(n);
+        for _ in 0..n {
+            let started = Instant::now();
+            f().await;
+            samples.push(started.elapsed());
+        }
+        Summary::of(name, samples)
+    })
+}
+
+/// Time `n` runs of a process reading `stdin`, each to its exit.
+fn processes(
+    name: &str,
+    n: usize,
+    mut command: impl FnMut() -> Command,
+    stdin: &str,
+) -> anyhow::Result<Summary> {
+    let mut run = || -> anyhow::Result<Duration> {
+        let started = Instant::now();
+        let mut child = command()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("{name}: starting the process"))?;
+        child
+            .stdin
+            .take()
+            .context("stdin")?
+            .write_all(stdin.as_bytes())?;
+        let status = child.wait()?;
+        if !status.success() {
+            bail!("{name}: the process failed ({status})");
+        }
+        Ok(started.elapsed())
+    };
+    for _ in 0..(n / 10).max(1) {
+        run()?;
+    }
+    let samples = (0..n).map(|_| run()).collect::<anyhow::Result<_>>()?;
+    Ok(Summary::of(name, samples))
+}
+
+/// `wasm-hooks serve` as a child process, and `n` requests over one
+/// keep-alive connection.
+fn serve_round_trip(
+    rt: &tokio::runtime::Runtime,
+    exe: &Path,
+    file: &Path,
+    cache: &Path,
+    n: usize,
+    body: &str,
+) -> anyhow::Result<Summary> {
+    let mut child = Command::new(exe)
+        .args(["serve", "--listen", "127.0.0.1:0", "--reload-ms", "0", "-c"])
+        .arg(file)
+        .arg("--cache-dir")
+        .arg(cache)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting wasm-hooks serve")?;
+    let result = (|| {
+        let url = listening_url(&mut child)?;
+        let client = reqwest::Client::new();
+        let post = || async {
+            let response = client
+                .post(format!("{url}/hook"))
+                .body(body.to_owned())
+                .send()
+                .await
+                .expect("serve answers");
+            assert!(response.status().is_success());
+            response.bytes().await.expect("a whole answer");
+        };
+        Ok(measure(rt, "serve: HTTP round trip, keep-alive", n, post))
+    })();
+    let _ = child.kill();
+    let _ = child.wait();
+    result
+}
+
+/// The URL `serve` announces on its first stdout line.
+fn listening_url(child: &mut Child) -> anyhow::Result<String> {
+    let stdout = child.stdout.take().context("serve's stdout")?;
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line)?;
+    line.trim()
+        .strip_prefix("listening on ")
+        .map(str::to_owned)
+        .with_context(|| format!("serve said {line:?}"))
+}
+
+/// Loading the plugin: compiling it, against deserializing it from a warm
+/// cache.
+fn plugin_loads(plugin: &Path, cache: &Path, n: usize) -> anyhow::Result<[Summary; 2]> {
+    let mut options = WasmRuntime::builder();
+    options.pooling(false).no_cache();
+    let compiling = options.build()?;
+    let compiles = (0..(n / 20).max(3))
+        .map(|_| timed(|| compiling.load(plugin)))
+        .collect::<Result<_, _>>()?;
+    let mut options = WasmRuntime::builder();
+    options.pooling(false).cache_dir(cache);
+    let cached = options.build()?;
+    cached.load(plugin)?;
+    let loads = (0..n)
+        .map(|_| timed(|| cached.load(plugin)))
+        .collect::<Result<_, _>>()?;
+    Ok([
+        Summary::of("plugin load: compile", compiles),
+        Summary::of("plugin load: from the compile cache", loads),
+    ])
+}
+
+fn timed<T, E>(f: impl FnOnce() -> Result<T, E>) -> Result<Duration, E> {
+    let started = Instant::now();
+    f()?;
+    Ok(started.elapsed())
+}
+
+/// Events per second with every core busy: twice as many tasks as cores,
+/// each dispatching its share; reported as wall time per event.
+fn throughput(engine: &HookEngine, event: &Event, n: usize) -> anyhow::Result<Summary> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cores)
+        .enable_all()
+        .build()?;
+    let tasks = cores * 2;
+    let started = Instant::now();
+    rt.block_on(async {
+        let handles: Vec<_> = (0..tasks)
+            .map(|_| {
+                let (engine, event) = (engine.clone(), event.clone());
+                tokio::spawn(async move {
+                    for _ in 0..n / tasks {
+                        engine.dispatch(&event).await;
+                    }
+                })
+            })
+            .collect();
+        for handle in handles {
+            handle.await.expect("a bench task");
+        }
+    });
+    let handled = n / tasks * tasks;
+    let per_event = started.elapsed() / u32::try_from(handled.max(1)).unwrap_or(u32::MAX);
+    Ok(Summary::rate(
+        format!("throughput: wasm hook, {tasks} tasks on {cores} cores (wall / event)"),
+        handled,
+        per_event,
+    ))
+}
+
+/// How long past its deadline a plugin that never returns keeps running.
+fn deadline_overshoot(dir: &Path, spin: &Path, cache: &Path) -> anyhow::Result<Summary> {
+    let file = hook_file(
+        dir,
+        "spin",
+        json!({"type": "wasm", "plugin": spin,
+            "limits": {"fuel": 1_000_000_000_000_000u64, "timeout_ms": SPIN_DEADLINE_MS}}),
+    )?;
+    let engine = engine(&file, cache)?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let event = Event::pre_tool_use("Bash", json!({"command": "ls"}));
+    let deadline = Duration::from_millis(SPIN_DEADLINE_MS);
+    let mut samples = Vec::new();
+    for _ in 0..20 {
+        let started = Instant::now();
+        let outcome = rt.block_on(engine.dispatch(&event));
+        if !outcome
+            .trace
+            .iter()
+            .any(|t| matches!(t.status, TraceStatus::Failed { .. }))
+        {
+            bail!("the spin plugin answered instead of spinning");
+        }
+        samples.push(started.elapsed().saturating_sub(deadline));
+    }
+    Ok(Summary::of(
+        format!("infinite loop: run time past its {SPIN_DEADLINE_MS} ms deadline"),
+        samples,
+    ))
+}

@@ -1,0 +1,169 @@
+//! The on-disk cache of compiled plugins, so a fresh process deserializes a
+//! plugin (well under a millisecond) instead of compiling it (hundreds).
+//!
+//! An entry is `<dir>/<engine key>/<plugin sha256>.cwasm`: the engine key
+//! covers wasmtime's version and every setting that changes compiled code
+//! (`Engine::precompile_compatibility_hash`), the plugin's hash covers its
+//! bytes, so a stale entry is never looked up. Entries are written to a
+//! temporary file and renamed into place, so a concurrent reader sees a
+//! whole entry or none. Each entry is wasmtime's artifact followed by a
+//! trailer: a magic tag, the artifact's length and its CRC-32
+//! (hardware-accelerated; it guards against damage, the file's ownership
+//! against tampering). A truncated or corrupt file is recompiled, never
+//! deserialized. A good entry is mapped, not read: only the pages a call
+//! touches are ever loaded, which is what makes a cold process cheap. Entries owned by another user, or writable by others, are
+//! ignored too (deserializing trusts the bytes to be wasmtime's own).
+
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+use wasmtime::Engine;
+use wasmtime::component::Component;
+
+/// The tag that starts every trailer; the version changes with the layout.
+const MAGIC: &[u8; 8] = b"WHCACHE2";
+/// The trailer: the tag, the artifact's length (u64) and CRC-32 (u32),
+/// little-endian.
+const TRAILER_LEN: usize = MAGIC.len() + 8 + 4;
+
+/// A directory of compiled plugins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompileCache {
+    dir: PathBuf,
+}
+
+impl CompileCache {
+    /// A cache in `dir` (created, mode 0700, on first write).
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self { dir: dir.into() }
+    }
+
+    /// The default directory: `$WASM_HOOKS_CACHE_DIR`, else
+    /// `$XDG_CACHE_HOME/wasm-hooks`, else `~/.cache/wasm-hooks`; none when
+    /// none of these is set.
+    pub fn default_dir() -> Option<PathBuf> {
+        let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+        var("WASM_HOOKS_CACHE_DIR")
+            .map(PathBuf::from)
+            .or_else(|| var("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("wasm-hooks")))
+            .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache/wasm-hooks")))
+    }
+
+    /// The cache directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where the entry of a plugin with hash `plugin_sha256` compiled by an
+    /// engine with key `engine_key` lives.
+    pub(crate) fn entry(&self, engine_key: &str, plugin_sha256: &str) -> PathBuf {
+        self.dir
+            .join(engine_key)
+            .join(format!("{plugin_sha256}.cwasm"))
+    }
+
+    /// The compiled component at `entry`: `Ok(None)` when there is none,
+    /// `Err` when there is one that cannot be used (the caller recompiles
+    /// and overwrites it).
+    pub(crate) fn load(&self, engine: &Engine, entry: &Path) -> Result<Option<Component>, String> {
+        let file = match std::fs::File::open(entry) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("cannot open it: {e}")),
+        };
+        let meta = file
+            .metadata()
+            .map_err(|e| format!("cannot stat it: {e}"))?;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        if meta.uid() != me || meta.mode() & 0o022 != 0 {
+            return Err("owned by another user or writable by others: not trusted".into());
+        }
+        // SAFETY: entries are only ever replaced by renaming a new file over
+        // them, never written in place, so the mapped bytes cannot change.
+        let bytes =
+            unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("cannot map it: {e}"))?;
+        checked_artifact(&bytes)?;
+        // SAFETY: the file holds byte for byte what `Component::serialize`
+        // wrote (its length and CRC match the trailer), only this user can
+        // write it, and its key includes the engine's compatibility hash;
+        // wasmtime re-checks the version and settings, and ignores the
+        // trailer after the artifact.
+        unsafe { Component::deserialize_file(engine, entry) }
+            .map(Some)
+            .map_err(|e| format!("incompatible entry: {e:#}"))
+    }
+
+    /// Write `component` as the entry at `entry`, atomically.
+    ///
+    /// # Errors
+    /// When the directory or the file cannot be written.
+    pub(crate) fn store(&self, entry: &Path, component: &Component) -> std::io::Result<()> {
+        let payload = component.serialize().map_err(std::io::Error::other)?;
+        let dir = entry.parent().unwrap_or(&self.dir);
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+        let mut file = tempfile::NamedTempFile::new_in(dir)?;
+        file.write_all(&payload)?;
+        file.write_all(&trailer(&payload))?;
+        file.persist(entry).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+/// The trailer that follows this artifact.
+fn trailer(artifact: &[u8]) -> Vec<u8> {
+    let mut trailer = MAGIC.to_vec();
+    trailer.extend_from_slice(&(artifact.len() as u64).to_le_bytes());
+    trailer.extend_from_slice(&crc32fast::hash(artifact).to_le_bytes());
+    trailer
+}
+
+/// Check an entry's trailer against its artifact.
+fn checked_artifact(bytes: &[u8]) -> Result<(), String> {
+    let Some(split) = bytes.len().checked_sub(TRAILER_LEN) else {
+        return Err("not a wasm-hooks cache entry (or cut short)".into());
+    };
+    let (artifact, tail) = bytes.split_at(split);
+    if &tail[..MAGIC.len()] != MAGIC {
+        return Err("not a wasm-hooks cache entry (or cut short)".into());
+    }
+    if tail != trailer(artifact).as_slice() {
+        return Err("length or checksum mismatch: the entry is damaged".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn damaged_entries_are_refused_before_deserializing() {
+        let artifact = b"compiled code".to_vec();
+        let mut entry = artifact.clone();
+        entry.extend_from_slice(&trailer(&artifact));
+        checked_artifact(&entry).unwrap();
+        let mut flipped = entry.clone();
+        flipped[0] ^= 1;
+        assert!(checked_artifact(&flipped).unwrap_err().contains("damaged"));
+        assert!(
+            checked_artifact(&entry[1..])
+                .unwrap_err()
+                .contains("damaged")
+        );
+        assert!(
+            checked_artifact(&entry[..entry.len() - 1])
+                .unwrap_err()
+                .contains("cut short")
+        );
+        assert!(
+            checked_artifact(b"\0asm")
+                .unwrap_err()
+                .contains("cut short")
+        );
+    }
+}

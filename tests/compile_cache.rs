@@ -1,0 +1,354 @@
+//! The compile cache (hits, damaged entries, concurrent writers, the
+//! `compile` command, `--no-cache`), plugin integrity (`sha256`) and hot
+//! reload, with real components and real cache files.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use serde_json::json;
+use support::plugin;
+use wasm_hooks::{Event, HookEngine, Verdict, WasmRuntime};
+
+fn runtime_with_cache(dir: &Path) -> WasmRuntime {
+    WasmRuntime::builder().cache_dir(dir).build().unwrap()
+}
+
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files_in(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_second_runtime_loads_the_plugin_from_the_cache() {
+    let cache = tempfile::tempdir().unwrap();
+    let first = runtime_with_cache(cache.path())
+        .load(&plugin("deny-dangerous-commands"))
+        .unwrap();
+    assert!(!first.from_cache());
+    let runtime = runtime_with_cache(cache.path());
+    let entry = runtime.cache_entry(&first.sha256()).unwrap();
+    assert_eq!(
+        files_in(cache.path()),
+        std::slice::from_ref(&entry),
+        "one entry, nothing else"
+    );
+    assert!(entry.starts_with(cache.path()));
+    let second = runtime.load(&plugin("deny-dangerous-commands")).unwrap();
+    assert!(second.from_cache());
+    assert_eq!(second.sha256(), first.sha256());
+}
+
+#[test]
+fn corrupt_or_foreign_entries_are_recompiled_and_replaced() {
+    let cache = tempfile::tempdir().unwrap();
+    let path = plugin("deny-dangerous-commands");
+    let sha256 = runtime_with_cache(cache.path())
+        .load(&path)
+        .unwrap()
+        .sha256();
+    let entry = runtime_with_cache(cache.path())
+        .cache_entry(&sha256)
+        .unwrap();
+    let good = std::fs::read(&entry).unwrap();
+
+    // A flipped byte, a cut-off file, and bytes with a valid checksum that
+    // are not wasmtime's: each is recompiled, and the entry made good again.
+    let mut flipped = good.clone();
+    flipped[good.len() / 3] ^= 0xff;
+    let forged_artifact = b"not compiled code";
+    let mut forged = forged_artifact.to_vec();
+    forged.extend_from_slice(b"WHCACHE2");
+    forged.extend_from_slice(&(forged_artifact.len() as u64).to_le_bytes());
+    forged.extend_from_slice(&crc32(forged_artifact).to_le_bytes());
+    for damaged in [flipped, good[..good.len() / 2].to_vec(), forged] {
+        std::fs::write(&entry, &damaged).unwrap();
+        let plugin = runtime_with_cache(cache.path()).load(&path).unwrap();
+        assert!(!plugin.from_cache(), "a damaged entry is not trusted");
+        assert!(
+            runtime_with_cache(cache.path())
+                .load(&path)
+                .unwrap()
+                .from_cache()
+        );
+    }
+}
+
+/// CRC-32 (IEEE) of `bytes`, bit by bit: an independent implementation.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+#[test]
+fn concurrent_first_loads_all_succeed_and_leave_one_whole_entry() {
+    let cache = tempfile::tempdir().unwrap();
+    let path = plugin("hostile-snoop");
+    let loads: Vec<_> = (0..4)
+        .map(|_| {
+            let (dir, path) = (cache.path().to_owned(), path.clone());
+            std::thread::spawn(move || runtime_with_cache(&dir).load(&path).map(|p| p.sha256()))
+        })
+        .collect();
+    for load in loads {
+        load.join().unwrap().unwrap();
+    }
+    let entries = files_in(cache.path());
+    assert_eq!(entries.len(), 1, "no temporary files left: {entries:?}");
+    assert!(
+        runtime_with_cache(cache.path())
+            .load(&path)
+            .unwrap()
+            .from_cache()
+    );
+}
+
+fn wasm_hooks() -> Command {
+    Command::cargo_bin("wasm-hooks").unwrap()
+}
+
+#[test]
+fn compile_warms_the_cache_that_run_then_uses() {
+    let cache = tempfile::tempdir().unwrap();
+    let path = plugin("deny-dangerous-commands");
+    let out = wasm_hooks()
+        .args(["compile", "--cache-dir"])
+        .arg(cache.path())
+        .arg(&path)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("compiled in"), "{out}");
+    let again = wasm_hooks()
+        .args(["compile", "--cache-dir"])
+        .arg(cache.path())
+        .arg(&path)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8(again).unwrap().contains("already cached"));
+
+    let file = support::hook_file("PreToolUse", "Bash", &path, json!({}));
+    let event = r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#;
+    let listed = wasm_hooks()
+        .args(["list", "--cache-dir"])
+        .arg(cache.path())
+        .arg("-c")
+        .arg(&file.path)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let listed = String::from_utf8(listed).unwrap();
+    assert!(
+        listed.contains("from the compile cache") && listed.contains("grants: nothing"),
+        "{listed}"
+    );
+    wasm_hooks()
+        .args(["hook", "--cache-dir"])
+        .arg(cache.path())
+        .arg("-c")
+        .arg(&file.path)
+        .write_stdin(event)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("\"permissionDecision\":\"deny\""));
+}
+
+#[test]
+fn compile_refuses_what_is_not_a_plugin() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let bogus = dir.path().join("bogus.wasm");
+    std::fs::write(&bogus, "not wasm").unwrap();
+    wasm_hooks()
+        .args(["compile", "--cache-dir"])
+        .arg(cache.path())
+        .arg(&bogus)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "bogus.wasm: is not a WebAssembly file",
+        ));
+    assert!(files_in(cache.path()).is_empty());
+}
+
+#[test]
+fn no_cache_writes_nothing() {
+    let cache = tempfile::tempdir().unwrap();
+    let file = support::hook_file(
+        "PreToolUse",
+        "Bash",
+        &plugin("deny-dangerous-commands"),
+        json!({}),
+    );
+    let listed = wasm_hooks()
+        .env("WASM_HOOKS_CACHE_DIR", cache.path())
+        .env_remove("RUST_LOG")
+        .args(["list", "-v", "--no-cache", "-c"])
+        .arg(&file.path)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert!(
+        String::from_utf8(listed.stdout)
+            .unwrap()
+            .contains(", compiled)")
+    );
+    let said = String::from_utf8(listed.stderr).unwrap();
+    assert!(
+        said.contains("wasm runtime: on-demand allocation"),
+        "{said}"
+    );
+    assert!(files_in(cache.path()).is_empty());
+    wasm_hooks()
+        .env("WASM_HOOKS_CACHE_DIR", cache.path())
+        .args(["list", "-c"])
+        .arg(&file.path)
+        .assert()
+        .success();
+    assert_eq!(
+        files_in(cache.path()).len(),
+        1,
+        "the variable names the default"
+    );
+}
+
+#[test]
+fn a_pinned_sha256_must_match() {
+    let path = plugin("deny-dangerous-commands");
+    let runtime = WasmRuntime::builder().no_cache().build().unwrap();
+    let actual = runtime.load(&path).unwrap().sha256();
+    assert_eq!(actual.len(), 64);
+    runtime
+        .load_pinned(&path, Some(&actual.to_uppercase()))
+        .unwrap();
+    let wrong = "0".repeat(64);
+    let err = runtime
+        .load_pinned(&path, Some(&wrong))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("deny_dangerous_commands.wasm")
+            && err.contains(&format!("expects {wrong}"))
+            && err.contains(&format!("the file is {actual}")),
+        "{err}"
+    );
+    let file = support::hook_file("PreToolUse", "Bash", &path, json!({"sha256": "abc"}));
+    let err = HookEngine::builder()
+        .hook_file(&file.path)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("`sha256` must be the plugin's sha256"),
+        "{err}"
+    );
+}
+
+/// Copy `package`'s component over `to` the way a build would: a new file
+/// renamed into place.
+fn install(package: &str, to: &Path) {
+    let staged = to.with_extension("staged");
+    std::fs::copy(plugin(package), &staged).unwrap();
+    std::fs::rename(&staged, to).unwrap();
+}
+
+fn bash(command: &str) -> Event {
+    Event::pre_tool_use("Bash", json!({ "command": command }))
+}
+
+#[tokio::test]
+async fn a_changed_plugin_is_swapped_in_and_a_pinned_one_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live.wasm");
+    install("deny-dangerous-commands", &live);
+    let runtime = WasmRuntime::builder().no_cache().build().unwrap();
+    let file = support::hook_file("PreToolUse", "Bash", &live, json!({}));
+    let engine = HookEngine::builder()
+        .hook_file(&file.path)
+        .runtime(runtime.clone())
+        .build()
+        .unwrap();
+    let pinned = runtime
+        .load_pinned(&live, Some(&runtime.load(&live).unwrap().sha256()))
+        .unwrap();
+    assert!(matches!(
+        engine.dispatch(bash("rm -rf /")).await.verdict,
+        Verdict::Deny { .. }
+    ));
+    assert_eq!(runtime.reload_changed(), 0, "nothing changed yet");
+
+    install("hostile-snoop", &live);
+    let err = pinned.reload_if_changed().unwrap_err().to_string();
+    assert!(err.contains("sha256 mismatch"), "{err}");
+    assert_eq!(runtime.reload_changed(), 1, "the unpinned plugin reloads");
+    let outcome = engine.dispatch(bash("rm -rf /")).await;
+    assert_eq!(outcome.verdict, Verdict::Proceed, "{outcome:#?}");
+    assert!(outcome.contexts[0].value.text.contains("read_passwd"));
+
+    // A broken file keeps the working version.
+    std::fs::write(&live, "half a build").unwrap();
+    assert_eq!(runtime.reload_changed(), 0);
+    assert_eq!(engine.dispatch(bash("ls")).await.verdict, Verdict::Proceed);
+}
+
+#[tokio::test]
+async fn the_watcher_reloads_without_being_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live.wasm");
+    install("deny-dangerous-commands", &live);
+    let runtime = WasmRuntime::builder()
+        .no_cache()
+        .hot_reload(Duration::from_millis(20))
+        .build()
+        .unwrap();
+    let file = support::hook_file("PreToolUse", "Bash", &live, json!({}));
+    let engine = HookEngine::builder()
+        .hook_file(&file.path)
+        .runtime(runtime)
+        .build()
+        .unwrap();
+    assert!(matches!(
+        engine.dispatch(bash("rm -rf /")).await.verdict,
+        Verdict::Deny { .. }
+    ));
+    install("hostile-snoop", &live);
+    // Not a timing assertion: a bound on how long to wait for it at all.
+    let give_up = Instant::now() + Duration::from_secs(30);
+    loop {
+        let verdict = engine.dispatch(bash("rm -rf /")).await.verdict;
+        if verdict == Verdict::Proceed {
+            break;
+        }
+        assert!(Instant::now() < give_up, "never reloaded");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
