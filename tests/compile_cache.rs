@@ -127,45 +127,40 @@ fn wasm_hooks() -> Command {
     Command::cargo_bin("wasm-hooks").unwrap()
 }
 
+/// The stdout of `wasm-hooks` run with these arguments, which must succeed.
+fn stdout_of<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> String {
+    let out = wasm_hooks()
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    String::from_utf8(out.stdout).unwrap()
+}
+
 #[test]
 fn compile_warms_the_cache_that_run_then_uses() {
     let cache = tempfile::tempdir().unwrap();
     let path = plugin("deny-dangerous-commands");
-    let out = wasm_hooks()
-        .args(["compile", "--cache-dir"])
-        .arg(cache.path())
-        .arg(&path)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = String::from_utf8(out).unwrap();
+    let compile = [
+        "compile".as_ref(),
+        "--cache-dir".as_ref(),
+        cache.path().as_os_str(),
+        path.as_os_str(),
+    ];
+    let out = stdout_of(compile);
     assert!(out.contains("compiled in"), "{out}");
-    let again = wasm_hooks()
-        .args(["compile", "--cache-dir"])
-        .arg(cache.path())
-        .arg(&path)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    assert!(String::from_utf8(again).unwrap().contains("already cached"));
+    assert!(stdout_of(compile).contains("already cached"));
 
     let file = support::hook_file("PreToolUse", "Bash", &path, json!({}));
     let event = r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#;
-    let listed = wasm_hooks()
-        .args(["list", "--cache-dir"])
-        .arg(cache.path())
-        .arg("-c")
-        .arg(&file.path)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let listed = String::from_utf8(listed).unwrap();
+    let listed = stdout_of([
+        "list".as_ref(),
+        "--cache-dir".as_ref(),
+        cache.path().as_os_str(),
+        "-c".as_ref(),
+        file.path.as_os_str(),
+    ]);
     assert!(
         listed.contains("from the compile cache") && listed.contains("grants: nothing"),
         "{listed}"
@@ -292,11 +287,7 @@ async fn a_changed_plugin_is_swapped_in_and_a_pinned_one_is_not() {
     install("deny-dangerous-commands", &live);
     let runtime = WasmRuntime::builder().no_cache().build().unwrap();
     let file = support::hook_file("PreToolUse", "Bash", &live, json!({}));
-    let engine = HookEngine::builder()
-        .hook_file(&file.path)
-        .runtime(runtime.clone())
-        .build()
-        .unwrap();
+    let engine = support::engine_on(runtime.clone(), &file);
     let pinned = runtime
         .load_pinned(&live, Some(&runtime.load(&live).unwrap().sha256()))
         .unwrap();
@@ -331,11 +322,7 @@ async fn the_watcher_reloads_without_being_asked() {
         .build()
         .unwrap();
     let file = support::hook_file("PreToolUse", "Bash", &live, json!({}));
-    let engine = HookEngine::builder()
-        .hook_file(&file.path)
-        .runtime(runtime)
-        .build()
-        .unwrap();
+    let engine = support::engine_on(runtime, &file);
     assert!(matches!(
         engine.dispatch(bash("rm -rf /")).await.verdict,
         Verdict::Deny { .. }

@@ -374,11 +374,7 @@ async fn both_allocators_give_the_same_answers() {
         let runtime = options.build().unwrap();
         assert!(!pooling || runtime.uses_pooling(), "this machine can pool");
         assert_eq!(runtime.uses_pooling(), pooling);
-        let engine = HookEngine::builder()
-            .hook_file(&file.path)
-            .runtime(runtime)
-            .build()
-            .unwrap();
+        let engine = support::engine_on(runtime, &file);
         assert!(matches!(
             engine.dispatch(bash("rm -rf /")).await.verdict,
             Verdict::Deny { .. }

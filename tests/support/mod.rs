@@ -95,6 +95,15 @@ pub fn hook_file(event: &str, matcher: &str, plugin: &Path, extra: Value) -> Hoo
     write_hook_file(&json!({"hooks": {event: [{"matcher": matcher, "hooks": [entry]}]}}))
 }
 
+/// An engine reading `file`, running its wasm hooks on `runtime`.
+pub fn engine_on(runtime: wasm_hooks::WasmRuntime, file: &HookFile) -> wasm_hooks::HookEngine {
+    wasm_hooks::HookEngine::builder()
+        .hook_file(&file.path)
+        .runtime(runtime)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// A hook file with exactly this JSON.
 pub fn write_hook_file(doc: &Value) -> HookFile {
     let dir = tempfile::tempdir().expect("temporary directory");
