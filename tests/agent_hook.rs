@@ -1,5 +1,5 @@
 //! `wasm-hooks hook` as an agent's command hook: the real Claude Code
-//! payloads of `shared/fixtures/` fed on stdin, with hook files that deny,
+//! payloads of `tests/fixtures/` fed on stdin, with hook files that deny,
 //! allow, modify, add context, stop, time out and crash; stdout JSON and
 //! exit code checked against what Claude Code does with them
 //! (`PROTOCOL.md`). Also Gemini CLI and Codex payloads.

@@ -475,7 +475,7 @@ mod tests {
 
     #[test]
     fn claude_code_fixture_reads_as_an_event() {
-        let raw = include_str!("../../../shared/fixtures/claude-code-2.1.197/PreToolUse.json");
+        let raw = include_str!("../../tests/fixtures/claude-code-2.1.197/PreToolUse.json");
         let event = Event::from_json(serde_json::from_str(raw).unwrap()).unwrap();
         assert_eq!(event.name(), EventName::PreToolUse);
         assert_eq!(event.tool_name(), Some("Bash"));

@@ -34,10 +34,11 @@ pub fn workspace_root() -> PathBuf {
         .to_owned()
 }
 
-/// A real Claude Code payload from `shared/fixtures/claude-code-2.1.197/`.
+/// A real Claude Code payload, from `tests/fixtures/claude-code-2.1.197/`
+/// (captured from Claude Code 2.1.197).
 pub fn fixture(name: &str) -> Value {
     let path = workspace_root()
-        .join("../shared/fixtures/claude-code-2.1.197")
+        .join("tests/fixtures/claude-code-2.1.197")
         .join(format!("{name}.json"));
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));

@@ -6,6 +6,7 @@ mod bench;
 mod compile;
 mod hook;
 mod hook_files;
+mod inspect;
 mod install;
 mod list;
 mod report;
@@ -54,6 +55,8 @@ enum Command {
     Compile(compile::CompileArgs),
     /// Measure what each kind of hook costs, side by side.
     Bench(bench::BenchArgs),
+    /// Describe plugin files: world, imports, exports, capabilities, cache.
+    Inspect(inspect::InspectArgs),
 }
 
 /// Process exit codes, documented once:
@@ -104,6 +107,7 @@ fn run(command: Command) -> anyhow::Result<Exit> {
         Command::Audit(args) => audit::run(args),
         Command::Compile(args) => compile::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Inspect(args) => inspect::run(args),
         Command::Hook(args) => hook::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Install(args) => install::install(args),

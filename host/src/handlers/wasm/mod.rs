@@ -13,6 +13,7 @@
 mod abi;
 mod cache;
 mod grants;
+mod inspect;
 mod limits;
 mod plugin;
 mod runtime;
@@ -29,6 +30,7 @@ use wasmtime_wasi::WasiCtxBuilder;
 
 pub use cache::CompileCache;
 pub use grants::{GrantBase, GrantedDir, Grants};
+pub use inspect::PluginInfo;
 pub use limits::{LimitOverrides, WasmLimits};
 pub use plugin::Plugin;
 pub use runtime::{WasmRuntime, WasmRuntimeBuilder};
