@@ -104,6 +104,12 @@ impl HookEngineBuilder {
         self
     }
 
+    /// Read exactly these hook files, forgetting those given before.
+    pub fn replace_hook_files(&mut self, paths: impl IntoIterator<Item = PathBuf>) -> &mut Self {
+        self.files = paths.into_iter().collect();
+        self
+    }
+
     /// Search the default hook-file locations of this project.
     pub fn project_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
         self.project_dir = Some(dir.into());

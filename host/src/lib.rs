@@ -40,6 +40,7 @@ mod event;
 mod handlers;
 mod matcher;
 mod outcome;
+mod policy;
 mod protocol;
 mod server;
 mod session;
@@ -69,6 +70,7 @@ pub use outcome::{
     Approval, Attributed, Context, Decision, Flow, Fold, HookId, HookOutput, HookResult, OnFailure,
     Outcome, Role, Severity, TraceEntry, TraceStatus, UserMessage, Verdict,
 };
+pub use policy::{Expectation, ExpectedDecision, Mismatch, PolicyTest, read_fixtures};
 pub use protocol::{
     Answer, CLAUDE_EVENTS, InstalledHook, Protocol, SettingsError, install as install_claude_hooks,
     uninstall as uninstall_claude_hooks,

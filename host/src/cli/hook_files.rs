@@ -56,6 +56,19 @@ impl HookFileArgs {
         options
     }
 
+    /// The `--config` files given.
+    pub(crate) fn configs(&self) -> &[PathBuf] {
+        &self.configs
+    }
+
+    /// A builder reading only `files` (not the `--config` ones), with every
+    /// other flag applied.
+    pub(crate) fn builder_only(&self, files: &[PathBuf]) -> anyhow::Result<HookEngineBuilder> {
+        let mut builder = self.builder_in(&[], None)?;
+        builder.replace_hook_files(files.iter().cloned());
+        Ok(builder)
+    }
+
     /// A builder reading these files (extra ones, given as arguments,
     /// count as `--config`).
     pub(crate) fn builder(&self, extra: &[PathBuf]) -> anyhow::Result<HookEngineBuilder> {

@@ -3,15 +3,18 @@
 
 mod audit;
 mod bench;
+mod build;
 mod compile;
 mod hook;
 mod hook_files;
 mod inspect;
 mod install;
 mod list;
+mod new;
 mod report;
 mod run;
 mod serve;
+mod test;
 mod validate;
 
 use std::process::ExitCode;
@@ -57,6 +60,12 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Describe plugin files: world, imports, exports, capabilities, cache.
     Inspect(inspect::InspectArgs),
+    /// Run policy tests: fixtures of events and the outcomes they must get.
+    Test(test::TestArgs),
+    /// Create a plugin crate: a working hook, a hook file, fixtures.
+    New(new::NewArgs),
+    /// Build a plugin crate for wasm32-wasip2 and describe the component.
+    Build(build::BuildArgs),
 }
 
 /// Process exit codes, documented once:
@@ -108,6 +117,9 @@ fn run(command: Command) -> anyhow::Result<Exit> {
         Command::Compile(args) => compile::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Inspect(args) => inspect::run(args),
+        Command::Test(args) => test::run(args),
+        Command::New(args) => new::run(args),
+        Command::Build(args) => build::run(args),
         Command::Hook(args) => hook::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Install(args) => install::install(args),

@@ -150,7 +150,7 @@ impl FileRead<'_> {
 
 /// Parse `text` as the syntax the path's extension names, with the error's
 /// position split out of its message.
-fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, Error> {
+pub(crate) fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, Error> {
     let yaml = matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("yaml" | "yml")

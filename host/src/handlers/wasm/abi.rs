@@ -25,6 +25,18 @@ pub(crate) fn file_kind(bytes: &[u8]) -> FileKind {
     }
 }
 
+/// `Ok` for a component; otherwise what the file is instead, as a message
+/// that follows the file's name.
+pub(crate) fn require_component(bytes: &[u8]) -> Result<(), String> {
+    match file_kind(bytes) {
+        FileKind::Component => Ok(()),
+        FileKind::CoreModule => Err("is a core wasm module, not a component (build plugins \
+             with `cargo build --target wasm32-wasip2`)"
+            .into()),
+        FileKind::NotWasm => Err("is not a WebAssembly file".into()),
+    }
+}
+
 /// Every WIT package stamp found in the component (outer and nested).
 pub(crate) fn wit_stamps(bytes: &[u8]) -> Result<Vec<String>, wasmparser::BinaryReaderError> {
     let mut stamps = Vec::new();

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use wasmparser::{Parser, Payload};
 
 use super::WIT_PACKAGE;
-use super::abi::{self, FileKind};
+use super::abi;
 use crate::Error;
 
 /// A plugin file, described.
@@ -44,17 +44,7 @@ impl PluginInfo {
             message,
         };
         let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read it: {e}")))?;
-        match abi::file_kind(&bytes) {
-            FileKind::Component => {}
-            FileKind::CoreModule => {
-                return Err(fail(
-                    "is a core wasm module, not a component (build plugins with \
-                     `cargo build --target wasm32-wasip2`)"
-                        .into(),
-                ));
-            }
-            FileKind::NotWasm => return Err(fail("is not a WebAssembly file".into())),
-        }
+        abi::require_component(&bytes).map_err(fail)?;
         let wit = abi::wit_stamps(&bytes).map_err(|e| fail(format!("malformed component: {e}")))?;
         let (imports, exports) =
             outer_names(&bytes).map_err(|e| fail(format!("malformed component: {e}")))?;

@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use sha2::{Digest, Sha256};
 
 use super::WIT_PACKAGE;
-use super::abi::{self, FileKind};
+use super::abi;
 use super::runtime::WasmRuntime;
 use super::state::HostState;
 use super::v0_1_0;
@@ -178,17 +178,7 @@ fn compile(runtime: &WasmRuntime, path: &Path, pinned: Option<&str>) -> Result<C
         message,
     };
     let bytes = std::fs::read(path).map_err(|e| read_error(path, &e))?;
-    match abi::file_kind(&bytes) {
-        FileKind::Component => {}
-        FileKind::CoreModule => {
-            return Err(fail(
-                "is a core wasm module, not a component (build plugins with \
-                 `cargo build --target wasm32-wasip2`)"
-                    .into(),
-            ));
-        }
-        FileKind::NotWasm => return Err(fail("is not a WebAssembly file".into())),
-    }
+    abi::require_component(&bytes).map_err(fail)?;
     let sha256 = format!("{:x}", Sha256::digest(&bytes));
     if let Some(expected) = pinned
         && expected != sha256

@@ -1,0 +1,128 @@
+//! `wasm-hooks build [DIR]`: build a plugin crate for wasm32-wasip2
+//! (installing the target if it is missing, and saying so), then print each
+//! component's path, size and WIT world.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, bail};
+use clap::Args;
+use wasm_hooks::PluginInfo;
+
+use super::Exit;
+
+const TARGET: &str = "wasm32-wasip2";
+
+/// Arguments of `wasm-hooks build`.
+#[derive(Debug, Args)]
+pub(crate) struct BuildArgs {
+    /// The plugin crate (the folder of its Cargo.toml).
+    #[arg(value_name = "DIR", default_value = ".")]
+    dir: PathBuf,
+
+    /// Build in debug mode instead of release.
+    #[arg(long)]
+    debug: bool,
+}
+
+pub(crate) fn run(args: BuildArgs) -> anyhow::Result<Exit> {
+    let manifest = args.dir.join("Cargo.toml");
+    if !manifest.is_file() {
+        bail!(
+            "{} has no Cargo.toml: give the plugin crate's folder",
+            args.dir.display()
+        );
+    }
+    ensure_target()?;
+    let components = cargo_build(&manifest, !args.debug)?;
+    if components.is_empty() {
+        bail!(
+            "the build made no .wasm: is the crate a `cdylib` (`[lib] crate-type = [\"cdylib\"]`)?"
+        );
+    }
+    for path in components {
+        let info = PluginInfo::read(&path)?;
+        println!("{}", path.display());
+        println!("  size:   {} bytes", info.size);
+        println!("  sha256: {}", info.sha256);
+        let world = if info.wit.is_empty() {
+            "no wasm-hooks stamp (not built with the guest SDK)".to_owned()
+        } else {
+            info.wit.join(", ")
+        };
+        println!("  world:  {world}");
+    }
+    Ok(Exit::GoOn)
+}
+
+/// Install the wasm32-wasip2 target with rustup if it is not there.
+fn ensure_target() -> anyhow::Result<()> {
+    let installed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output();
+    let Ok(installed) = installed else {
+        eprintln!("wasm-hooks: rustup not found; assuming the {TARGET} target is installed");
+        return Ok(());
+    };
+    if String::from_utf8_lossy(&installed.stdout)
+        .lines()
+        .any(|l| l.trim() == TARGET)
+    {
+        return Ok(());
+    }
+    eprintln!(
+        "wasm-hooks: the {TARGET} target is missing; installing it (rustup target add {TARGET})"
+    );
+    let status = Command::new("rustup")
+        .args(["target", "add", TARGET])
+        .status()
+        .context("running rustup")?;
+    if !status.success() {
+        bail!("`rustup target add {TARGET}` failed ({status})");
+    }
+    Ok(())
+}
+
+/// Run cargo; the `.wasm` files it produced (cargo's own messages go to
+/// stderr as usual).
+fn cargo_build(manifest: &Path, release: bool) -> anyhow::Result<Vec<PathBuf>> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args([
+        "build",
+        "--target",
+        TARGET,
+        "--message-format=json-render-diagnostics",
+    ])
+    .arg("--manifest-path")
+    .arg(manifest)
+    .stdout(Stdio::piped());
+    if release {
+        cmd.arg("--release");
+    }
+    let mut child = cmd.spawn().context("running cargo")?;
+    let mut components = Vec::new();
+    let stdout = child.stdout.take().context("cargo's stdout")?;
+    for line in std::io::BufReader::new(stdout).lines() {
+        let message: serde_json::Value = match serde_json::from_str(&line?) {
+            Ok(message) => message,
+            Err(_) => continue,
+        };
+        if message["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let files = message["filenames"].as_array().into_iter().flatten();
+        components.extend(
+            files
+                .filter_map(serde_json::Value::as_str)
+                .filter(|f| f.ends_with(".wasm"))
+                .map(PathBuf::from),
+        );
+    }
+    let status = child.wait()?;
+    if !status.success() {
+        bail!("cargo build failed ({status})");
+    }
+    Ok(components)
+}

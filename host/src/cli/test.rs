@@ -1,0 +1,238 @@
+//! `wasm-hooks test`: run policy tests (fixture files holding an event and
+//! the outcome it must get) against hook files, report each failure with
+//! both sides, exit 1 if any fails.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde::Serialize;
+use wasm_hooks::{Event, HookEngine, Mismatch, PolicyTest, read_fixtures};
+
+use super::hook_files::HookFileArgs;
+use super::{Exit, report};
+
+/// Arguments of `wasm-hooks test`.
+#[derive(Debug, Args)]
+pub(crate) struct TestArgs {
+    /// Fixture files, or directories: a directory means the .yaml, .yml and
+    /// .json files under its `fixtures/` folder, or in it when it has none.
+    #[arg(value_name = "DIR|FILE", default_value = ".")]
+    paths: Vec<PathBuf>,
+
+    /// Print the results as JSON.
+    #[arg(long)]
+    json: bool,
+
+    /// Which hook files a test runs against, unless its fixture says
+    /// (`hooks:`); without `-c`, the nearest `hooks.json` (or `.yaml`,
+    /// `.yml`) in the fixture's folder or above it.
+    #[command(flatten)]
+    hook_files: HookFileArgs,
+}
+
+/// One test's result.
+#[derive(Debug, Serialize)]
+struct Ran {
+    file: PathBuf,
+    name: String,
+    passed: bool,
+    mismatches: Vec<Mismatch>,
+    error: Option<String>,
+}
+
+/// Every result, and the counts.
+#[derive(Debug, Serialize)]
+struct Summary {
+    passed: usize,
+    failed: usize,
+    tests: Vec<Ran>,
+}
+
+pub(crate) fn run(args: TestArgs) -> anyhow::Result<Exit> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let mut engines: HashMap<Option<PathBuf>, Result<HookEngine, String>> = HashMap::new();
+    let mut tests = Vec::new();
+    for file in fixture_files(&args.paths)? {
+        let read = match read_fixtures(&file) {
+            Ok(read) => read,
+            Err(e) => {
+                tests.push(broken(&file, String::new(), e.to_string()));
+                continue;
+            }
+        };
+        for test in read {
+            let hooks = hook_file_for(&args, &file, &test);
+            let engine = engines
+                .entry(hooks.clone())
+                .or_insert_with(|| engine_for(&args.hook_files, hooks.as_deref()));
+            tests.push(match engine {
+                Ok(engine) => run_one(&rt, engine, &file, test),
+                Err(e) => broken(&file, test.name, e.clone()),
+            });
+        }
+    }
+    if tests.is_empty() {
+        anyhow::bail!("no fixtures found in {}", shown(&args.paths));
+    }
+    let failed = tests.iter().filter(|t| !t.passed).count();
+    let summary = Summary {
+        passed: tests.len() - failed,
+        failed,
+        tests,
+    };
+    if args.json {
+        report::print(&(serde_json::to_string_pretty(&summary)? + "\n"))?;
+    } else {
+        report::print(&human(&summary))?;
+    }
+    Ok(if failed > 0 { Exit::Failed } else { Exit::GoOn })
+}
+
+fn shown(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The fixture files the arguments name, sorted within each directory.
+fn fixture_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let fixtures = path.join("fixtures");
+            let mut found = Vec::new();
+            if fixtures.is_dir() {
+                collect(&fixtures, true, &mut found)?;
+            } else {
+                collect(path, false, &mut found)?;
+                found.retain(|f| !is_hook_file(f));
+            }
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
+}
+
+fn collect(dir: &Path, recurse: bool, found: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            if recurse {
+                collect(&path, true, found)?;
+            }
+        } else if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml" | "json")
+        ) {
+            found.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn is_hook_file(path: &Path) -> bool {
+    path.file_stem().is_some_and(|s| s == "hooks")
+}
+
+/// The hook file a test runs against: its fixture's `hooks`, else none
+/// (the `-c` files), else the nearest `hooks.*` at or above the fixture.
+fn hook_file_for(args: &TestArgs, fixture: &Path, test: &PolicyTest) -> Option<PathBuf> {
+    if let Some(hooks) = &test.hooks {
+        return Some(hooks.clone());
+    }
+    if !args.hook_files.configs().is_empty() {
+        return None;
+    }
+    let start = fixture.parent().unwrap_or(Path::new("."));
+    start.ancestors().take(4).find_map(|dir| {
+        ["hooks.json", "hooks.yaml", "hooks.yml"]
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|candidate| candidate.is_file())
+    })
+}
+
+fn engine_for(args: &HookFileArgs, hooks: Option<&Path>) -> Result<HookEngine, String> {
+    let extra: Vec<PathBuf> = hooks.into_iter().map(Path::to_owned).collect();
+    if extra.is_empty() && args.configs().is_empty() {
+        return Err(
+            "no hook file: give the fixture `hooks:`, pass -c, or put a hooks.json \
+                    beside the fixtures"
+                .into(),
+        );
+    }
+    let builder = if extra.is_empty() {
+        args.builder(&[])
+    } else {
+        args.builder_only(&extra)
+    };
+    builder
+        .map_err(|e| format!("{e:#}"))?
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+fn run_one(
+    rt: &tokio::runtime::Runtime,
+    engine: &HookEngine,
+    file: &Path,
+    test: PolicyTest,
+) -> Ran {
+    let event = match Event::from_json(test.event) {
+        Ok(event) => event,
+        Err(e) => return broken(file, test.name, format!("the event: {e}")),
+    };
+    let outcome = rt.block_on(engine.dispatch(&event));
+    let mismatches = test.expect.check(&outcome);
+    Ran {
+        file: file.to_owned(),
+        name: test.name,
+        passed: mismatches.is_empty(),
+        mismatches,
+        error: None,
+    }
+}
+
+fn broken(file: &Path, name: String, error: String) -> Ran {
+    Ran {
+        file: file.to_owned(),
+        name,
+        passed: false,
+        mismatches: Vec::new(),
+        error: Some(error),
+    }
+}
+
+fn human(summary: &Summary) -> String {
+    let mut out = String::new();
+    for t in &summary.tests {
+        let status = if t.passed { "ok  " } else { "FAIL" };
+        let _ = writeln!(out, "{status} {}: {}", t.file.display(), t.name);
+        if let Some(error) = &t.error {
+            let _ = writeln!(out, "     error: {error}");
+        }
+        for m in &t.mismatches {
+            let _ = writeln!(out, "     {}", m.field);
+            let _ = writeln!(out, "       - expected: {}", m.expected);
+            let _ = writeln!(out, "       + got:      {}", m.got);
+        }
+    }
+    let total = summary.passed + summary.failed;
+    let _ = writeln!(
+        out,
+        "{total} test{}: {} passed, {} failed",
+        if total == 1 { "" } else { "s" },
+        summary.passed,
+        summary.failed
+    );
+    out
+}

@@ -1,0 +1,137 @@
+//! `wasm-hooks test`: the example plugins' own fixtures pass; a wrong
+//! fixture fails with both sides of each difference (and exit code 1);
+//! broken fixtures and missing hook files are reported, not skipped.
+
+mod support;
+
+use assert_cmd::Command;
+use predicates::prelude::PredicateBooleanExt;
+use predicates::str::contains;
+use serde_json::{Value, json};
+
+fn wasm_hooks() -> Command {
+    Command::cargo_bin("wasm-hooks").unwrap()
+}
+
+#[test]
+fn the_example_plugins_fixtures_pass() {
+    support::plugin("deny-dangerous-commands");
+    let dir = support::workspace_root().join("example-plugins/deny-dangerous-commands");
+    wasm_hooks()
+        .arg("test")
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout(contains("6 tests: 6 passed, 0 failed"));
+}
+
+/// A folder with the deny-dangerous-commands hook file and these fixtures.
+fn suite(fixtures: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let hooks = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "wasm", "plugin": support::plugin("deny-dangerous-commands")}]}]}});
+    std::fs::write(dir.path().join("hooks.json"), hooks.to_string()).unwrap();
+    std::fs::create_dir(dir.path().join("fixtures")).unwrap();
+    for (name, text) in fixtures {
+        std::fs::write(dir.path().join("fixtures").join(name), text).unwrap();
+    }
+    dir
+}
+
+const WRONG: &str = "\
+name: rm -rf / is allowed (it is not)
+event: {hook_event_name: PreToolUse, tool_name: Bash, tool_input: {command: rm -rf /}}
+expect: {decision: allow, reason: harmless}
+";
+
+#[test]
+fn a_wrong_fixture_fails_with_a_diff() {
+    let dir = suite(&[("wrong.yaml", WRONG)]);
+    wasm_hooks()
+        .arg("test")
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(
+            contains("FAIL")
+                .and(contains("rm -rf / is allowed (it is not)"))
+                .and(contains(
+                    "decision\n       - expected: allow\n       + got:      deny",
+                ))
+                .and(contains(
+                    "reason\n       - expected: to contain \"harmless\"",
+                ))
+                .and(contains("dangerous pattern `rm -rf /`"))
+                .and(contains("1 test: 0 passed, 1 failed")),
+        );
+    let out = wasm_hooks()
+        .args(["test", "--json"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        (report["passed"].as_u64(), report["failed"].as_u64()),
+        (Some(0), Some(1))
+    );
+    assert_eq!(report["tests"][0]["mismatches"][0]["field"], "decision");
+    assert_eq!(report["tests"][0]["mismatches"][0]["got"], "deny");
+}
+
+#[test]
+fn rewrites_and_context_are_checked_field_by_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let answer = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "allow", "updatedInput": {"command": "ls -la", "timeout": 5},
+        "additionalContext": "rewritten by the test hook"}});
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "args": ["echo", answer.to_string()]}]}]}});
+    std::fs::write(dir.path().join("hooks.json"), hooks.to_string()).unwrap();
+    let fixture = "\
+event: {hook_event_name: PreToolUse, tool_name: Bash, tool_input: {command: ls}}
+expect:
+  decision: allow
+  updated_input: {command: ls -la, timeout: 6}
+  context: rewritten
+";
+    std::fs::write(dir.path().join("rewrite.yaml"), fixture).unwrap();
+    wasm_hooks()
+        .arg("test")
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(
+            contains("updated_input.timeout\n       - expected: 6\n       + got:      5")
+                .and(contains("updated_input.command").not())
+                .and(contains("context").not()),
+        );
+}
+
+#[test]
+fn broken_fixtures_and_missing_hook_files_are_failures() {
+    let dir = suite(&[
+        ("typo.yaml", "event: {}\nexpect: {verdict: deny}\n"),
+        ("ok.yaml", &WRONG.replace("allow, reason: harmless", "deny")),
+    ]);
+    wasm_hooks()
+        .arg("test")
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(
+            contains("typo.yaml")
+                .and(contains("unknown field `verdict`"))
+                .and(contains("2 tests: 1 passed, 1 failed")),
+        );
+    let lonely = tempfile::tempdir().unwrap();
+    std::fs::write(lonely.path().join("t.yaml"), WRONG).unwrap();
+    wasm_hooks()
+        .arg("test")
+        .arg(lonely.path().join("t.yaml"))
+        .assert()
+        .code(1)
+        .stdout(contains("no hook file"));
+}
