@@ -36,6 +36,22 @@ fn an_sdk_plugin_shows_its_world_exports_and_capabilities() {
 }
 
 #[test]
+fn every_example_plugin_is_a_compatible_hook_component() {
+    for (package, reads_files) in [
+        ("deny-dangerous-commands", false),
+        ("protect-paths", false),
+        ("inject-project-context", true),
+        ("require-tests-before-stop", true),
+    ] {
+        let info = PluginInfo::read(&plugin(package)).unwrap();
+        assert!(info.compatible, "{package}");
+        assert_eq!(info.exports, ["wasm-hooks:hook/handler@0.1.0"], "{package}");
+        let files = info.capabilities().iter().any(|c| c.starts_with("files: "));
+        assert_eq!(files, reads_files, "{package}: {:#?}", info.capabilities());
+    }
+}
+
+#[test]
 fn a_plugin_that_touches_files_and_the_network_says_so() {
     let capabilities = PluginInfo::read(&plugin("hostile-snoop"))
         .unwrap()

@@ -15,14 +15,23 @@ fn wasm_hooks() -> Command {
 
 #[test]
 fn the_example_plugins_fixtures_pass() {
-    support::plugin("deny-dangerous-commands");
-    let dir = support::workspace_root().join("example-plugins/deny-dangerous-commands");
-    wasm_hooks()
-        .arg("test")
-        .arg(&dir)
-        .assert()
-        .success()
-        .stdout(contains("6 tests: 6 passed, 0 failed"));
+    for (package, tests) in [
+        ("deny-dangerous-commands", 6),
+        ("protect-paths", 5),
+        ("inject-project-context", 3),
+        ("require-tests-before-stop", 5),
+    ] {
+        support::plugin(package);
+        let dir = support::workspace_root()
+            .join("example-plugins")
+            .join(package);
+        wasm_hooks()
+            .arg("test")
+            .arg(&dir)
+            .assert()
+            .success()
+            .stdout(contains(format!("{tests} tests: {tests} passed, 0 failed")));
+    }
 }
 
 /// A folder with the deny-dangerous-commands hook file and these fixtures.
@@ -134,4 +143,34 @@ fn broken_fixtures_and_missing_hook_files_are_failures() {
         .assert()
         .code(1)
         .stdout(contains("no hook file"));
+}
+
+#[test]
+fn a_failing_hook_fails_the_test_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "wasm", "plugin": support::plugin("hostile-panic")}]}]}});
+    std::fs::write(dir.path().join("hooks.json"), hooks.to_string()).unwrap();
+    let fixture = "\
+tests:
+  - name: strict
+    event: {hook_event_name: PreToolUse, tool_name: Bash, tool_input: {command: ls}}
+    expect: {decision: proceed}
+  - name: tolerant
+    event: {hook_event_name: PreToolUse, tool_name: Bash, tool_input: {command: ls}}
+    expect: {decision: proceed, allow_failures: true}
+";
+    std::fs::write(dir.path().join("panic.yaml"), fixture).unwrap();
+    wasm_hooks()
+        .arg("test")
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(
+            contains("FAIL")
+                .and(contains("hooks\n       - expected: no hook failure"))
+                .and(contains("boom from the panic plugin"))
+                .and(contains("ok   "))
+                .and(contains("2 tests: 1 passed, 1 failed")),
+        );
 }

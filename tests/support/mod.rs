@@ -16,6 +16,9 @@ use serde_json::{Value, json};
 /// Every guest crate the tests use, by package name.
 const GUEST_PACKAGES: &[&str] = &[
     "deny-dangerous-commands",
+    "protect-paths",
+    "inject-project-context",
+    "require-tests-before-stop",
     "hostile-spin",
     "hostile-grow-memory",
     "hostile-panic",

@@ -17,7 +17,8 @@ use super::{Exit, report};
 #[derive(Debug, Args)]
 pub(crate) struct TestArgs {
     /// Fixture files, or directories: a directory means the .yaml, .yml and
-    /// .json files under its `fixtures/` folder, or in it when it has none.
+    /// .json files under its `fixtures/` folder, or in it when it has none
+    /// (files named `hooks.*` are hook files, not fixtures).
     #[arg(value_name = "DIR|FILE", default_value = ".")]
     paths: Vec<PathBuf>,
 
@@ -111,8 +112,8 @@ fn fixture_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
                 collect(&fixtures, true, &mut found)?;
             } else {
                 collect(path, false, &mut found)?;
-                found.retain(|f| !is_hook_file(f));
             }
+            found.retain(|f| !is_hook_file(f));
             found.sort();
             files.extend(found);
         } else {

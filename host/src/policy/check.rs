@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{Outcome, Verdict};
+use crate::{Outcome, TraceStatus, Verdict};
 
 /// What the folded outcome must be. Every field is optional; an empty
 /// expectation passes whatever happens.
@@ -22,6 +22,10 @@ pub struct Expectation {
     pub message: Option<String>,
     /// A substring of the request to end the turn.
     pub stop: Option<String>,
+    /// Let the test pass even when a hook failed (by default a failure is
+    /// a mismatch: a failing hook that fails open would pass by accident).
+    #[serde(default)]
+    pub allow_failures: bool,
 }
 
 /// A decision a test can expect.
@@ -61,6 +65,13 @@ impl Expectation {
                 got,
             });
         };
+        if !self.allow_failures {
+            for entry in &outcome.trace {
+                if let TraceStatus::Failed { error, .. } = &entry.status {
+                    differ("hooks", "no hook failure".into(), error.to_string());
+                }
+            }
+        }
         let (decision, reason) = decision_of(&outcome.verdict);
         if let Some(expected) = self.decision
             && expected != decision

@@ -15,7 +15,9 @@
 //!   reason: dangerous pattern   # a substring of the reason
 //! ```
 //!
-//! A file may instead hold `tests: [{name, event, expect, hooks}, …]`.
+//! A file may instead hold `tests: [{name, event, expect, hooks}, …]`, with
+//! a `hooks` beside `tests` for the tests that name none. A relative `cwd`
+//! or `transcript_path` in an event is taken relative to the fixture file.
 
 mod check;
 
@@ -44,10 +46,11 @@ pub struct PolicyTest {
     pub expect: Expectation,
 }
 
-/// A file of several tests.
+/// A file of several tests, with a hook file for those that name none.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Many {
+    hooks: Option<PathBuf>,
     tests: Vec<PolicyTest>,
 }
 
@@ -65,7 +68,13 @@ pub fn read_fixtures(path: &Path) -> Result<Vec<PolicyTest>, Error> {
     })?;
     let doc: Value = crate::config::parse(path, &text)?;
     let read = if doc.get("tests").is_some() {
-        serde_json::from_value::<Many>(doc).map(|many| many.tests)
+        serde_json::from_value::<Many>(doc).map(|many| {
+            let mut tests = many.tests;
+            for test in &mut tests {
+                test.hooks = test.hooks.take().or_else(|| many.hooks.clone());
+            }
+            tests
+        })
     } else {
         serde_json::from_value::<PolicyTest>(doc).map(|test| vec![test])
     };
@@ -91,6 +100,18 @@ pub fn read_fixtures(path: &Path) -> Result<Vec<PolicyTest>, Error> {
             };
         }
         test.hooks = test.hooks.as_ref().map(|h| base.join(h));
+        // Paths in the event may be relative to the fixture file.
+        for field in ["cwd", "transcript_path"] {
+            if let Some(Value::String(path)) = test.event.get(field)
+                && Path::new(path).is_relative()
+            {
+                let resolved = std::path::absolute(base.join(path))
+                    .unwrap_or_else(|_| base.join(path))
+                    .to_string_lossy()
+                    .into_owned();
+                test.event[field] = Value::String(resolved);
+            }
+        }
     }
     Ok(tests)
 }

@@ -147,7 +147,8 @@ impl std::fmt::Display for Grants {
 }
 
 /// Expand `${PROJECT_DIR}`, `${HOME}` and a leading `~`, make the path
-/// absolute and remove `.` and `..` lexically.
+/// absolute (against the current directory if the base is relative) and
+/// remove `.` and `..` lexically.
 fn expand(raw: &str, base: &GrantBase<'_>) -> Result<PathBuf, String> {
     let home = || std::env::var("HOME").map_err(|_| "HOME is not set".to_owned());
     let mut text = String::new();
@@ -174,6 +175,9 @@ fn expand(raw: &str, base: &GrantBase<'_>) -> Result<PathBuf, String> {
     }
     text.push_str(rest);
     let path = base.relative_to.join(text);
+    // The sandbox mounts the directory at this path: it must be absolute
+    // for the plugin's absolute paths to resolve.
+    let path = std::path::absolute(&path).map_err(|e| format!("`{raw}`: {e}"))?;
     let mut clean = PathBuf::new();
     for part in path.components() {
         match part {
