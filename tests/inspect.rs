@@ -18,13 +18,13 @@ fn wasm_hooks() -> Command {
 #[test]
 fn an_sdk_plugin_shows_its_world_exports_and_capabilities() {
     let info = PluginInfo::read(&plugin("deny-dangerous-commands")).unwrap();
-    assert_eq!(info.wit, ["wasm-hooks:hook@0.1.0"]);
+    assert_eq!(info.wit, ["wasm-hooks:hook@0.1.1"]);
     assert!(info.compatible);
-    assert_eq!(info.exports, ["wasm-hooks:hook/handler@0.1.0"]);
+    assert_eq!(info.exports, ["wasm-hooks:hook/handler@0.1.1"]);
     assert!(
         info.imports
             .iter()
-            .any(|i| i == "wasm-hooks:hook/host@0.1.0")
+            .any(|i| i == "wasm-hooks:hook/host@0.1.1")
     );
     let capabilities = info.capabilities();
     assert!(capabilities.iter().any(|c| c.starts_with("host: ")));
@@ -42,10 +42,20 @@ fn every_example_plugin_is_a_compatible_hook_component() {
         ("protect-paths", false),
         ("inject-project-context", true),
         ("require-tests-before-stop", true),
+        ("rate-limit-tools", false),
     ] {
         let info = PluginInfo::read(&plugin(package)).unwrap();
         assert!(info.compatible, "{package}");
-        assert_eq!(info.exports, ["wasm-hooks:hook/handler@0.1.0"], "{package}");
+        assert_eq!(info.exports, ["wasm-hooks:hook/handler@0.1.1"], "{package}");
+        let kv = info
+            .imports
+            .iter()
+            .any(|i| i.starts_with("wasm-hooks:hook/kv@"));
+        assert_eq!(
+            kv,
+            package == "rate-limit-tools",
+            "{package}: only it imports kv"
+        );
         let files = info.capabilities().iter().any(|c| c.starts_with("files: "));
         assert_eq!(files, reads_files, "{package}: {:#?}", info.capabilities());
     }
@@ -76,7 +86,7 @@ fn the_cli_reports_the_cache_entry_and_json() {
         .assert()
         .success()
         .stdout(
-            contains("world:   wasm-hooks:hook@0.1.0").and(contains("not in the compile cache")),
+            contains("world:   wasm-hooks:hook@0.1.1").and(contains("not in the compile cache")),
         );
     wasm_hooks()
         .arg("compile")
@@ -102,7 +112,7 @@ fn the_cli_reports_the_cache_entry_and_json() {
         cached.starts_with(cache.path().to_str().unwrap()),
         "{described:#}"
     );
-    assert_eq!(described[0]["exports"][0], "wasm-hooks:hook/handler@0.1.0");
+    assert_eq!(described[0]["exports"][0], "wasm-hooks:hook/handler@0.1.1");
 }
 
 #[test]

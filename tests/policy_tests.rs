@@ -13,6 +13,11 @@ fn wasm_hooks() -> Command {
     Command::cargo_bin("wasm-hooks").unwrap()
 }
 
+/// `wasm-hooks test PATH`, which must fail (exit code 1).
+fn failing(path: &std::path::Path) -> assert_cmd::assert::Assert {
+    wasm_hooks().arg("test").arg(path).assert().code(1)
+}
+
 #[test]
 fn the_example_plugins_fixtures_pass() {
     for (package, tests) in [
@@ -20,6 +25,7 @@ fn the_example_plugins_fixtures_pass() {
         ("protect-paths", 5),
         ("inject-project-context", 3),
         ("require-tests-before-stop", 5),
+        ("rate-limit-tools", 7),
     ] {
         support::plugin(package);
         let dir = support::workspace_root()
@@ -56,23 +62,18 @@ expect: {decision: allow, reason: harmless}
 #[test]
 fn a_wrong_fixture_fails_with_a_diff() {
     let dir = suite(&[("wrong.yaml", WRONG)]);
-    wasm_hooks()
-        .arg("test")
-        .arg(dir.path())
-        .assert()
-        .code(1)
-        .stdout(
-            contains("FAIL")
-                .and(contains("rm -rf / is allowed (it is not)"))
-                .and(contains(
-                    "decision\n       - expected: allow\n       + got:      deny",
-                ))
-                .and(contains(
-                    "reason\n       - expected: to contain \"harmless\"",
-                ))
-                .and(contains("dangerous pattern `rm -rf /`"))
-                .and(contains("1 test: 0 passed, 1 failed")),
-        );
+    failing(dir.path()).stdout(
+        contains("FAIL")
+            .and(contains("rm -rf / is allowed (it is not)"))
+            .and(contains(
+                "decision\n       - expected: allow\n       + got:      deny",
+            ))
+            .and(contains(
+                "reason\n       - expected: to contain \"harmless\"",
+            ))
+            .and(contains("dangerous pattern `rm -rf /`"))
+            .and(contains("1 test: 0 passed, 1 failed")),
+    );
     let out = wasm_hooks()
         .args(["test", "--json"])
         .arg(dir.path())
@@ -107,16 +108,11 @@ expect:
   context: rewritten
 ";
     std::fs::write(dir.path().join("rewrite.yaml"), fixture).unwrap();
-    wasm_hooks()
-        .arg("test")
-        .arg(dir.path())
-        .assert()
-        .code(1)
-        .stdout(
-            contains("updated_input.timeout\n       - expected: 6\n       + got:      5")
-                .and(contains("updated_input.command").not())
-                .and(contains("context").not()),
-        );
+    failing(dir.path()).stdout(
+        contains("updated_input.timeout\n       - expected: 6\n       + got:      5")
+            .and(contains("updated_input.command").not())
+            .and(contains("context").not()),
+    );
 }
 
 #[test]
@@ -125,24 +121,14 @@ fn broken_fixtures_and_missing_hook_files_are_failures() {
         ("typo.yaml", "event: {}\nexpect: {verdict: deny}\n"),
         ("ok.yaml", &WRONG.replace("allow, reason: harmless", "deny")),
     ]);
-    wasm_hooks()
-        .arg("test")
-        .arg(dir.path())
-        .assert()
-        .code(1)
-        .stdout(
-            contains("typo.yaml")
-                .and(contains("unknown field `verdict`"))
-                .and(contains("2 tests: 1 passed, 1 failed")),
-        );
+    failing(dir.path()).stdout(
+        contains("typo.yaml")
+            .and(contains("unknown field `verdict`"))
+            .and(contains("2 tests: 1 passed, 1 failed")),
+    );
     let lonely = tempfile::tempdir().unwrap();
     std::fs::write(lonely.path().join("t.yaml"), WRONG).unwrap();
-    wasm_hooks()
-        .arg("test")
-        .arg(lonely.path().join("t.yaml"))
-        .assert()
-        .code(1)
-        .stdout(contains("no hook file"));
+    failing(&lonely.path().join("t.yaml")).stdout(contains("no hook file"));
 }
 
 #[test]
@@ -161,16 +147,11 @@ tests:
     expect: {decision: proceed, allow_failures: true}
 ";
     std::fs::write(dir.path().join("panic.yaml"), fixture).unwrap();
-    wasm_hooks()
-        .arg("test")
-        .arg(dir.path())
-        .assert()
-        .code(1)
-        .stdout(
-            contains("FAIL")
-                .and(contains("hooks\n       - expected: no hook failure"))
-                .and(contains("boom from the panic plugin"))
-                .and(contains("ok   "))
-                .and(contains("2 tests: 1 passed, 1 failed")),
-        );
+    failing(dir.path()).stdout(
+        contains("FAIL")
+            .and(contains("hooks\n       - expected: no hook failure"))
+            .and(contains("boom from the panic plugin"))
+            .and(contains("ok   "))
+            .and(contains("2 tests: 1 passed, 1 failed")),
+    );
 }

@@ -47,7 +47,7 @@ use __private::bindings;
 
 /// The WIT package this SDK implements, stamped into every plugin so that the
 /// host can refuse an incompatible plugin before compiling it.
-pub const WIT_PACKAGE: &str = "wasm-hooks:hook@0.1.0";
+pub const WIT_PACKAGE: &str = "wasm-hooks:hook@0.1.1";
 
 /// Severity of a line written with [`log`].
 pub use bindings::wasm_hooks::hook::types::Level;
@@ -55,6 +55,28 @@ pub use bindings::wasm_hooks::hook::types::Level;
 /// Write a line to the host's log; the host tags it with the hook's name.
 pub fn log(level: Level, message: &str) {
     bindings::wasm_hooks::hook::host::log(level, message);
+}
+
+/// A small key-value store the host keeps for this plugin and session, so
+/// that a plugin can remember things between events (each event still runs
+/// on a fresh instance). Values are strings; store JSON for anything else.
+/// Bounded by the host: keys up to 256 bytes, values up to 16 KiB, 256 keys.
+/// A plugin that uses it needs a host of WIT 0.1.1 or later.
+pub mod kv {
+    use super::{Error, Result, bindings};
+
+    /// The value stored under `key` in this session, if any.
+    pub fn get(key: &str) -> Option<String> {
+        bindings::wasm_hooks::hook::kv::get(key)
+    }
+
+    /// Store `value` under `key` for the rest of this session.
+    ///
+    /// # Errors
+    /// When a bound would be passed; nothing is stored then.
+    pub fn set(key: &str, value: &str) -> Result<()> {
+        bindings::wasm_hooks::hook::kv::set(key, value).map_err(Error::new)
+    }
 }
 
 /// This hook's `config` object from the hook file, as raw JSON (`{}` when the

@@ -19,6 +19,7 @@ const GUEST_PACKAGES: &[&str] = &[
     "protect-paths",
     "inject-project-context",
     "require-tests-before-stop",
+    "rate-limit-tools",
     "hostile-spin",
     "hostile-grow-memory",
     "hostile-panic",

@@ -79,7 +79,7 @@ mod tests {
 
     #[test]
     fn semver_compatibility_follows_the_first_non_zero_component() {
-        let host = "wasm-hooks:hook@0.1.0";
+        let host = "wasm-hooks:hook@0.1.1";
         assert!(compatible("wasm-hooks:hook@0.1.0", host));
         assert!(compatible("wasm-hooks:hook@0.1.7", host));
         assert!(!compatible("wasm-hooks:hook@0.2.0", host));

@@ -104,6 +104,10 @@ const CAPABILITIES: &[(&str, &str)] = &[
         "wasm-hooks:hook/types",
         "types: shared definitions, nothing to call",
     ),
+    (
+        "wasm-hooks:hook/kv",
+        "kv: a small store of its own per session, kept by the host (WIT 0.1.1+)",
+    ),
     ("wasi:clocks/", "clocks"),
     ("wasi:random/", "random numbers"),
     ("wasi:io/", "streams (for stdio and files)"),

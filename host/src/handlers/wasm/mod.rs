@@ -14,12 +14,13 @@ mod abi;
 mod cache;
 mod grants;
 mod inspect;
+mod kv;
 mod limits;
 mod plugin;
 mod runtime;
 mod state;
 mod stdio;
-mod v0_1_0;
+mod v0_1;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -41,7 +42,7 @@ use super::{HandlerFuture, Reply};
 use crate::{Event, Handler, HookError, HookId, HookOutput, HookResult};
 
 /// The WIT package this host implements.
-pub const WIT_PACKAGE: &str = v0_1_0::WIT_PACKAGE;
+pub const WIT_PACKAGE: &str = v0_1::WIT_PACKAGE;
 
 /// A plugin bound to one hook's config, limits and grants: the wasm
 /// [`Handler`].
@@ -112,6 +113,7 @@ impl WasmHook {
                 hook: hook.clone(),
                 config: self.config.clone(),
                 logs: LogLines::new(limits.output_bytes()),
+                kv: runtime.kv_scope(&self.plugin, event.session_id()),
             },
         );
         store.limiter(|s| &mut s.limiter);
@@ -133,7 +135,7 @@ impl WasmHook {
         // The timer also bounds time spent blocked in host calls, where
         // epochs cannot interrupt.
         let answer =
-            tokio::time::timeout(timeout, v0_1_0::call(&compiled.pre, &mut store, event)).await;
+            tokio::time::timeout(timeout, v0_1::call(&compiled.pre, &mut store, event)).await;
 
         let (stdout, out_cut) = stdout.contents();
         let (stderr, err_cut) = stderr.contents();
@@ -239,7 +241,7 @@ fn classify_trap(
 
 /// Apply the result-size limit, then convert the answer.
 fn check_answer(
-    outcome: v0_1_0::WitOutcome,
+    outcome: v0_1::WitOutcome,
     hook: &HookId,
     limits: &WasmLimits,
 ) -> Result<HookResult, HookError> {

@@ -12,7 +12,7 @@ use super::WIT_PACKAGE;
 use super::abi;
 use super::runtime::WasmRuntime;
 use super::state::HostState;
-use super::v0_1_0;
+use super::v0_1;
 use crate::Error;
 
 /// One loaded plugin. Cheap to clone; clones share the compiled version.
@@ -34,7 +34,7 @@ pub(super) struct PluginInner {
 
 /// One compiled version of a plugin.
 pub(super) struct Compiled {
-    pub(super) pre: v0_1_0::HookPre<HostState>,
+    pub(super) pre: v0_1::HookPre<HostState>,
     sha256: String,
     from_cache: bool,
 }
@@ -205,10 +205,10 @@ fn compile(runtime: &WasmRuntime, path: &Path, pinned: Option<&str>) -> Result<C
         .linker
         .instantiate_pre(&component)
         .map_err(|e| fail(format!("imports something this host does not provide: {e}")))?;
-    let pre = v0_1_0::HookPre::new(instance_pre).map_err(|e| {
+    let pre = v0_1::HookPre::new(instance_pre).map_err(|e| {
         fail(format!(
             "does not fit the hook world of {}: {e}",
-            v0_1_0::WIT_PACKAGE
+            v0_1::WIT_PACKAGE
         ))
     })?;
     Ok(Compiled {

@@ -11,9 +11,10 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use super::cache::CompileCache;
+use super::kv::{KvScope, KvStore};
 use super::plugin::{Plugin, PluginInner};
 use super::state::HostState;
-use super::v0_1_0;
+use super::v0_1;
 use crate::Error;
 
 /// How often the background thread advances the engine's epoch: a plugin
@@ -50,6 +51,8 @@ pub(super) struct Runtime {
     engine_key: String,
     /// Every plugin loaded, for hot reload.
     plugins: Mutex<Vec<Weak<PluginInner>>>,
+    /// The `kv` interface's values.
+    kv: Arc<KvStore>,
 }
 
 impl std::fmt::Debug for WasmRuntime {
@@ -168,7 +171,7 @@ impl WasmRuntimeBuilder {
         };
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)
-            .and_then(|()| v0_1_0::add_to_linker(&mut linker))
+            .and_then(|()| v0_1::add_to_linker(&mut linker))
             .map_err(|e| Error::Runtime(e.to_string()))?;
         let cache = match &self.cache {
             CacheChoice::Default => CompileCache::default_dir().map(CompileCache::new),
@@ -183,6 +186,7 @@ impl WasmRuntimeBuilder {
                 pooling,
                 cache,
                 plugins: Mutex::default(),
+                kv: Arc::default(),
             }),
         };
         start_epoch_ticker(&runtime.inner.engine);
@@ -210,6 +214,13 @@ impl WasmRuntime {
 
     pub(super) fn engine(&self) -> &Engine {
         &self.inner.engine
+    }
+
+    /// The `kv` scope of `plugin` (by its file) in `session`.
+    pub(super) fn kv_scope(&self, plugin: &Plugin, session: &str) -> KvScope {
+        self.inner
+            .kv
+            .scope(&plugin.path().to_string_lossy(), session)
     }
 
     /// Whether instances come from the pooling allocator.

@@ -1,5 +1,6 @@
 //! The per-call store data of a wasm hook: the WASI context (nothing
-//! granted), the resource limiter, the hook's config and its log lines.
+//! granted), the resource limiter, the hook's config, its log lines and its
+//! key-value scope.
 //! One [`HostState`] lives exactly as long as one event's `Store`.
 
 use std::sync::Arc;
@@ -8,6 +9,7 @@ use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
+use super::kv::KvScope;
 use super::limits::WasmLimits;
 use crate::HookId;
 
@@ -19,6 +21,7 @@ pub(crate) struct HostState {
     pub(crate) hook: HookId,
     pub(crate) config: Arc<str>,
     pub(crate) logs: LogLines,
+    pub(crate) kv: KvScope,
 }
 
 impl WasiView for HostState {

@@ -1,4 +1,4 @@
-//! WIT `wasm-hooks:hook@0.1.0`: the generated bindings and the conversions
+//! WIT `wasm-hooks:hook@0.1.x` (0.1.1): the generated bindings and the conversions
 //! between them and the host's [`Event`] and [`HookResult`]. Generated types
 //! never leave this module. A future WIT version gets a module of its own
 //! beside this one.
@@ -17,10 +17,10 @@ mod generated {
 }
 
 pub(crate) use generated::HookPre;
-use generated::wasm_hooks::hook::{host, types as wit};
+use generated::wasm_hooks::hook::{host, kv, types as wit};
 
 /// The WIT package this module implements.
-pub(crate) const WIT_PACKAGE: &str = "wasm-hooks:hook@0.1.0";
+pub(crate) const WIT_PACKAGE: &str = "wasm-hooks:hook@0.1.1";
 
 /// Add the `host` interface to a linker.
 pub(crate) fn add_to_linker(
@@ -153,6 +153,16 @@ impl host::Host for HostState {
 
     fn config(&mut self) -> String {
         self.config.to_string()
+    }
+}
+
+impl kv::Host for HostState {
+    fn get(&mut self, key: String) -> Option<String> {
+        self.kv.get(&key)
+    }
+
+    fn set(&mut self, key: String, value: String) -> Result<(), String> {
+        self.kv.set(key, value)
     }
 }
 

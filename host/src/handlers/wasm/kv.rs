@@ -1,0 +1,160 @@
+//! The `kv` host interface: a small in-memory key-value store per plugin
+//! and session, so that a plugin can count or remember across events while
+//! every event still runs on a fresh instance. Everything is bounded: key
+//! and value sizes, keys per scope, and scopes (the least recently used
+//! scope is dropped past the bound).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// Longest key, in bytes.
+pub(crate) const MAX_KEY: usize = 256;
+/// Longest value, in bytes.
+pub(crate) const MAX_VALUE: usize = 16 * 1024;
+/// Keys one plugin may keep in one session.
+pub(crate) const MAX_KEYS: usize = 256;
+/// Plugin-and-session scopes kept at once.
+const MAX_SCOPES: usize = 1024;
+
+/// Every scope's values; one per runtime, shared by its calls.
+#[derive(Debug, Default)]
+pub(crate) struct KvStore {
+    scopes: Mutex<Scopes>,
+}
+
+#[derive(Debug, Default)]
+struct Scopes {
+    /// The values of each (plugin, session), with when it was last used.
+    values: HashMap<(String, String), (u64, HashMap<String, String>)>,
+    clock: u64,
+}
+
+/// One call's view: the store and the scope it reads and writes.
+#[derive(Debug, Clone)]
+pub(crate) struct KvScope {
+    store: Arc<KvStore>,
+    scope: (String, String),
+}
+
+impl KvStore {
+    /// The view of `plugin` in `session`.
+    pub(crate) fn scope(self: &Arc<Self>, plugin: &str, session: &str) -> KvScope {
+        KvScope {
+            store: Arc::clone(self),
+            scope: (plugin.to_owned(), session.to_owned()),
+        }
+    }
+}
+
+impl KvScope {
+    /// The value under `key`, if any.
+    pub(crate) fn get(&self, key: &str) -> Option<String> {
+        let mut scopes = self.lock();
+        let now = scopes.tick();
+        let (used, values) = scopes.values.get_mut(&self.scope)?;
+        *used = now;
+        values.get(key).cloned()
+    }
+
+    /// Store `value` under `key`, or say which bound it would pass.
+    pub(crate) fn set(&self, key: String, value: String) -> Result<(), String> {
+        if key.len() > MAX_KEY {
+            return Err(format!("kv: key of {} bytes, over {MAX_KEY}", key.len()));
+        }
+        if value.len() > MAX_VALUE {
+            return Err(format!(
+                "kv: value of {} bytes, over {MAX_VALUE}",
+                value.len()
+            ));
+        }
+        let mut scopes = self.lock();
+        let now = scopes.tick();
+        if !scopes.values.contains_key(&self.scope) && scopes.values.len() >= MAX_SCOPES {
+            let oldest = scopes
+                .values
+                .iter()
+                .min_by_key(|(_, (used, _))| *used)
+                .map(|(scope, _)| scope.clone());
+            if let Some(oldest) = oldest {
+                scopes.values.remove(&oldest);
+            }
+        }
+        let (used, values) = scopes.values.entry(self.scope.clone()).or_default();
+        *used = now;
+        if !values.contains_key(&key) && values.len() >= MAX_KEYS {
+            return Err(format!(
+                "kv: {MAX_KEYS} keys already stored for this session"
+            ));
+        }
+        values.insert(key, value);
+        Ok(())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Scopes> {
+        self.store
+            .scopes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Scopes {
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_are_separate_and_bounded() {
+        let store = Arc::new(KvStore::default());
+        let a = store.scope("plugin", "s1");
+        let b = store.scope("plugin", "s2");
+        a.set("n".into(), "1".into()).unwrap();
+        assert_eq!(a.get("n").as_deref(), Some("1"));
+        assert_eq!(b.get("n"), None, "another session sees nothing");
+        assert_eq!(
+            store.scope("other", "s1").get("n"),
+            None,
+            "another plugin neither"
+        );
+        assert!(
+            a.set("k".repeat(MAX_KEY + 1), String::new())
+                .unwrap_err()
+                .contains("key")
+        );
+        assert!(
+            a.set("v".into(), "x".repeat(MAX_VALUE + 1))
+                .unwrap_err()
+                .contains("value")
+        );
+        for i in 1..MAX_KEYS {
+            a.set(format!("k{i}"), String::new()).unwrap();
+        }
+        assert!(
+            a.set("one more".into(), String::new())
+                .unwrap_err()
+                .contains("keys")
+        );
+        a.set("n".into(), "2".into()).unwrap();
+    }
+
+    #[test]
+    fn the_least_recently_used_scope_goes_first() {
+        let store = Arc::new(KvStore::default());
+        for i in 0..MAX_SCOPES {
+            store
+                .scope("p", &i.to_string())
+                .set("k".into(), "v".into())
+                .unwrap();
+        }
+        store.scope("p", "0").get("k");
+        store.scope("p", "new").set("k".into(), "v".into()).unwrap();
+        assert!(store.scope("p", "0").get("k").is_some(), "recently used");
+        assert!(store.scope("p", "1").get("k").is_none(), "evicted");
+    }
+}
