@@ -296,6 +296,12 @@ async fn a_changed_plugin_is_swapped_in_and_a_pinned_one_is_not() {
         Verdict::Deny { .. }
     ));
     assert_eq!(runtime.reload_changed(), 0, "nothing changed yet");
+    install("deny-dangerous-commands", &live);
+    assert_eq!(
+        runtime.reload_changed(),
+        0,
+        "the same bytes again: touched, not changed"
+    );
 
     install("hostile-snoop", &live);
     let err = pinned.reload_if_changed().unwrap_err().to_string();

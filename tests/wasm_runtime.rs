@@ -319,6 +319,17 @@ async fn the_sandbox_refuses_env_files_network_and_stdin() {
     }
     // stdin is empty: reading it succeeds with nothing.
     assert_eq!(report["stdin"], "ok: 0", "nothing to read");
+    // Clocks and random numbers are allowed.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let clock = report["clock_s"].as_u64().unwrap();
+    assert!(
+        now.abs_diff(clock) < 60,
+        "the plugin's clock {clock}, the host's {now}"
+    );
+    assert_eq!(report["random"], true, "fresh random seeds");
     assert!(!std::path::Path::new("/tmp/wasm-hooks-snoop").exists());
 }
 

@@ -34,6 +34,7 @@
 
 mod audit;
 mod config;
+mod digest;
 mod engine;
 mod error;
 mod event;

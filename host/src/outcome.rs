@@ -194,6 +194,29 @@ pub enum Verdict {
     Ask(Approval),
 }
 
+impl Verdict {
+    /// `proceed`, `allow`, `deny` or `ask`: the `decision` field of its
+    /// JSON form.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Self::Proceed => "proceed",
+            Self::Allow { .. } => "allow",
+            Self::Deny { .. } => "deny",
+            Self::Ask(_) => "ask",
+        }
+    }
+
+    /// The reason given: an allow's or a deny's, or an ask's prompt.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Self::Proceed => None,
+            Self::Allow { reason } => reason.as_deref(),
+            Self::Deny { reason } => Some(reason),
+            Self::Ask(approval) => Some(&approval.prompt),
+        }
+    }
+}
+
 /// A value together with the hook it came from; in JSON,
 /// `{"hook": …, "value": …}` (the value is not flattened: it may be a bare
 /// string).
@@ -316,6 +339,14 @@ impl Outcome {
     /// Whether a hook denied the operation.
     pub fn is_denied(&self) -> bool {
         matches!(self.verdict, Verdict::Deny { .. })
+    }
+
+    /// The failures of the hooks that ran, in order.
+    pub fn failures(&self) -> impl Iterator<Item = &HookError> {
+        self.trace.iter().filter_map(|entry| match &entry.status {
+            TraceStatus::Failed { error, .. } => Some(error),
+            _ => None,
+        })
     }
 }
 

@@ -12,7 +12,8 @@ use std::io::{BufRead, BufReader, Read};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
+
+use crate::digest::sha256_hex;
 
 /// The `prev` of the first line.
 pub(crate) const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -190,11 +191,6 @@ pub fn read(log: impl Read) -> std::io::Result<Vec<AuditLine>> {
         }
     }
     Ok(records)
-}
-
-/// The SHA-256 of `bytes`, in lowercase hex.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(bytes))
 }
 
 #[cfg(test)]

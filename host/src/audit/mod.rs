@@ -273,7 +273,7 @@ impl Writer {
                     tracing::warn!(
                         "the last line of the audit log is {reason}; chaining on from its raw hash"
                     );
-                    (0, chain::sha256_hex(&last))
+                    (0, crate::digest::sha256_hex(&last))
                 }
             }
         };

@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use super::hook_files::CacheArgs;
 use anyhow::bail;
 use clap::Args;
-use wasm_hooks::WasmRuntime;
 
 use super::Exit;
 
@@ -17,21 +17,17 @@ pub(crate) struct CompileArgs {
     #[arg(required = true, value_name = "PLUGIN")]
     plugins: Vec<PathBuf>,
 
-    /// The cache directory [default: $WASM_HOOKS_CACHE_DIR, else
-    /// $XDG_CACHE_HOME/wasm-hooks, else ~/.cache/wasm-hooks].
-    #[arg(long, value_name = "DIR")]
-    cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    cache: CacheArgs,
 }
 
 pub(crate) fn run(args: CompileArgs) -> anyhow::Result<Exit> {
-    let mut options = WasmRuntime::builder();
-    options.pooling(false);
-    if let Some(dir) = &args.cache_dir {
-        options.cache_dir(dir);
-    }
-    let runtime = options.build()?;
+    let runtime = args.cache.runtime_options().build()?;
     let Some(cache) = runtime.cache() else {
-        bail!("no cache directory: give --cache-dir or set WASM_HOOKS_CACHE_DIR or HOME");
+        bail!(
+            "no compile cache to fill: drop --no-cache, or give --cache-dir \
+             (or set WASM_HOOKS_CACHE_DIR or HOME)"
+        );
     };
     println!("cache: {}", cache.dir().display());
     let mut failed = false;

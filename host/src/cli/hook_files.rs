@@ -30,6 +30,14 @@ pub(crate) struct HookFileArgs {
     #[arg(long = "allow-url", value_name = "PATTERN")]
     allow_urls: Vec<String>,
 
+    #[command(flatten)]
+    cache: CacheArgs,
+}
+
+/// Where compiled plugins are kept: the flags every command that loads
+/// plugins shares.
+#[derive(Debug, Args)]
+pub(crate) struct CacheArgs {
     /// Keep compiled plugins in this directory [default:
     /// $WASM_HOOKS_CACHE_DIR, else $XDG_CACHE_HOME/wasm-hooks, else
     /// ~/.cache/wasm-hooks].
@@ -41,7 +49,7 @@ pub(crate) struct HookFileArgs {
     no_cache: bool,
 }
 
-impl HookFileArgs {
+impl CacheArgs {
     /// How the wasm runtime is to be made: the cache flags applied, and no
     /// pooling allocator (its set-up costs more than it saves in a process
     /// that handles a few events; `serve` turns it back on).
@@ -54,6 +62,13 @@ impl HookFileArgs {
             options.cache_dir(dir);
         }
         options
+    }
+}
+
+impl HookFileArgs {
+    /// How the wasm runtime is to be made; see [`CacheArgs::runtime_options`].
+    pub(crate) fn runtime_options(&self) -> WasmRuntimeBuilder {
+        self.cache.runtime_options()
     }
 
     /// The `--config` files given.

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use serde::Serialize;
-use wasm_hooks::{PluginInfo, WIT_PACKAGE, WasmRuntime};
+use wasm_hooks::{PluginInfo, WIT_PACKAGE};
 
+use super::hook_files::CacheArgs;
 use super::{Exit, report};
 
 /// Arguments of `wasm-hooks inspect`.
@@ -16,9 +17,8 @@ pub(crate) struct InspectArgs {
     #[arg(required = true, value_name = "PLUGIN")]
     plugins: Vec<PathBuf>,
 
-    /// The compile cache to look in [default: as for every command].
-    #[arg(long, value_name = "DIR")]
-    cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    cache: CacheArgs,
 
     /// Print JSON, one object per plugin in a list.
     #[arg(long)]
@@ -35,12 +35,7 @@ struct Described {
 }
 
 pub(crate) fn run(args: InspectArgs) -> anyhow::Result<Exit> {
-    let mut options = WasmRuntime::builder();
-    options.pooling(false);
-    if let Some(dir) = &args.cache_dir {
-        options.cache_dir(dir);
-    }
-    let runtime = options.build()?;
+    let runtime = args.cache.runtime_options().build()?;
     let mut described = Vec::new();
     let mut failed = false;
     for path in &args.plugins {

@@ -6,19 +6,13 @@ use std::io::Write as _;
 use std::time::Duration;
 
 use serde::Serialize;
-use wasm_hooks::{Decision, Outcome, TraceStatus, Verdict};
+use wasm_hooks::{Decision, Outcome, TraceStatus};
 
 /// The outcome for a person.
 pub(crate) fn human(outcome: &Outcome, elapsed: Duration) -> String {
     let mut out = String::new();
-    let (word, reason) = match &outcome.verdict {
-        Verdict::Proceed => ("proceed", None),
-        Verdict::Allow { reason } => ("allow", reason.clone()),
-        Verdict::Deny { reason } => ("deny", Some(reason.clone())),
-        Verdict::Ask(a) => ("ask", Some(a.prompt.clone())),
-    };
-    let _ = writeln!(out, "decision: {word}");
-    if let Some(reason) = reason {
+    let _ = writeln!(out, "decision: {}", outcome.verdict.word());
+    if let Some(reason) = outcome.verdict.reason() {
         let _ = writeln!(out, "reason:   {reason}");
     }
     if let Some(hook) = &outcome.decided_by {

@@ -52,12 +52,9 @@ use crate::{Error, EventPattern, Handler, HookId, HookSource, HookSpec, ToolMatc
 /// Reads hook files into [`HookSpec`]s, compiling each plugin file once
 /// however many hooks use it.
 pub(crate) struct Loader {
-    /// The runtime, made on the first wasm hook unless one was given.
-    runtime: Option<WasmRuntime>,
-    runtime_builder: WasmRuntimeBuilder,
-    /// What `${PROJECT_DIR}` means in grants.
-    project_dir: PathBuf,
-    limits: WasmLimits,
+    /// The runtime (made on the first wasm hook unless one was given), the
+    /// grants' base and the default limits.
+    wasm: WasmSetup,
     commands: CommandDefaults,
     prompts: PromptDefaults,
     http: HttpSettings,
@@ -191,10 +188,7 @@ impl Loader {
         http: HttpSettings,
     ) -> Self {
         Self {
-            runtime: wasm.runtime,
-            runtime_builder: wasm.builder,
-            project_dir: wasm.project_dir,
-            limits: wasm.limits,
+            wasm,
             commands,
             prompts,
             http,
@@ -467,7 +461,7 @@ impl Loader {
             &string_list(&doc.allow_write, "allow_write")?,
             &string_list(&doc.env, "env")?,
             &GrantBase {
-                project_dir: &self.project_dir,
+                project_dir: &self.wasm.project_dir,
                 relative_to: base,
             },
         )
@@ -477,7 +471,7 @@ impl Loader {
             .map_err(HookProblem::Load)?;
         let mut overrides = doc.limits.unwrap_or_default();
         overrides.timeout_ms = overrides.timeout_ms.or(timeout_ms);
-        let limits = self.limits.with(&overrides);
+        let limits = self.wasm.limits.with(&overrides);
         let config = doc
             .config
             .clone()
@@ -648,11 +642,11 @@ impl Loader {
         if let Some(plugin) = self.plugins.get(&key) {
             return Ok(plugin.clone());
         }
-        let runtime = match &self.runtime {
+        let runtime = match &self.wasm.runtime {
             Some(runtime) => runtime.clone(),
             None => {
-                let runtime = self.runtime_builder.build()?;
-                self.runtime = Some(runtime.clone());
+                let runtime = self.wasm.builder.build()?;
+                self.wasm.runtime = Some(runtime.clone());
                 runtime
             }
         };

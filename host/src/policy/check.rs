@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{Outcome, TraceStatus, Verdict};
+use crate::Outcome;
 
 /// What the folded outcome must be. Every field is optional; an empty
 /// expectation passes whatever happens.
@@ -29,7 +29,7 @@ pub struct Expectation {
 }
 
 /// A decision a test can expect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ExpectedDecision {
     /// No hook had an opinion.
@@ -40,6 +40,18 @@ pub enum ExpectedDecision {
     Deny,
     /// The person is asked.
     Ask,
+}
+
+impl ExpectedDecision {
+    /// The word, as [`Verdict::word`](crate::Verdict::word) spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Proceed => "proceed",
+            Self::Allow => "allow",
+            Self::Deny => "deny",
+            Self::Ask => "ask",
+        }
+    }
 }
 
 /// One way an outcome differs from the expectation.
@@ -66,20 +78,22 @@ impl Expectation {
             });
         };
         if !self.allow_failures {
-            for entry in &outcome.trace {
-                if let TraceStatus::Failed { error, .. } = &entry.status {
-                    differ("hooks", "no hook failure".into(), error.to_string());
-                }
+            for error in outcome.failures() {
+                differ("hooks", "no hook failure".into(), error.to_string());
             }
         }
-        let (decision, reason) = decision_of(&outcome.verdict);
+        let got = outcome.verdict.word();
         if let Some(expected) = self.decision
-            && expected != decision
+            && expected.as_str() != got
         {
-            differ("decision", word(expected), word(decision));
+            differ("decision", expected.as_str().into(), got.into());
         }
         let texts = [
-            ("reason", &self.reason, reason.unwrap_or_default()),
+            (
+                "reason",
+                &self.reason,
+                outcome.verdict.reason().unwrap_or_default().to_owned(),
+            ),
             (
                 "context",
                 &self.context,
@@ -129,22 +143,6 @@ impl Expectation {
     }
 }
 
-fn decision_of(verdict: &Verdict) -> (ExpectedDecision, Option<String>) {
-    match verdict {
-        Verdict::Proceed => (ExpectedDecision::Proceed, None),
-        Verdict::Allow { reason } => (ExpectedDecision::Allow, reason.clone()),
-        Verdict::Deny { reason } => (ExpectedDecision::Deny, Some(reason.clone())),
-        Verdict::Ask(approval) => (ExpectedDecision::Ask, Some(approval.prompt.clone())),
-    }
-}
-
-fn word(decision: ExpectedDecision) -> String {
-    serde_json::to_value(decision)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
-}
-
 fn joined<'a>(texts: impl Iterator<Item = &'a str>) -> String {
     texts.collect::<Vec<_>>().join("\n")
 }
@@ -154,6 +152,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::Verdict;
 
     fn outcome(verdict: Verdict, updated: Option<Value>) -> Outcome {
         let mut o = Outcome::proceed();

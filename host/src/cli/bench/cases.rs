@@ -12,8 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 use wasm_hooks::{
-    Decision, Event, EventName, EventPattern, HookEngine, HookResult, HookSpec, TraceStatus,
-    WasmRuntime,
+    Decision, Event, EventName, EventPattern, HookEngine, HookResult, HookSpec, WasmRuntime,
 };
 
 use super::BenchArgs;
@@ -163,12 +162,8 @@ fn engine(file: &Path, cache: &Path) -> anyhow::Result<HookEngine> {
 /// would measure a failure path.
 fn check(rt: &tokio::runtime::Runtime, engine: &HookEngine, event: &Event) -> anyhow::Result<()> {
     let outcome = rt.block_on(engine.dispatch(event));
-    if outcome
-        .trace
-        .iter()
-        .any(|t| matches!(t.status, TraceStatus::Failed { .. }))
-    {
-        bail!("the plugin fails on the bench event: {:?}", outcome.trace);
+    if let Some(error) = outcome.failures().next() {
+        bail!("the plugin fails on the bench event: {error}");
     }
     Ok(())
 }
@@ -356,11 +351,7 @@ fn deadline_overshoot(dir: &Path, spin: &Path, cache: &Path) -> anyhow::Result<S
     for round in 0..22 {
         let started = Instant::now();
         let outcome = rt.block_on(engine.dispatch(&event));
-        if !outcome
-            .trace
-            .iter()
-            .any(|t| matches!(t.status, TraceStatus::Failed { .. }))
-        {
+        if outcome.failures().next().is_none() {
             bail!("the spin plugin answered instead of spinning");
         }
         // The first two warm up.

@@ -83,11 +83,6 @@ impl Grants {
         Ok(Self { dirs, env: vars })
     }
 
-    /// Whether nothing is granted.
-    pub fn is_empty(&self) -> bool {
-        self.dirs.is_empty() && self.env.is_empty()
-    }
-
     /// The granted directories.
     pub fn dirs(&self) -> &[GrantedDir] {
         &self.dirs
@@ -98,15 +93,14 @@ impl Grants {
         self.env.iter().map(|(name, _)| name.as_str())
     }
 
-    /// Add the grants to a WASI context being built. Network use stays off.
+    /// Add the grants to a WASI context being built. Network use stays off:
+    /// wasmtime-wasi denies TCP, UDP and name lookups unless enabled
+    /// (`tests/hostile.rs` checks it against a listening port).
     ///
     /// # Errors
     /// When a granted directory can no longer be opened.
     pub(crate) fn apply(&self, wasi: &mut WasiCtxBuilder) -> Result<(), String> {
-        wasi.allow_tcp(false)
-            .allow_udp(false)
-            .allow_ip_name_lookup(false)
-            .envs(&self.env);
+        wasi.envs(&self.env);
         for dir in &self.dirs {
             let perms = if dir.writable {
                 FsPerms::ReadWrite

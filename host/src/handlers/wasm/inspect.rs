@@ -5,12 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 use wasmparser::{Parser, Payload};
 
 use super::WIT_PACKAGE;
 use super::abi;
 use crate::Error;
+use crate::digest::sha256_hex;
 
 /// A plugin file, described.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -51,7 +51,7 @@ impl PluginInfo {
         Ok(Self {
             path: path.to_owned(),
             size: bytes.len() as u64,
-            sha256: format!("{:x}", Sha256::digest(&bytes)),
+            sha256: sha256_hex(&bytes),
             compatible: wit.iter().all(|s| abi::compatible(s, WIT_PACKAGE)),
             wit,
             imports,

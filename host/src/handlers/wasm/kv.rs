@@ -25,23 +25,26 @@ pub(crate) struct KvStore {
 #[derive(Debug, Default)]
 struct Scopes {
     /// The values of each (plugin, session), with when it was last used.
-    values: HashMap<(String, String), (u64, HashMap<String, String>)>,
+    values: HashMap<ScopeKey, (u64, HashMap<String, String>)>,
     clock: u64,
 }
+
+/// A plugin (by a name fixed at load) and a session.
+type ScopeKey = (Arc<str>, String);
 
 /// One call's view: the store and the scope it reads and writes.
 #[derive(Debug, Clone)]
 pub(crate) struct KvScope {
     store: Arc<KvStore>,
-    scope: (String, String),
+    scope: ScopeKey,
 }
 
 impl KvStore {
     /// The view of `plugin` in `session`.
-    pub(crate) fn scope(self: &Arc<Self>, plugin: &str, session: &str) -> KvScope {
+    pub(crate) fn scope(self: &Arc<Self>, plugin: &Arc<str>, session: &str) -> KvScope {
         KvScope {
             store: Arc::clone(self),
-            scope: (plugin.to_owned(), session.to_owned()),
+            scope: (Arc::clone(plugin), session.to_owned()),
         }
     }
 }
@@ -112,13 +115,13 @@ mod tests {
     #[test]
     fn scopes_are_separate_and_bounded() {
         let store = Arc::new(KvStore::default());
-        let a = store.scope("plugin", "s1");
-        let b = store.scope("plugin", "s2");
+        let a = store.scope(&"plugin".into(), "s1");
+        let b = store.scope(&"plugin".into(), "s2");
         a.set("n".into(), "1".into()).unwrap();
         assert_eq!(a.get("n").as_deref(), Some("1"));
         assert_eq!(b.get("n"), None, "another session sees nothing");
         assert_eq!(
-            store.scope("other", "s1").get("n"),
+            store.scope(&"other".into(), "s1").get("n"),
             None,
             "another plugin neither"
         );
@@ -148,13 +151,19 @@ mod tests {
         let store = Arc::new(KvStore::default());
         for i in 0..MAX_SCOPES {
             store
-                .scope("p", &i.to_string())
+                .scope(&"p".into(), &i.to_string())
                 .set("k".into(), "v".into())
                 .unwrap();
         }
-        store.scope("p", "0").get("k");
-        store.scope("p", "new").set("k".into(), "v".into()).unwrap();
-        assert!(store.scope("p", "0").get("k").is_some(), "recently used");
-        assert!(store.scope("p", "1").get("k").is_none(), "evicted");
+        store.scope(&"p".into(), "0").get("k");
+        store
+            .scope(&"p".into(), "new")
+            .set("k".into(), "v".into())
+            .unwrap();
+        assert!(
+            store.scope(&"p".into(), "0").get("k").is_some(),
+            "recently used"
+        );
+        assert!(store.scope(&"p".into(), "1").get("k").is_none(), "evicted");
     }
 }

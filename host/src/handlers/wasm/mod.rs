@@ -77,16 +77,6 @@ impl WasmHook {
         &self.limits
     }
 
-    /// What the hook may touch beyond its own memory.
-    pub fn grants(&self) -> &Grants {
-        &self.grants
-    }
-
-    /// The plugin it runs.
-    pub fn plugin(&self) -> &Plugin {
-        &self.plugin
-    }
-
     async fn call(&self, hook: &HookId, event: &Event) -> Reply {
         let limits = &self.limits;
         let compiled = self.plugin.current();

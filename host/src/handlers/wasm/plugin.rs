@@ -6,14 +6,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 use std::time::SystemTime;
 
-use sha2::{Digest, Sha256};
-
 use super::WIT_PACKAGE;
 use super::abi;
 use super::runtime::WasmRuntime;
 use super::state::HostState;
 use super::v0_1;
 use crate::Error;
+use crate::digest::sha256_hex;
 
 /// One loaded plugin. Cheap to clone; clones share the compiled version.
 #[derive(Clone)]
@@ -23,6 +22,9 @@ pub struct Plugin {
 
 pub(super) struct PluginInner {
     path: PathBuf,
+    /// Its name in the `kv` store: the file, so that values survive a
+    /// rebuild or a hot reload.
+    kv_name: Arc<str>,
     /// The sha256 the hook file pinned, if any.
     pinned: Option<String>,
     runtime: WasmRuntime,
@@ -83,6 +85,7 @@ impl Plugin {
         Ok(Self {
             inner: Arc::new(PluginInner {
                 path: path.to_owned(),
+                kv_name: Arc::from(path.to_string_lossy()),
                 pinned,
                 runtime,
                 current: RwLock::new(Arc::new(compiled)),
@@ -101,6 +104,10 @@ impl Plugin {
 
     pub(super) fn runtime(&self) -> &WasmRuntime {
         &self.inner.runtime
+    }
+
+    pub(super) fn kv_name(&self) -> &Arc<str> {
+        &self.inner.kv_name
     }
 
     /// The file the plugin was loaded from.
@@ -147,10 +154,12 @@ impl Plugin {
             }
             *seen = stamp;
         }
-        let compiled = compile(&self.inner.runtime, path, self.inner.pinned.as_deref())?;
-        if compiled.sha256 == self.current().sha256 {
+        let (bytes, sha256) = read(path, self.inner.pinned.as_deref())?;
+        if sha256 == self.current().sha256 {
+            // Touched, not changed.
             return Ok(false);
         }
+        let compiled = prepare(&self.inner.runtime, path, &bytes, sha256)?;
         tracing::info!(plugin = %path.display(), sha256 = %compiled.sha256, "hot reload");
         *self
             .inner
@@ -171,15 +180,27 @@ fn read_error(path: &Path, e: &std::io::Error) -> Error {
     }
 }
 
-/// Read, check and compile (or fetch from the cache) the plugin at `path`.
+/// Read the plugin at `path`, check it and compile it (or fetch it from the
+/// cache).
 fn compile(runtime: &WasmRuntime, path: &Path, pinned: Option<&str>) -> Result<Compiled, Error> {
-    let fail = |message: String| Error::Plugin {
+    let (bytes, sha256) = read(path, pinned)?;
+    prepare(runtime, path, &bytes, sha256)
+}
+
+fn fail(path: &Path, message: String) -> Error {
+    Error::Plugin {
         path: path.to_owned(),
         message,
-    };
+    }
+}
+
+/// The bytes of the component at `path` and their sha256, which must be
+/// `pinned` when given.
+fn read(path: &Path, pinned: Option<&str>) -> Result<(Vec<u8>, String), Error> {
+    let fail = |message| fail(path, message);
     let bytes = std::fs::read(path).map_err(|e| read_error(path, &e))?;
     abi::require_component(&bytes).map_err(fail)?;
-    let sha256 = format!("{:x}", Sha256::digest(&bytes));
+    let sha256 = sha256_hex(&bytes);
     if let Some(expected) = pinned
         && expected != sha256
     {
@@ -188,7 +209,19 @@ fn compile(runtime: &WasmRuntime, path: &Path, pinned: Option<&str>) -> Result<C
              refusing to load it"
         )));
     }
-    let stamps = abi::wit_stamps(&bytes).map_err(|e| fail(format!("malformed component: {e}")))?;
+    Ok((bytes, sha256))
+}
+
+/// Check the WIT stamps of `bytes`, get the compiled component and check
+/// that it fits the hook world.
+fn prepare(
+    runtime: &WasmRuntime,
+    path: &Path,
+    bytes: &[u8],
+    sha256: String,
+) -> Result<Compiled, Error> {
+    let fail = |message| fail(path, message);
+    let stamps = abi::wit_stamps(bytes).map_err(|e| fail(format!("malformed component: {e}")))?;
     if let Some(found) = stamps
         .into_iter()
         .find(|s| !abi::compatible(s, WIT_PACKAGE))
@@ -199,7 +232,7 @@ fn compile(runtime: &WasmRuntime, path: &Path, pinned: Option<&str>) -> Result<C
             expected: WIT_PACKAGE,
         });
     }
-    let (component, from_cache) = runtime.component(path, &bytes, &sha256).map_err(fail)?;
+    let (component, from_cache) = runtime.component(path, bytes, &sha256).map_err(fail)?;
     let instance_pre = runtime
         .inner
         .linker

@@ -216,11 +216,9 @@ impl WasmRuntime {
         &self.inner.engine
     }
 
-    /// The `kv` scope of `plugin` (by its file) in `session`.
+    /// The `kv` scope of `plugin` in `session`.
     pub(super) fn kv_scope(&self, plugin: &Plugin, session: &str) -> KvScope {
-        self.inner
-            .kv
-            .scope(&plugin.path().to_string_lossy(), session)
+        self.inner.kv.scope(plugin.kv_name(), session)
     }
 
     /// Whether instances come from the pooling allocator.
@@ -302,8 +300,11 @@ impl WasmRuntime {
         sha256: &str,
     ) -> Result<(Component, bool), String> {
         let rt = &self.inner;
-        let entry = self.cache_entry(sha256);
-        if let (Some(cache), Some(entry)) = (&rt.cache, &entry) {
+        let cached = rt
+            .cache
+            .as_ref()
+            .map(|cache| (cache, cache.entry(&rt.engine_key, sha256)));
+        if let Some((cache, entry)) = &cached {
             match cache.load(&rt.engine, entry) {
                 Ok(Some(component)) => return Ok((component, true)),
                 Ok(None) => {}
@@ -317,7 +318,7 @@ impl WasmRuntime {
         let started = Instant::now();
         let component = Component::new(&rt.engine, bytes).map_err(|e| format!("compiling: {e}"))?;
         tracing::debug!(plugin = %path.display(), elapsed = ?started.elapsed(), "compiled");
-        if let (Some(cache), Some(entry)) = (&rt.cache, &entry)
+        if let Some((cache, entry)) = &cached
             && let Err(e) = cache.store(entry, &component)
         {
             tracing::warn!(entry = %entry.display(), "compile cache: cannot write: {e}");

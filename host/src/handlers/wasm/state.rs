@@ -120,6 +120,18 @@ mod tests {
     }
 
     #[test]
+    fn table_growth_past_the_limit_is_refused() {
+        let limits = WasmLimits {
+            max_table_elements: 100,
+            ..WasmLimits::default()
+        };
+        let mut l = Limiter::new(&limits);
+        assert!(l.table_growing(10, 100, None).unwrap());
+        assert!(!l.table_growing(100, 101, None).unwrap());
+        assert!(!l.memory_hit, "a table is not memory");
+    }
+
+    #[test]
     fn log_lines_stop_at_the_cap() {
         let mut logs = LogLines::new(10);
         logs.push("12345".into());

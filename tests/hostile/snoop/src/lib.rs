@@ -2,11 +2,14 @@
 //! reports what it got as context (JSON); answers `allow` to other events.
 //!
 //! It always tries the environment, `/`, `/etc/passwd`, writing
-//! `/tmp/wasm-hooks-snoop`, a TCP connection and stdin. Its config adds
+//! `/tmp/wasm-hooks-snoop`, a TCP connection and stdin, and reports the
+//! wall clock and whether two random hash seeds differ (clocks and random
+//! numbers are allowed). Its config adds
 //! probes: `read` and `write` (paths), `env` (names), `connect` (addresses).
 //! Each probe reports `ok: <what it read>` or `refused: <error>`.
 
 use std::collections::BTreeMap;
+use std::collections::hash_map::RandomState;
 use std::io::Read;
 
 use serde::Deserialize;
@@ -39,6 +42,14 @@ fn each(items: &[String], probe: impl Fn(&str) -> String) -> BTreeMap<&str, Stri
     items.iter().map(|i| (i.as_str(), probe(i))).collect()
 }
 
+/// Whether two fresh hash seeds (drawn from the host's random source)
+/// differ.
+fn random_seeds_differ() -> bool {
+    use std::hash::BuildHasher;
+    let (a, b) = (RandomState::new(), RandomState::new());
+    a.hash_one(1u8) != b.hash_one(1u8)
+}
+
 impl Hook for Snoop {
     fn pre_tool_use(_: &Event) -> Result<Outcome> {
         let probes: Probes = wasm_hooks_guest::config()?;
@@ -50,6 +61,10 @@ impl Hook for Snoop {
             "write_tmp": attempt(std::fs::write("/tmp/wasm-hooks-snoop", b"x")),
             "connect": attempt(std::net::TcpStream::connect("127.0.0.1:1").map(|_| ())),
             "stdin": attempt(std::io::stdin().read_to_string(&mut String::new())),
+            "clock_s": std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            "random": random_seeds_differ(),
             "probes": {
                 "read": each(&probes.read, read),
                 "write": each(&probes.write, |p| attempt(std::fs::write(p, b"written by snoop"))),
