@@ -150,6 +150,57 @@ fn the_wasm_plugin_really_blocks_a_real_payload() {
 }
 
 #[test]
+fn a_redacted_output_replaces_mcp_output_and_is_context_for_bash() {
+    let file = support::hook_file(
+        "PostToolUse",
+        "*",
+        &support::plugin("redact-secrets"),
+        json!({}),
+    );
+    let mut post = support::fixture("PostToolUse");
+    post["tool_response"]["stdout"] = json!("AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n");
+    let bash = claude(&file.path, &post);
+    assert_eq!(bash.code, 0, "{}", bash.stderr);
+    let specific = &bash.body["hookSpecificOutput"];
+    let context = specific["additionalContext"].as_str().unwrap();
+    assert!(
+        context.contains(r#""stdout":"AWS_ACCESS_KEY_ID=[REDACTED:aws-access-key-id]\n""#),
+        "{context}"
+    );
+    assert!(!context.contains("AKIAIOSFODNN7EXAMPLE"), "{context}");
+    assert!(specific.get("updatedMCPToolOutput").is_none());
+    assert!(
+        bash.body["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("masked 1 secret in the output of Bash: AWS access key ID")
+    );
+    assert!(
+        bash.stderr.contains("only for MCP tools"),
+        "{}",
+        bash.stderr
+    );
+
+    post["tool_name"] = json!("mcp__vault__read");
+    post["tool_response"] =
+        json!([{"type": "text", "text": "ghp_16C7e42F292c6912E7710c838347Ae178B4a"}]);
+    let mcp = claude(&file.path, &post);
+    assert_eq!(
+        mcp.body["hookSpecificOutput"]["updatedMCPToolOutput"],
+        json!([{"type": "text", "text": "[REDACTED:github-token]"}])
+    );
+    assert!(
+        mcp.body["hookSpecificOutput"]
+            .get("additionalContext")
+            .is_none()
+    );
+
+    post["tool_response"] = json!("nothing to see");
+    let clean = claude(&file.path, &post);
+    assert_eq!((clean.code, clean.body), (0, json!({})));
+}
+
+#[test]
 fn blocking_events_take_decision_block() {
     let file = hooks_on_every_event(vec![command("echo 'not now' >&2; exit 2")]);
     for name in [

@@ -43,6 +43,7 @@ fn every_example_plugin_is_a_compatible_hook_component() {
         ("inject-project-context", true),
         ("require-tests-before-stop", true),
         ("rate-limit-tools", false),
+        ("redact-secrets", false),
     ] {
         let info = PluginInfo::read(&plugin(package)).unwrap();
         assert!(info.compatible, "{package}");

@@ -26,6 +26,7 @@ fn the_example_plugins_fixtures_pass() {
         ("inject-project-context", 3),
         ("require-tests-before-stop", 5),
         ("rate-limit-tools", 7),
+        ("redact-secrets", 4),
     ] {
         support::plugin(package);
         let dir = support::workspace_root()

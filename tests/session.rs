@@ -544,6 +544,45 @@ async fn a_modified_call_runs_with_the_new_arguments() {
 }
 
 #[tokio::test]
+async fn a_rewritten_output_is_what_the_call_returns() {
+    let engine = HookEngine::default();
+    engine.register(answering(
+        "mask",
+        EventName::PostToolUse,
+        HookResult::new(Decision::ModifyOutput {
+            output: json!("key [REDACTED]"),
+        }),
+    ));
+    let (session, host) = new_session(engine, Arc::default());
+    let tools = ToolHooks::new(session);
+    let out: String = tools
+        .call("Bash", json!({}), |_| async {
+            Ok::<_, String>("key AKIAIOSFODNN7EXAMPLE".to_owned())
+        })
+        .await
+        .unwrap();
+    assert_eq!(out, "key [REDACTED]");
+    assert!(
+        host.shown()
+            .contains(&"Bash tool: key AKIAIOSFODNN7EXAMPLE".to_owned()),
+        "the person still sees what the tool printed"
+    );
+
+    // A rewrite the tool's output type cannot hold withholds the original.
+    let err = tools
+        .call("Bash", json!({}), |_| async { Ok::<_, String>(7_u32) })
+        .await
+        .unwrap_err();
+    match err {
+        ToolError::Rewritten { tool, problem } => {
+            assert_eq!(tool, "Bash");
+            assert!(problem.contains("expected u32"), "{problem}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
 async fn an_asked_call_runs_only_when_approved() {
     let approvals = Arc::new(ScriptedApprovals::new([
         Some(ApprovalChoice::AllowOnce),
@@ -551,7 +590,11 @@ async fn an_asked_call_runs_only_when_approved() {
     ]));
     let (session, _) = new_session(asking_engine("Run it?", None, false), approvals);
     let tools = ToolHooks::new(session);
-    let run = || tools.call("Bash", json!({}), |_| async { Ok::<_, String>("ran") });
+    let run = || {
+        tools.call("Bash", json!({}), |_| async {
+            Ok::<_, String>("ran".to_owned())
+        })
+    };
     assert_eq!(run().await.unwrap(), "ran");
     match run().await {
         Err(ToolError::Denied(d)) => assert_eq!(d.reason, "the user denied: Run it?"),
@@ -600,7 +643,9 @@ async fn a_failing_hook_changes_the_call_only_as_its_policy_says() {
     ] {
         let (session, host) = new_session(failing(policy), Arc::default());
         let result = ToolHooks::new(session)
-            .call("Bash", json!({}), |_| async { Ok::<_, String>("ran") })
+            .call("Bash", json!({}), |_| async {
+                Ok::<_, String>("ran".to_owned())
+            })
             .await;
         assert_eq!(result.is_ok(), runs, "{policy:?}: {result:?}");
         let warned = host.shown().iter().any(|l| l.contains("exploded"));
@@ -620,7 +665,9 @@ async fn a_post_tool_deny_is_feedback_for_the_model() {
     ));
     let (session, host) = new_session(engine, Arc::default());
     let out = ToolHooks::new(session.clone())
-        .call("Write", json!({}), |_| async { Ok::<_, String>("written") })
+        .call("Write", json!({}), |_| async {
+            Ok::<_, String>("written".to_owned())
+        })
         .await;
     assert_eq!(out.unwrap(), "written", "the tool already ran");
     session.flush_context();
@@ -756,7 +803,7 @@ async fn the_audit_log_records_dispatches_injections_and_approvals() {
     let (session, _) = new_session(engine, approvals);
     ToolHooks::new(session)
         .call("Bash", json!({"command": "make"}), |_| async {
-            Ok::<_, String>("ok")
+            Ok::<_, String>("ok".to_owned())
         })
         .await
         .unwrap();

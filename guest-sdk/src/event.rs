@@ -80,6 +80,15 @@ impl Event {
         }
     }
 
+    /// The tool's output (`tool_response`, PostToolUse), as JSON; `None`
+    /// when absent.
+    ///
+    /// # Errors
+    /// When the host sent a payload that is not JSON (a host bug).
+    pub fn tool_response(&self) -> Result<Option<&Value>> {
+        Ok(self.json()?.get("tool_response"))
+    }
+
     /// The tool's input (`tool_input`), deserialized into `T`.
     ///
     /// # Errors

@@ -113,9 +113,20 @@ impl Outcome {
         }))
     }
 
-    /// Go on with this replacement input; later hooks see it too.
+    /// Go on with this replacement tool input (a JSON object); later hooks
+    /// see it too. Before the tool runs (PreToolUse, PermissionRequest).
     pub fn modify(input: Value) -> Self {
         Self::with_decision(wit::Decision::Modify(input.to_string()))
+    }
+
+    /// Hand this on instead of the tool's output (any JSON value, usually
+    /// `tool_response` with parts changed); later hooks see it too. On
+    /// PostToolUse only: elsewhere the host takes it as a replacement
+    /// input. Where the agent cannot replace a tool's output (Claude Code
+    /// replaces only MCP tools' output), the model is given the rewritten
+    /// output as context instead.
+    pub fn modify_output(output: Value) -> Self {
+        Self::with_decision(wit::Decision::Modify(output.to_string()))
     }
 
     /// No opinion on the operation, but end the agent's turn with a reason.

@@ -17,8 +17,9 @@ use tokio::task::JoinHandle;
 
 use crate::config::{self, EngineSettings, HttpSettings, Loader, WasmSetup};
 use crate::{
-    AuditEntry, AuditKind, AuditLog, CommandDefaults, Decision, Error, Event, Flow, Fold, HookSpec,
-    Outcome, PromptDefaults, Redactor, UrlAllowlist, WasmLimits, WasmRuntime, WasmRuntimeBuilder,
+    AuditEntry, AuditKind, AuditLog, CommandDefaults, Decision, Error, Event, EventName, Flow,
+    Fold, HookError, HookId, HookResult, HookSpec, Outcome, PromptDefaults, Redactor, UrlAllowlist,
+    WasmLimits, WasmRuntime, WasmRuntimeBuilder,
 };
 
 /// Hook files that could not be loaded: every problem found, in file order.
@@ -374,13 +375,14 @@ impl HookEngine {
     /// Run every hook that fits `event` and fold their answers.
     ///
     /// Hooks run one after another; a `modify` answer replaces the tool
-    /// input that later hooks see; a deny (or a failure under
+    /// input that later hooks see (a `modify_output`, on PostToolUse, the
+    /// tool's output); a deny (or a failure under
     /// `on_failure: block`) stops the chain. Background hooks are started
     /// and not awaited. Never fails: a failing hook is handled by its
     /// `on_failure` policy and recorded in the trace.
     ///
     /// Takes the event by value or by reference (`&event`): it is copied
-    /// only when a hook rewrites the tool input.
+    /// only when a hook rewrites the tool's input or output.
     ///
     /// Must run inside a tokio runtime with its time and IO drivers enabled
     /// (`enable_all`): wasm deadlines use timers, command hooks processes.
@@ -400,13 +402,11 @@ impl HookEngine {
             let started = Instant::now();
             let reply = hook.handler.handle(&hook.id, &event).await;
             let elapsed = started.elapsed();
-            let flow = match reply.result {
-                Ok(result) => {
-                    if let Decision::Modify { input } = &result.decision {
-                        event.to_mut().set_tool_input(input.clone());
-                    }
-                    fold.answer(hook.id.clone(), result, elapsed, reply.output)
-                }
+            let result = reply
+                .result
+                .and_then(|result| apply_rewrite(&hook.id, &mut event, result));
+            let flow = match result {
+                Ok(result) => fold.answer(hook.id.clone(), result, elapsed, reply.output),
                 Err(error) => {
                     tracing::warn!(hook = %hook.id, source = %hook.source, "{error}");
                     fold.failure(
@@ -483,6 +483,45 @@ impl HookEngine {
             }
         }
     }
+}
+
+/// Hand a `modify`'s new tool input, or a `modify_output`'s new tool
+/// output, to the hooks after this one.
+///
+/// # Errors
+/// A rewrite the event cannot take, as the hook's failure: a new input once
+/// the tool ran (PostToolUse, PostToolUseFailure), a new output anywhere but
+/// PostToolUse.
+fn apply_rewrite(
+    hook: &HookId,
+    event: &mut Cow<'_, Event>,
+    result: HookResult,
+) -> Result<HookResult, HookError> {
+    let name = event.name();
+    let tool_ran = matches!(name, EventName::PostToolUse | EventName::PostToolUseFailure);
+    let refused = match &result.decision {
+        Decision::Modify { .. } if tool_ran => format!(
+            "`modify` replaces the tool input, but on {name} the tool already ran (on PostToolUse, replace its output with `modify_output`)"
+        ),
+        Decision::Modify { input } => {
+            event.to_mut().set_tool_input(input.clone());
+            return Ok(result);
+        }
+        Decision::ModifyOutput { output } if name == EventName::PostToolUse => {
+            event.to_mut().set_tool_response(output.clone());
+            return Ok(result);
+        }
+        Decision::ModifyOutput { .. } => {
+            format!(
+                "`modify_output` replaces a tool's output, which {name} does not have (only PostToolUse)"
+            )
+        }
+        _ => return Ok(result),
+    };
+    Err(HookError::BadResult {
+        hook: hook.clone(),
+        message: refused,
+    })
 }
 
 #[cfg(test)]
@@ -589,6 +628,63 @@ mod tests {
         assert_eq!(*seen.lock().unwrap(), ["after:ls -la", "after:ls -la"]);
         assert_eq!(outcome.updated_input, Some(json!({"command": "ls -la"})));
         assert_eq!(event.tool_input(), Some(&json!({"command": "ls"})));
+    }
+
+    #[tokio::test]
+    async fn a_modify_output_hands_the_new_output_on_and_rewrites_out_of_place_fail() {
+        let any = || EventPattern::parse("*").unwrap();
+        let engine = HookEngine::default();
+        engine.register(HookSpec::from_fn("mask", any(), |event| async move {
+            let decision = match event.name() {
+                EventName::PreToolUse => Decision::ModifyOutput { output: json!("x") },
+                _ => Decision::ModifyOutput {
+                    output: json!({"stdout": "[masked]"}),
+                },
+            };
+            Ok(HookResult::new(decision))
+        }));
+        let seen = Arc::new(StdMutex::new(Vec::new()));
+        engine.register(HookSpec::from_fn("after", any(), {
+            let seen = seen.clone();
+            move |event| {
+                seen.lock().unwrap().push(event.tool_response().cloned());
+                async { Ok(HookResult::new(Decision::Proceed)) }
+            }
+        }));
+        let post = Event::post_tool_use("Bash", json!({}), json!({"stdout": "AKIA…"}));
+        let outcome = engine.dispatch(&post).await;
+        assert_eq!(outcome.updated_output, Some(json!({"stdout": "[masked]"})));
+        assert_eq!(outcome.updated_input, None);
+        assert_eq!(*seen.lock().unwrap(), [Some(json!({"stdout": "[masked]"}))]);
+        assert_eq!(outcome.failures().count(), 0);
+
+        let pre = engine.dispatch(bash("ls")).await;
+        let failure = pre
+            .failures()
+            .next()
+            .expect("modify_output before the tool ran");
+        assert!(
+            failure.to_string().contains("only PostToolUse"),
+            "{failure}"
+        );
+        assert_eq!(pre.updated_output, None);
+
+        let late = HookEngine::default();
+        late.register(HookSpec::from_fn("late", any(), |_| async {
+            Ok(HookResult::new(Decision::Modify {
+                input: json!({"command": "ls"}),
+            }))
+        }));
+        let outcome = late.dispatch(&post).await;
+        let failure = outcome
+            .failures()
+            .next()
+            .expect("modify after the tool ran");
+        assert!(
+            failure.to_string().contains("the tool already ran"),
+            "{failure}"
+        );
+        assert_eq!(outcome.updated_input, None);
     }
 
     #[tokio::test]

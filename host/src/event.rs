@@ -416,6 +416,16 @@ impl Event {
         self.record.insert("tool_input".into(), input);
     }
 
+    /// The tool's output, for PostToolUse.
+    pub fn tool_response(&self) -> Option<&Value> {
+        self.record.get("tool_response")
+    }
+
+    /// Replace the tool's output (what a `modify_output` answer does).
+    pub fn set_tool_response(&mut self, output: Value) {
+        self.record.insert("tool_response".into(), output);
+    }
+
     /// The record as JSON text.
     pub fn to_json_string(&self) -> String {
         // A map of JSON values always serializes.
@@ -432,6 +442,15 @@ impl<'e> From<&'e Event> for std::borrow::Cow<'e, Event> {
 impl From<Event> for std::borrow::Cow<'_, Event> {
     fn from(event: Event) -> Self {
         std::borrow::Cow::Owned(event)
+    }
+}
+
+/// A JSON value as a person reads it: a string as it is, anything else as
+/// JSON text.
+pub(crate) fn plain_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
     }
 }
 

@@ -3,7 +3,8 @@
 //! A handler returns a [`HookResult`] (or fails with a
 //! [`HookError`](crate::HookError)); the engine feeds each, in priority order,
 //! to a [`Fold`], which applies the rules of `PROTOCOL.md`: a deny ends the
-//! chain, a modify hands the new input to the next hook, contexts and
+//! chain, a modify hands the new input (or, after the tool ran, the new
+//! output) to the next hook, contexts and
 //! messages accumulate with the hook that sent them, the first ask wins
 //! unless a later hook denies, and allow only wins over proceed. This module
 //! does not run hooks (that is `engine`) nor print outcomes (that is the CLI).
@@ -76,11 +77,33 @@ pub enum Decision {
     },
     /// Ask the person first.
     Ask(Approval),
-    /// Go on with this replacement input.
+    /// Go on with this replacement input (before the tool runs).
     Modify {
         /// The new tool input (a JSON object).
         input: Value,
     },
+    /// Hand this on instead of the tool's output (PostToolUse only: the
+    /// tool already ran).
+    ModifyOutput {
+        /// The new tool output (any JSON value, in the shape of
+        /// `tool_response`).
+        output: Value,
+    },
+}
+
+impl Decision {
+    /// The decision's name, as in its JSON form: `proceed`, `allow`,
+    /// `deny`, `ask`, `modify` or `modify_output`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Self::Proceed => "proceed",
+            Self::Allow { .. } => "allow",
+            Self::Deny { .. } => "deny",
+            Self::Ask(_) => "ask",
+            Self::Modify { .. } => "modify",
+            Self::ModifyOutput { .. } => "modify_output",
+        }
+    }
 }
 
 /// Who injected context speaks as.
@@ -306,6 +329,10 @@ pub struct Outcome {
     pub decided_by: Option<HookId>,
     /// The tool input after every `modify`, if any hook changed it.
     pub updated_input: Option<Value>,
+    /// The tool output after every `modify_output` (PostToolUse), if any
+    /// hook changed it: what the model should get instead of the tool's
+    /// own output.
+    pub updated_output: Option<Value>,
     /// Context to add, in hook order.
     pub contexts: Vec<Attributed<Context>>,
     /// Messages for the person, in hook order.
@@ -327,6 +354,7 @@ impl Outcome {
             verdict: Verdict::Proceed,
             decided_by: None,
             updated_input: None,
+            updated_output: None,
             contexts: Vec::new(),
             user_messages: Vec::new(),
             system_messages: Vec::new(),
@@ -421,6 +449,10 @@ impl Fold {
             }
             Decision::Modify { input } => {
                 o.updated_input = Some(input.clone());
+                Flow::Continue
+            }
+            Decision::ModifyOutput { output } => {
+                o.updated_output = Some(output.clone());
                 Flow::Continue
             }
             Decision::Deny { reason } => {

@@ -20,6 +20,7 @@ const GUEST_PACKAGES: &[&str] = &[
     "inject-project-context",
     "require-tests-before-stop",
     "rate-limit-tools",
+    "redact-secrets",
     "hostile-spin",
     "hostile-grow-memory",
     "hostile-panic",

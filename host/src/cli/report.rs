@@ -6,7 +6,7 @@ use std::io::Write as _;
 use std::time::Duration;
 
 use serde::Serialize;
-use wasm_hooks::{Decision, Outcome, TraceStatus};
+use wasm_hooks::{Outcome, TraceStatus};
 
 /// The outcome for a person.
 pub(crate) fn human(outcome: &Outcome, elapsed: Duration) -> String {
@@ -20,6 +20,9 @@ pub(crate) fn human(outcome: &Outcome, elapsed: Duration) -> String {
     }
     if let Some(input) = &outcome.updated_input {
         let _ = writeln!(out, "updated input: {input}");
+    }
+    if let Some(output) = &outcome.updated_output {
+        let _ = writeln!(out, "updated output: {output}");
     }
     for c in &outcome.contexts {
         let _ = writeln!(out, "context ({}): {}", c.hook, c.value.text);
@@ -46,7 +49,7 @@ pub(crate) fn human(outcome: &Outcome, elapsed: Duration) -> String {
     );
     for entry in &outcome.trace {
         let status = match &entry.status {
-            TraceStatus::Answered(result) => decision_word(&result.decision).to_owned(),
+            TraceStatus::Answered(result) => result.decision.word().to_owned(),
             TraceStatus::Failed { error, .. } => format!("failed: {error}"),
             TraceStatus::Detached => "started in the background".to_owned(),
         };
@@ -70,16 +73,6 @@ pub(crate) fn human(outcome: &Outcome, elapsed: Duration) -> String {
         }
     }
     out
-}
-
-fn decision_word(d: &Decision) -> &'static str {
-    match d {
-        Decision::Proceed => "proceed",
-        Decision::Allow { .. } => "allow",
-        Decision::Deny { .. } => "deny",
-        Decision::Ask(_) => "ask",
-        Decision::Modify { .. } => "modify",
-    }
 }
 
 fn millis(d: Duration) -> String {

@@ -101,6 +101,9 @@ struct HookSpecificOutput {
     permission_decision: Option<String>,
     permission_decision_reason: Option<String>,
     updated_input: Option<Map<String, Value>>,
+    /// Claude Code's replacement output of an MCP tool (PostToolUse).
+    #[serde(rename = "updatedMCPToolOutput")]
+    updated_mcp_tool_output: Option<Value>,
     additional_context: Option<String>,
 }
 
@@ -191,6 +194,14 @@ impl AnswerDoc {
                 None => Decision::Proceed,
             },
         };
+        // A replacement output rewrites what the tool gave; a deny or an
+        // ask stands over it.
+        let decision = match (specific.updated_mcp_tool_output, decision) {
+            (Some(output), Decision::Proceed | Decision::Allow { .. }) => {
+                Decision::ModifyOutput { output }
+            }
+            (_, decision) => decision,
+        };
         let mut result = HookResult::new(decision);
         let context = specific.additional_context.or(self.context_injection);
         result.context = context.map(|text| Context {
@@ -247,6 +258,27 @@ mod tests {
         );
         let r = on_success(EventName::PreToolUse, "just logging").unwrap();
         assert_eq!((r.decision, r.context), (Decision::Proceed, None));
+    }
+
+    #[test]
+    fn an_updated_mcp_tool_output_replaces_the_output_unless_denied() {
+        let masked = json!([{"type": "text", "text": "key: [REDACTED]"}]);
+        let r = answer(json!({"hookSpecificOutput": {
+            "hookEventName": "PostToolUse", "updatedMCPToolOutput": masked}}));
+        assert_eq!(
+            r.decision,
+            Decision::ModifyOutput {
+                output: masked.clone()
+            }
+        );
+        let r = answer(json!({"decision": "block", "reason": "no",
+            "hookSpecificOutput": {"updatedMCPToolOutput": masked}}));
+        assert_eq!(
+            r.decision,
+            Decision::Deny {
+                reason: "no".into()
+            }
+        );
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //! `starts_with`, `ends_with`, `glob` (`**` and all), `regex`/`matches`,
 //! `in` (a list), `exists`. Actions: `continue`/`proceed`, `allow`,
 //! `deny`/`block`, `ask`, `modify` (sets `modify_field` to `modify_value` in
-//! a copy of the tool input), `inject_context` (the reason becomes context).
+//! a copy of the tool input, or, with a `result.…` field on PostToolUse, of
+//! the tool's output; `result` alone replaces the whole output),
+//! `inject_context` (the reason becomes context).
 //! A matcher entry (`match: {tool, args: {field: glob}}`, `action`,
 //! `message`) is one rule whose conditions are globs.
 
@@ -20,6 +22,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{HandlerFuture, Reply};
+use crate::event::plain_text;
 use crate::{Approval, Context, Decision, Event, Handler, HookId, HookOutput, HookResult, Role};
 
 /// One rule as a hook file writes it.
@@ -90,8 +93,17 @@ struct Rule {
     conditions: Vec<Condition>,
     action: Action,
     reason: String,
-    /// Where in the tool input `modify` writes, and what.
-    modify: Option<(Vec<String>, Value)>,
+    /// What `modify` writes, and where.
+    modify: Option<Rewrite>,
+}
+
+/// A `modify` rule's write: a field of the tool input, or of the tool's
+/// output (an empty path replaces all of it).
+#[derive(Debug, Clone, Default)]
+struct Rewrite {
+    output: bool,
+    at: Vec<String>,
+    value: Value,
 }
 
 /// An inline rule hook: a [`Handler`] that needs no process and no sandbox.
@@ -189,13 +201,21 @@ impl InlineHook {
                 default_allow: false,
             }),
             Action::Modify => {
-                let (at, value) = rule.modify.clone().unwrap_or_default();
-                let mut input = event
-                    .tool_input()
+                let Rewrite { output, at, value } = rule.modify.clone().unwrap_or_default();
+                let original = if output {
+                    event.tool_response()
+                } else {
+                    event.tool_input()
+                };
+                let mut changed = original
                     .cloned()
                     .unwrap_or_else(|| Value::Object(Default::default()));
-                set(&mut input, &at, value);
-                Decision::Modify { input }
+                set(&mut changed, &at, value);
+                if output {
+                    Decision::ModifyOutput { output: changed }
+                } else {
+                    Decision::Modify { input: changed }
+                }
             }
         });
         if rule.action == Action::InjectContext {
@@ -254,16 +274,20 @@ fn compile(doc: RuleDoc) -> Result<Rule, String> {
     let modify = match (action, doc.modify_field, doc.modify_value) {
         (Action::Modify, Some(field), Some(value)) => {
             let at = path(&field);
-            match at.split_first() {
-                Some((root, rest)) if root == "tool_input" && !rest.is_empty() => {
-                    Some((rest.to_vec(), value))
-                }
+            let (output, rest) = match at.split_first() {
+                Some((root, rest)) if root == "tool_input" && !rest.is_empty() => (false, rest),
+                Some((root, rest)) if root == "tool_response" => (true, rest),
                 _ => {
                     return Err(format!(
-                        "`modify_field` must be inside the tool input (`args.…` or `tool_input.…`), not `{field}`"
+                        "`modify_field` must be inside the tool input (`args.…` or `tool_input.…`) or the tool's output (`result`, `result.…`), not `{field}`"
                     ));
                 }
-            }
+            };
+            Some(Rewrite {
+                output,
+                at: rest.to_vec(),
+                value,
+            })
         }
         (Action::Modify, _, _) => {
             return Err("`modify` needs `modify_field` and `modify_value`".into());
@@ -327,25 +351,17 @@ fn lookup<'a>(record: &'a Value, path: &[String]) -> Option<&'a Value> {
         .filter(|v| !v.is_null())
 }
 
+/// Write `value` at `path` in `target`, making objects of whatever is in
+/// the way; an empty path replaces `target`.
 fn set(target: &mut Value, path: &[String], value: Value) {
-    let Some((last, parents)) = path.split_last() else {
-        return;
-    };
     let mut here = target;
-    for key in parents {
-        if !here.get(key).is_some_and(Value::is_object) {
-            here[key.as_str()] = Value::Object(Default::default());
+    for key in path {
+        if !here.is_object() {
+            *here = Value::Object(Default::default());
         }
         here = &mut here[key.as_str()];
     }
-    here[last.as_str()] = value;
-}
-
-fn as_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
+    *here = value;
 }
 
 impl Condition {
@@ -357,11 +373,11 @@ impl Condition {
             (_, None) => false,
             (Test::Equals(v), Some(f)) => f == v,
             (Test::Contains(v), Some(Value::Array(items))) => items.contains(v),
-            (Test::Contains(v), Some(f)) => as_text(f).contains(&as_text(v)),
-            (Test::StartsWith(p), Some(f)) => as_text(f).starts_with(p.as_str()),
-            (Test::EndsWith(p), Some(f)) => as_text(f).ends_with(p.as_str()),
-            (Test::Glob(g), Some(f)) => g.is_match(as_text(f)),
-            (Test::Regex(r), Some(f)) => r.is_match(&as_text(f)),
+            (Test::Contains(v), Some(f)) => plain_text(f).contains(&plain_text(v)),
+            (Test::StartsWith(p), Some(f)) => plain_text(f).starts_with(p.as_str()),
+            (Test::EndsWith(p), Some(f)) => plain_text(f).ends_with(p.as_str()),
+            (Test::Glob(g), Some(f)) => g.is_match(plain_text(f)),
+            (Test::Regex(r), Some(f)) => r.is_match(&plain_text(f)),
             (Test::In(items), Some(f)) => items.contains(f),
         }
     }
@@ -458,6 +474,40 @@ mod tests {
             result.decision,
             Decision::Modify {
                 input: json!({"command": "pnpm install", "timeout": 30})
+            }
+        );
+    }
+
+    #[test]
+    fn modify_of_the_result_rewrites_a_copy_of_the_tool_output() {
+        let post = Event::post_tool_use(
+            "Bash",
+            json!({"command": "env"}),
+            json!({"stdout": "TOKEN=abc", "stderr": ""}),
+        );
+        let rules = json!([{"field": "result.stdout", "operator": "contains", "value": "TOKEN=",
+            "action": "modify", "modify_field": "result.stdout", "modify_value": "[hidden]"}]);
+        assert_eq!(
+            decide(rules, &post).decision,
+            Decision::ModifyOutput {
+                output: json!({"stdout": "[hidden]", "stderr": ""})
+            }
+        );
+        let text = Event::post_tool_use("Read", json!({}), json!("TOKEN=abc"));
+        let whole = json!([{"field": "result", "operator": "contains", "value": "TOKEN=",
+            "action": "modify", "modify_field": "result", "modify_value": "[hidden]"}]);
+        assert_eq!(
+            decide(whole, &text).decision,
+            Decision::ModifyOutput {
+                output: json!("[hidden]")
+            }
+        );
+        let field_of_text = json!([{"field": "tool", "value": "Read",
+            "action": "modify", "modify_field": "result.note", "modify_value": 1}]);
+        assert_eq!(
+            decide(field_of_text, &text).decision,
+            Decision::ModifyOutput {
+                output: json!({"note": 1})
             }
         );
     }

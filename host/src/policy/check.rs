@@ -16,6 +16,11 @@ pub struct Expectation {
     pub reason: Option<String>,
     /// Fields of the rewritten tool input and their values.
     pub updated_input: Option<Map<String, Value>>,
+    /// The rewritten tool output (PostToolUse): an object is checked field
+    /// by field, like `updated_input`; `null` expects no rewrite; anything
+    /// else must equal it.
+    #[serde(default, deserialize_with = "given")]
+    pub updated_output: Option<Value>,
     /// A substring of the added context (all of it, joined by newlines).
     pub context: Option<String>,
     /// A substring of the messages for the person (user and system ones).
@@ -128,18 +133,56 @@ impl Expectation {
             }
         }
         if let Some(fields) = &self.updated_input {
-            for (key, value) in fields {
-                let got = outcome.updated_input.as_ref().and_then(|i| i.get(key));
-                if got != Some(value) {
-                    differ(
-                        &format!("updated_input.{key}"),
-                        value.to_string(),
-                        got.map_or_else(|| "nothing (no such field)".to_owned(), Value::to_string),
-                    );
-                }
+            compare_fields(
+                "updated_input",
+                fields,
+                outcome.updated_input.as_ref(),
+                &mut differ,
+            );
+        }
+        const NOT_REWRITTEN: &str = "nothing (not rewritten)";
+        match (&self.updated_output, &outcome.updated_output) {
+            (Some(Value::Null), Some(got)) => {
+                differ("updated_output", NOT_REWRITTEN.into(), got.to_string());
             }
+            (Some(Value::Null), None) => {}
+            (Some(Value::Object(fields)), got) => {
+                compare_fields("updated_output", fields, got.as_ref(), &mut differ);
+            }
+            (Some(expected), got) if got.as_ref() != Some(expected) => differ(
+                "updated_output",
+                expected.to_string(),
+                got.as_ref()
+                    .map_or_else(|| NOT_REWRITTEN.to_owned(), Value::to_string),
+            ),
+            _ => {}
         }
         found
+    }
+}
+
+/// A field that is present, even as `null` (which serde's `Option` would
+/// read as absent).
+fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// Each expected field of `name` against the same field of `got`.
+fn compare_fields(
+    name: &str,
+    fields: &Map<String, Value>,
+    got: Option<&Value>,
+    differ: &mut impl FnMut(&str, String, String),
+) {
+    for (key, value) in fields {
+        let found = got.and_then(|g| g.get(key));
+        if found != Some(value) {
+            differ(
+                &format!("{name}.{key}"),
+                value.to_string(),
+                found.map_or_else(|| "nothing (no such field)".to_owned(), Value::to_string),
+            );
+        }
     }
 }
 
@@ -204,5 +247,25 @@ mod tests {
         );
         assert_eq!(found[2].got, "\"ls\"");
         assert_eq!(found[3].got, "nothing (no such field)");
+    }
+
+    #[test]
+    fn a_rewritten_output_is_checked_by_field_or_whole() {
+        let mut o = Outcome::proceed();
+        o.updated_output = Some(json!({"stdout": "key [REDACTED]", "stderr": ""}));
+        let by_field = json!({"updated_output": {"stdout": "key [REDACTED]"}});
+        assert!(expect(by_field).check(&o).is_empty());
+        let wrong = expect(json!({"updated_output": {"stdout": "key AKIA"}})).check(&o);
+        assert_eq!(wrong[0].field, "updated_output.stdout");
+        assert_eq!(wrong[0].got, "\"key [REDACTED]\"");
+        let whole = expect(json!({"updated_output": "text"})).check(&Outcome::proceed());
+        assert_eq!(
+            (whole[0].field.as_str(), whole[0].got.as_str()),
+            ("updated_output", "nothing (not rewritten)")
+        );
+        let untouched = expect(json!({"updated_output": null}));
+        assert!(untouched.check(&Outcome::proceed()).is_empty());
+        assert_eq!(untouched.check(&o)[0].expected, "nothing (not rewritten)");
+        assert_eq!(expect(json!({})).updated_output, None);
     }
 }

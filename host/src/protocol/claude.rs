@@ -8,6 +8,10 @@
 //!   combination observed to run the new input;
 //! - UserPromptSubmit, PostToolUse(Failure), Stop, SubagentStop:
 //!   `decision: "block"` + `reason`;
+//! - PostToolUse, a rewritten output: `updatedMCPToolOutput` for MCP tools
+//!   (`mcp__…`), the only ones whose output Claude Code replaces; for the
+//!   others the model is told, in context, to use the rewritten output
+//!   instead, and stderr says it could not be replaced (Codex: always so);
 //! - context as `hookSpecificOutput.additionalContext` where Claude Code
 //!   reads it; `continue: false` + `stopReason`; `systemMessage`;
 //!   `suppressOutput`.
@@ -15,6 +19,7 @@
 use serde_json::{Map, Value};
 
 use super::{Answer, Draft, blocking_reason};
+use crate::event::plain_text;
 use crate::{Event, EventName, Outcome, Verdict};
 
 /// Which agent reads the answer.
@@ -63,8 +68,30 @@ pub(super) fn encode(event: &Event, outcome: &Outcome, dialect: Dialect) -> Answ
             draft.unblockable(&reason);
         }
     }
+    if let Some(output) = &outcome.updated_output {
+        rewritten_output(event, output, dialect, &mut draft);
+    }
     draft.context(reads_context(name));
     draft.finish()
+}
+
+/// A PostToolUse output rewritten by the hooks: replaced where Claude Code
+/// can (MCP tools), else handed to the model as context with a warning.
+fn rewritten_output(event: &Event, output: &Value, dialect: Dialect, draft: &mut Draft<'_>) {
+    let tool = event.tool_name().unwrap_or("the tool");
+    if dialect == Dialect::Claude && tool.starts_with("mcp__") {
+        draft
+            .specific
+            .insert("updatedMCPToolOutput".into(), output.clone());
+        return;
+    }
+    let text = plain_text(output);
+    draft.stderr.push(format!(
+        "wasm-hooks: hooks rewrote the output of {tool}, which this agent replaces only for MCP tools; the model was told to use the rewritten output instead"
+    ));
+    draft.note(format!(
+        "A hook rewrote the output of this {tool} call, but the agent cannot replace it. Use this rewritten output instead of the original, and do not repeat anything the original had that this one leaves out:\n{text}"
+    ));
 }
 
 fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut Map<String, Value>) {
@@ -151,6 +178,47 @@ mod tests {
         assert_eq!(
             encode(&pre(), &Outcome::proceed(), Dialect::Claude).body,
             json!({})
+        );
+    }
+
+    #[test]
+    fn a_rewritten_output_replaces_mcp_output_and_is_context_elsewhere() {
+        let masked = json!([{"type": "text", "text": "token [REDACTED]"}]);
+        let mut o = Outcome::proceed();
+        o.updated_output = Some(masked.clone());
+        let mcp = Event::post_tool_use("mcp__vault__read", json!({}), json!([]));
+        let answer = encode(&mcp, &o, Dialect::Claude);
+        assert_eq!(
+            answer.body,
+            json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": masked}})
+        );
+        assert!(answer.stderr.is_empty(), "{:?}", answer.stderr);
+
+        o.updated_output = Some(json!({"stdout": "token [REDACTED]"}));
+        let bash = Event::post_tool_use("Bash", json!({}), json!({"stdout": "token ghp_…"}));
+        for dialect in [Dialect::Claude, Dialect::Codex] {
+            let answer = encode(&bash, &o, dialect);
+            let context = answer.body["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .unwrap();
+            assert!(context.contains("token [REDACTED]"), "{context}");
+            assert!(context.contains("instead of the original"), "{context}");
+            assert!(
+                answer.body["hookSpecificOutput"]
+                    .get("updatedMCPToolOutput")
+                    .is_none()
+            );
+            assert!(
+                answer.stderr[0].contains("only for MCP tools"),
+                "{:?}",
+                answer.stderr
+            );
+        }
+        let codex_mcp = encode(&mcp, &o, Dialect::Codex);
+        assert!(
+            codex_mcp.body["hookSpecificOutput"]
+                .get("updatedMCPToolOutput")
+                .is_none()
         );
     }
 

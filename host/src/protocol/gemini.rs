@@ -6,12 +6,14 @@
 //! canonical (Claude Code) names so one hook file serves every agent, and
 //! the original names are kept in `agent_event_name` / `agent_tool_name`.
 //! Answers are `decision: allow|deny` + `reason`, with
-//! `hookSpecificOutput.tool_input` for a rewrite and `additionalContext`
-//! for context, exit code 0.
+//! `hookSpecificOutput.tool_input` for a rewrite, `tool_output` (text) for
+//! a rewritten AfterTool output and `additionalContext` for context, exit
+//! code 0.
 
 use serde_json::Value;
 
 use super::{Answer, Draft, blocking_reason};
+use crate::event::plain_text;
 use crate::{Event, EventError, EventName, Outcome, Verdict};
 
 /// Gemini CLI's built-in tools and their canonical names.
@@ -84,11 +86,25 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
     if let (Some(input), EventName::PreToolUse) = (&outcome.updated_input, name) {
         draft.specific.insert("tool_input".into(), input.clone());
     }
+    if let (Some(output), EventName::PostToolUse) = (&outcome.updated_output, name) {
+        draft
+            .specific
+            .insert("tool_output".into(), model_text(output).into());
+    }
     draft.context(matches!(
         name,
         EventName::PostToolUse | EventName::UserPromptSubmit | EventName::SessionStart
     ));
     draft.finish()
+}
+
+/// What the model reads of a tool output: Gemini CLI's `llmContent` when
+/// the output is its `tool_response` shape, else the output as text.
+fn model_text(output: &Value) -> String {
+    match output.get("llmContent") {
+        Some(Value::String(text)) => text.clone(),
+        _ => plain_text(output),
+    }
 }
 
 #[cfg(test)]
@@ -131,5 +147,26 @@ mod tests {
             reason: "no".into(),
         };
         assert_eq!(encode(&event, &outcome).body["decision"], "deny");
+    }
+
+    #[test]
+    fn a_rewritten_output_replaces_what_the_model_reads() {
+        let event = decode(
+            json!({"hook_event_name": "AfterTool", "tool_name": "read_file",
+            "tool_response": {"llmContent": "key=AKIA…", "returnDisplay": "key=AKIA…"}}),
+        )
+        .unwrap();
+        let mut outcome = Outcome::proceed();
+        outcome.updated_output =
+            Some(json!({"llmContent": "key=[REDACTED]", "returnDisplay": "key=[REDACTED]"}));
+        assert_eq!(
+            encode(&event, &outcome).body,
+            json!({"hookSpecificOutput": {"hookEventName": "AfterTool", "tool_output": "key=[REDACTED]"}})
+        );
+        outcome.updated_output = Some(json!(["a", 1]));
+        assert_eq!(
+            encode(&event, &outcome).body["hookSpecificOutput"]["tool_output"],
+            r#"["a",1]"#
+        );
     }
 }

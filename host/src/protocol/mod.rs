@@ -84,6 +84,8 @@ struct Draft<'a> {
     body: Map<String, Value>,
     specific: Map<String, Value>,
     stderr: Vec<String>,
+    /// Context of the host's own, after the hooks'.
+    notes: Vec<String>,
 }
 
 impl<'a> Draft<'a> {
@@ -101,6 +103,7 @@ impl<'a> Draft<'a> {
             body: Map::new(),
             specific: Map::new(),
             stderr,
+            notes: Vec::new(),
         }
     }
 
@@ -112,6 +115,11 @@ impl<'a> Draft<'a> {
         ));
     }
 
+    /// Add context of the host's own (after the hooks' contexts).
+    fn note(&mut self, text: String) {
+        self.notes.push(text);
+    }
+
     /// Every context, one paragraph each, as `additionalContext` when the
     /// agent reads it on this event; otherwise reported as dropped.
     fn context(&mut self, read: bool) {
@@ -120,6 +128,7 @@ impl<'a> Draft<'a> {
             .contexts
             .iter()
             .map(|c| c.value.text.as_str())
+            .chain(self.notes.iter().map(String::as_str))
             .collect();
         if parts.is_empty() {
             return;

@@ -6,9 +6,11 @@ use std::future::Future;
 use std::time::Instant;
 
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{Resolved, Session};
+use crate::event::plain_text;
 use crate::{Event, HookId};
 
 /// A tool call a hook denied (before it ran).
@@ -32,6 +34,18 @@ pub enum ToolError<E> {
     /// The tool ran and failed.
     #[error("{0}")]
     Failed(E),
+    /// The tool ran, and a PostToolUse hook rewrote its output into a value
+    /// the tool's output type cannot hold. The original output is withheld:
+    /// a hook wanted it changed (redacted, say).
+    #[error(
+        "a hook rewrote the output of tool `{tool}` into something its type cannot hold ({problem}); the original output is withheld"
+    )]
+    Rewritten {
+        /// The tool.
+        tool: String,
+        /// Why the rewritten output does not fit.
+        problem: String,
+    },
 }
 
 /// Runs an agent's tool calls between PreToolUse and PostToolUse /
@@ -54,14 +68,16 @@ impl ToolHooks {
     /// 2. the tool runs; its output is shown to the person whatever the
     ///    hooks say;
     /// 3. PostToolUse with its result and duration, or PostToolUseFailure
-    ///    with the error; the tool's own result is returned either way (a
-    ///    deny here is feedback for the model, queued as context).
+    ///    with the error; the tool's result is returned, as a `modify_output`
+    ///    rewrote it if one did (a deny here is feedback for the model,
+    ///    queued as context).
     ///
     /// A failing hook changes the call only as its `on_failure` says.
     ///
     /// # Errors
-    /// [`ToolError::Denied`] when a hook denied the call, or
-    /// [`ToolError::Failed`] with the tool's own error.
+    /// [`ToolError::Denied`] when a hook denied the call,
+    /// [`ToolError::Failed`] with the tool's own error, or
+    /// [`ToolError::Rewritten`] when a hook's rewritten output is not a `T`.
     pub async fn call<T, E, F, Fut>(
         &self,
         tool: &str,
@@ -69,7 +85,7 @@ impl ToolHooks {
         run_tool: F,
     ) -> Result<T, ToolError<E>>
     where
-        T: Serialize,
+        T: Serialize + DeserializeOwned,
         E: fmt::Display,
         F: FnOnce(Value) -> Fut,
         Fut: Future<Output = Result<T, E>>,
@@ -94,7 +110,7 @@ impl ToolHooks {
                 let response = serde_json::to_value(output).unwrap_or(Value::Null);
                 self.session
                     .display()
-                    .tool_output(tool, &as_text(&response));
+                    .tool_output(tool, &plain_text(&response));
                 Event::post_tool_use(tool, args, response)
             }
             Err(error) => {
@@ -103,19 +119,20 @@ impl ToolHooks {
                 Event::post_tool_use_failure(tool, args, &error)
             }
         };
-        self.session
+        let post = self
+            .session
             .dispatch(post.with("duration_ms", duration_ms))
             .await;
-        result.map_err(ToolError::Failed)
-    }
-}
-
-/// A tool's output as a person reads it: a string as is, anything else as
-/// JSON.
-fn as_text(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        let output = result.map_err(ToolError::Failed)?;
+        match post.outcome.updated_output {
+            None => Ok(output),
+            Some(rewritten) => {
+                serde_json::from_value(rewritten).map_err(|e| ToolError::Rewritten {
+                    tool: tool.to_owned(),
+                    problem: e.to_string(),
+                })
+            }
+        }
     }
 }
 

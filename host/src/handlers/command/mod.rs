@@ -23,6 +23,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
 use super::{HandlerFuture, Reply, answer};
+use crate::event::plain_text;
 use crate::template::Template;
 use crate::{Event, Handler, HookError, HookId, HookOutput, HookResult};
 
@@ -325,12 +326,7 @@ fn last_line(text: &str) -> String {
 /// The event's fields as `<PREFIX>_*` variables, and `CLAUDE_PROJECT_DIR`.
 fn event_variables(prefix: &str, event: &Event) -> Vec<(String, String)> {
     let record = event.record();
-    let text = |field: &str| {
-        record.get(field).map(|v| match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-    };
+    let text = |field: &str| record.get(field).map(plain_text);
     let json = |field: &str| record.get(field).map(Value::to_string);
     let cwd = event.cwd().map(str::to_owned);
     let mut vars = vec![

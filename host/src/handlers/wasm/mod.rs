@@ -39,7 +39,7 @@ pub use runtime::{WasmRuntime, WasmRuntimeBuilder};
 use self::state::{HostState, Limiter, LogLines};
 use self::stdio::CappedPipe;
 use super::{HandlerFuture, Reply};
-use crate::{Event, Handler, HookError, HookId, HookOutput, HookResult};
+use crate::{Event, EventName, Handler, HookError, HookId, HookOutput, HookResult};
 
 /// The WIT package this host implements.
 pub const WIT_PACKAGE: &str = v0_1::WIT_PACKAGE;
@@ -142,7 +142,7 @@ impl WasmHook {
                 hook: hook.clone(),
                 message,
             }),
-            Ok(Ok(Ok(outcome))) => check_answer(outcome, hook, limits),
+            Ok(Ok(Ok(outcome))) => check_answer(outcome, event.name(), hook, limits),
         };
         Reply {
             result,
@@ -232,6 +232,7 @@ fn classify_trap(
 /// Apply the result-size limit, then convert the answer.
 fn check_answer(
     outcome: v0_1::WitOutcome,
+    event: EventName,
     hook: &HookId,
     limits: &WasmLimits,
 ) -> Result<HookResult, HookError> {
@@ -244,7 +245,7 @@ fn check_answer(
         });
     }
     outcome
-        .into_result()
+        .into_result(event)
         .map_err(|message| HookError::BadResult {
             hook: hook.clone(),
             message,

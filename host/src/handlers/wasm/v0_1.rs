@@ -6,7 +6,9 @@
 use serde_json::Value;
 
 use super::state::HostState;
-use crate::{Approval, Context, Decision, Event, HookResult, Role, Severity, UserMessage};
+use crate::{
+    Approval, Context, Decision, Event, EventName, HookResult, Role, Severity, UserMessage,
+};
 
 mod generated {
     wasmtime::component::bindgen!({
@@ -76,12 +78,14 @@ impl WitOutcome {
                 .sum::<usize>()
     }
 
-    /// Convert into the host's result type.
+    /// Convert into the host's result type. WIT's one `modify` replaces
+    /// the tool's output on PostToolUse (the tool already ran), and its
+    /// input on every other event.
     ///
     /// # Errors
-    /// When `modify` carries anything but a JSON object, or `metadata` is not
-    /// JSON.
-    pub(crate) fn into_result(self) -> Result<HookResult, String> {
+    /// When `modify` is not JSON, or replaces an input with anything but a
+    /// JSON object; when `metadata` is not JSON.
+    pub(crate) fn into_result(self, event: EventName) -> Result<HookResult, String> {
         let o = self.0;
         let decision = match o.decision {
             wit::Decision::Proceed => Decision::Proceed,
@@ -94,8 +98,13 @@ impl WitOutcome {
                 default_allow: a.default_allow,
             }),
             wit::Decision::Modify(json) => match serde_json::from_str(&json) {
+                Ok(output) if event == EventName::PostToolUse => Decision::ModifyOutput { output },
                 Ok(input @ Value::Object(_)) => Decision::Modify { input },
-                Ok(_) => return Err("`modify` must carry a JSON object".into()),
+                Ok(_) => {
+                    return Err(format!(
+                        "`modify` on {event} replaces the tool input, which must be a JSON object"
+                    ));
+                }
                 Err(e) => return Err(format!("`modify` is not JSON: {e}")),
             },
         };
@@ -189,7 +198,7 @@ mod tests {
     fn wire_outcomes_convert_field_by_field() {
         let o = outcome(wit::Decision::Modify(r#"{"command":"ls"}"#.into()));
         assert_eq!(o.size(), r#"{"command":"ls"}"#.len() + 3 + 3 + 4 + 7);
-        let r = o.into_result().unwrap();
+        let r = o.into_result(EventName::PreToolUse).unwrap();
         assert_eq!(
             r.decision,
             Decision::Modify {
@@ -204,15 +213,24 @@ mod tests {
     }
 
     #[test]
-    fn modify_must_carry_a_json_object() {
+    fn modify_replaces_the_input_before_the_tool_and_the_output_after() {
         let err = outcome(wit::Decision::Modify("[1]".into()))
-            .into_result()
+            .into_result(EventName::PreToolUse)
             .unwrap_err();
         assert!(err.contains("JSON object"), "{err}");
         let err = outcome(wit::Decision::Modify("{".into()))
-            .into_result()
+            .into_result(EventName::PostToolUse)
             .unwrap_err();
         assert!(err.contains("not JSON"), "{err}");
+        let r = outcome(wit::Decision::Modify(r#""[masked]""#.into()))
+            .into_result(EventName::PostToolUse)
+            .unwrap();
+        assert_eq!(
+            r.decision,
+            Decision::ModifyOutput {
+                output: "[masked]".into()
+            }
+        );
     }
 
     #[test]
