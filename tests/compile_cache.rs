@@ -16,6 +16,15 @@ fn runtime_with_cache(dir: &Path) -> WasmRuntime {
     WasmRuntime::builder().cache_dir(dir).build().unwrap()
 }
 
+/// The compiled entries of the cache in `dir` (not its digest records).
+fn entries_in(dir: &Path) -> Vec<PathBuf> {
+    let digests = dir.join("digests");
+    files_in(dir)
+        .into_iter()
+        .filter(|f| !f.starts_with(&digests))
+        .collect()
+}
+
 fn files_in(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
@@ -39,7 +48,7 @@ fn a_second_runtime_loads_the_plugin_from_the_cache() {
     let runtime = runtime_with_cache(cache.path());
     let entry = runtime.cache_entry(&first.sha256()).unwrap();
     assert_eq!(
-        files_in(cache.path()),
+        entries_in(cache.path()),
         std::slice::from_ref(&entry),
         "one entry, nothing else"
     );
@@ -47,6 +56,41 @@ fn a_second_runtime_loads_the_plugin_from_the_cache() {
     let second = runtime.load(&plugin("deny-dangerous-commands")).unwrap();
     assert!(second.from_cache());
     assert_eq!(second.sha256(), first.sha256());
+}
+
+#[test]
+fn a_known_plugin_file_is_not_read_again_and_a_changed_one_always_is() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.wasm");
+    std::fs::copy(plugin("deny-dangerous-commands"), &path).unwrap();
+    // A file is recorded only once it has been left alone for a second.
+    std::thread::sleep(Duration::from_millis(1100));
+    let deny = runtime_with_cache(cache.path())
+        .load(&path)
+        .unwrap()
+        .sha256();
+    let records = files_in(&cache.path().join("digests"));
+    assert_eq!(records.len(), 1, "{records:?}");
+    let record = std::fs::read_to_string(&records[0]).unwrap();
+    assert!(record.trim_end().ends_with(&deny), "{record}");
+
+    // A later load trusts the record (like a cache entry: it is this
+    // user's own): pointed at another cached plugin, it is used without
+    // reading the file.
+    let other = runtime_with_cache(cache.path())
+        .load(&plugin("protect-paths"))
+        .unwrap()
+        .sha256();
+    std::fs::write(&records[0], record.replace(&deny, &other)).unwrap();
+    let trusted = runtime_with_cache(cache.path()).load(&path).unwrap();
+    assert_eq!((trusted.sha256(), trusted.from_cache()), (other, true));
+
+    // Any write moves the file's change time, so the record stops
+    // matching and the file is read again, even with the same bytes.
+    std::fs::copy(plugin("deny-dangerous-commands"), &path).unwrap();
+    let reread = runtime_with_cache(cache.path()).load(&path).unwrap();
+    assert_eq!(reread.sha256(), deny);
 }
 
 #[test]
@@ -113,7 +157,7 @@ fn concurrent_first_loads_all_succeed_and_leave_one_whole_entry() {
     for load in loads {
         load.join().unwrap().unwrap();
     }
-    let entries = files_in(cache.path());
+    let entries = entries_in(cache.path());
     assert_eq!(entries.len(), 1, "no temporary files left: {entries:?}");
     assert!(
         runtime_with_cache(cache.path())
@@ -230,7 +274,7 @@ fn no_cache_writes_nothing() {
         .assert()
         .success();
     assert_eq!(
-        files_in(cache.path()).len(),
+        entries_in(cache.path()).len(),
         1,
         "the variable names the default"
     );

@@ -11,15 +11,20 @@
 //! (hardware-accelerated; it guards against damage, the file's ownership
 //! against tampering). A truncated or corrupt file is recompiled, never
 //! deserialized. A good entry is mapped, not read: only the pages a call
-//! touches are ever loaded, which is what makes a cold process cheap. Entries owned by another user, or writable by others, are
-//! ignored too (deserializing trusts the bytes to be wasmtime's own).
+//! touches are ever loaded, which is what makes a cold process cheap.
+//! Entries owned by another user, or writable by others, are ignored too
+//! (deserializing trusts the bytes to be wasmtime's own). Beside the
+//! entries, `digests/` remembers each plugin file's sha256 (see
+//! `digests`).
 
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 use wasmtime::Engine;
 use wasmtime::component::Component;
+
+use super::digests::owned_by_me_only;
 
 /// The tag that starts every trailer; the version changes with the layout.
 const MAGIC: &[u8; 8] = b"WHCACHE2";
@@ -75,9 +80,7 @@ impl CompileCache {
         let meta = file
             .metadata()
             .map_err(|e| format!("cannot stat it: {e}"))?;
-        // SAFETY: geteuid has no preconditions and cannot fail.
-        let me = unsafe { libc::geteuid() };
-        if meta.uid() != me || meta.mode() & 0o022 != 0 {
+        if !owned_by_me_only(&meta) {
             return Err("owned by another user or writable by others: not trusted".into());
         }
         // SAFETY: entries are only ever replaced by renaming a new file over

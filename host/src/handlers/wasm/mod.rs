@@ -12,6 +12,7 @@
 
 mod abi;
 mod cache;
+mod digests;
 mod grants;
 mod inspect;
 mod kv;

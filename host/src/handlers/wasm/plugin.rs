@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
-use std::time::SystemTime;
 
 use super::WIT_PACKAGE;
 use super::abi;
+use super::digests::FileId;
 use super::runtime::WasmRuntime;
 use super::state::HostState;
 use super::v0_1;
@@ -31,7 +31,7 @@ pub(super) struct PluginInner {
     current: RwLock<Arc<Compiled>>,
     /// The file as last looked at, loaded or not (so a broken file is not
     /// recompiled on every poll).
-    seen: Mutex<FileStamp>,
+    seen: Mutex<FileId>,
 }
 
 /// One compiled version of a plugin.
@@ -39,23 +39,6 @@ pub(super) struct Compiled {
     pub(super) pre: v0_1::HookPre<HostState>,
     sha256: String,
     from_cache: bool,
-}
-
-/// What tells a changed file apart: its length and modification time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FileStamp {
-    len: u64,
-    modified: Option<SystemTime>,
-}
-
-impl FileStamp {
-    fn of(path: &Path) -> std::io::Result<Self> {
-        let meta = std::fs::metadata(path)?;
-        Ok(Self {
-            len: meta.len(),
-            modified: meta.modified().ok(),
-        })
-    }
 }
 
 impl std::fmt::Debug for Plugin {
@@ -74,8 +57,8 @@ impl Plugin {
         pinned: Option<String>,
     ) -> Result<Self, Error> {
         let started = std::time::Instant::now();
-        let stamp = FileStamp::of(path).map_err(|e| read_error(path, &e))?;
-        let compiled = compile(&runtime, path, pinned.as_deref())?;
+        let id = FileId::of(path).map_err(|e| read_error(path, &e))?;
+        let compiled = compile(&runtime, path, &id, pinned.as_deref())?;
         tracing::debug!(
             plugin = %path.display(),
             from_cache = compiled.from_cache,
@@ -89,7 +72,7 @@ impl Plugin {
                 pinned,
                 runtime,
                 current: RwLock::new(Arc::new(compiled)),
-                seen: Mutex::new(stamp),
+                seen: Mutex::new(id),
             }),
         })
     }
@@ -142,17 +125,17 @@ impl Plugin {
     /// When the changed file does not load; the old version stays in use.
     pub fn reload_if_changed(&self) -> Result<bool, Error> {
         let path = &self.inner.path;
-        let stamp = FileStamp::of(path).map_err(|e| read_error(path, &e))?;
+        let id = FileId::of(path).map_err(|e| read_error(path, &e))?;
         {
             let mut seen = self
                 .inner
                 .seen
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
-            if *seen == stamp {
+            if *seen == id {
                 return Ok(false);
             }
-            *seen = stamp;
+            *seen = id;
         }
         let (bytes, sha256) = read(path, self.inner.pinned.as_deref())?;
         if sha256 == self.current().sha256 {
@@ -160,6 +143,9 @@ impl Plugin {
             return Ok(false);
         }
         let compiled = prepare(&self.inner.runtime, path, &bytes, sha256)?;
+        self.inner
+            .runtime
+            .remember_digest(path, &id, &compiled.sha256);
         tracing::info!(plugin = %path.display(), sha256 = %compiled.sha256, "hot reload");
         *self
             .inner
@@ -180,11 +166,39 @@ fn read_error(path: &Path, e: &std::io::Error) -> Error {
     }
 }
 
-/// Read the plugin at `path`, check it and compile it (or fetch it from the
-/// cache).
-fn compile(runtime: &WasmRuntime, path: &Path, pinned: Option<&str>) -> Result<Compiled, Error> {
+/// The plugin at `path`, as of `id`: from the cache without reading the
+/// file when the digest index knows this version of it, else read, checked
+/// and compiled (or fetched from the cache).
+fn compile(
+    runtime: &WasmRuntime,
+    path: &Path,
+    id: &FileId,
+    pinned: Option<&str>,
+) -> Result<Compiled, Error> {
+    if let Some(compiled) = known(runtime, path, id, pinned) {
+        return Ok(compiled);
+    }
     let (bytes, sha256) = read(path, pinned)?;
-    prepare(runtime, path, &bytes, sha256)
+    let compiled = prepare(runtime, path, &bytes, sha256)?;
+    runtime.remember_digest(path, id, &compiled.sha256);
+    Ok(compiled)
+}
+
+/// The plugin from the cache, when the digest index knows this version of
+/// the file, its pin (if any) agrees, and the cache has it. Anything else
+/// takes the long way, which also reports what is wrong.
+fn known(
+    runtime: &WasmRuntime,
+    path: &Path,
+    id: &FileId,
+    pinned: Option<&str>,
+) -> Option<Compiled> {
+    let sha256 = runtime.known_digest(path, id)?;
+    if pinned.is_some_and(|pin| pin != sha256) {
+        return None;
+    }
+    let component = runtime.cached_component(&sha256)?;
+    link(runtime, path, &component, sha256, true).ok()
 }
 
 fn fail(path: &Path, message: String) -> Error {
@@ -233,10 +247,23 @@ fn prepare(
         });
     }
     let (component, from_cache) = runtime.component(path, bytes, &sha256).map_err(fail)?;
+    link(runtime, path, &component, sha256, from_cache)
+}
+
+/// Check that `component` fits the hook world and make it ready to
+/// instantiate.
+fn link(
+    runtime: &WasmRuntime,
+    path: &Path,
+    component: &wasmtime::component::Component,
+    sha256: String,
+    from_cache: bool,
+) -> Result<Compiled, Error> {
+    let fail = |message| fail(path, message);
     let instance_pre = runtime
         .inner
         .linker
-        .instantiate_pre(&component)
+        .instantiate_pre(component)
         .map_err(|e| fail(format!("imports something this host does not provide: {e}")))?;
     let pre = v0_1::HookPre::new(instance_pre).map_err(|e| {
         fail(format!(

@@ -11,6 +11,7 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use super::cache::CompileCache;
+use super::digests::{DigestIndex, FileId};
 use super::kv::{KvScope, KvStore};
 use super::plugin::{Plugin, PluginInner};
 use super::state::HostState;
@@ -47,6 +48,8 @@ pub(super) struct Runtime {
     pub(super) linker: Linker<HostState>,
     pooling: bool,
     cache: Option<CompileCache>,
+    /// The plugins' digests by file identity, beside the cache.
+    digests: Option<DigestIndex>,
     /// sha256 (hex) of the engine's precompile compatibility hash.
     engine_key: String,
     /// Every plugin loaded, for hot reload.
@@ -184,6 +187,7 @@ impl WasmRuntimeBuilder {
                 engine,
                 linker,
                 pooling,
+                digests: cache.as_ref().map(|c| DigestIndex::new(c.dir())),
                 cache,
                 plugins: Mutex::default(),
                 kv: Arc::default(),
@@ -293,35 +297,55 @@ impl WasmRuntime {
     /// The compiled component of `bytes` (whose sha256 is `sha256`): from
     /// the cache when it holds a usable entry, compiled (and cached)
     /// otherwise. The flag says whether it came from the cache.
+    /// The sha256 of the plugin at `path` as of `id`, if the digest index
+    /// has it.
+    pub(super) fn known_digest(&self, path: &Path, id: &FileId) -> Option<String> {
+        self.inner.digests.as_ref()?.lookup(path, id)
+    }
+
+    /// Record the sha256 of the plugin at `path` as of `id`.
+    pub(super) fn remember_digest(&self, path: &Path, id: &FileId, sha256: &str) {
+        if let Some(digests) = &self.inner.digests {
+            digests.remember(path, id, sha256);
+        }
+    }
+
+    /// The cached compiled plugin with this sha256, if the cache has a good
+    /// one (a damaged one is logged, and left for the next compile to
+    /// overwrite).
+    pub(super) fn cached_component(&self, sha256: &str) -> Option<Component> {
+        let rt = &self.inner;
+        let cache = rt.cache.as_ref()?;
+        let entry = cache.entry(&rt.engine_key, sha256);
+        cache
+            .load(&rt.engine, &entry)
+            .inspect_err(|e| {
+                tracing::warn!(entry = %entry.display(), "compile cache: {e}; recompiling");
+            })
+            .ok()
+            .flatten()
+    }
+
+    /// The compiled plugin, from the cache or compiled (and then cached);
+    /// true when it came from the cache.
     pub(super) fn component(
         &self,
         path: &Path,
         bytes: &[u8],
         sha256: &str,
     ) -> Result<(Component, bool), String> {
-        let rt = &self.inner;
-        let cached = rt
-            .cache
-            .as_ref()
-            .map(|cache| (cache, cache.entry(&rt.engine_key, sha256)));
-        if let Some((cache, entry)) = &cached {
-            match cache.load(&rt.engine, entry) {
-                Ok(Some(component)) => return Ok((component, true)),
-                Ok(None) => {}
-                Err(e) => tracing::warn!(
-                    entry = %entry.display(),
-                    "compile cache: {e}; recompiling {}",
-                    path.display()
-                ),
-            }
+        if let Some(component) = self.cached_component(sha256) {
+            return Ok((component, true));
         }
+        let rt = &self.inner;
         let started = Instant::now();
         let component = Component::new(&rt.engine, bytes).map_err(|e| format!("compiling: {e}"))?;
         tracing::debug!(plugin = %path.display(), elapsed = ?started.elapsed(), "compiled");
-        if let Some((cache, entry)) = &cached
-            && let Err(e) = cache.store(entry, &component)
-        {
-            tracing::warn!(entry = %entry.display(), "compile cache: cannot write: {e}");
+        if let Some(cache) = &rt.cache {
+            let entry = cache.entry(&rt.engine_key, sha256);
+            if let Err(e) = cache.store(&entry, &component) {
+                tracing::warn!(entry = %entry.display(), "compile cache: cannot write: {e}");
+            }
         }
         Ok((component, false))
     }

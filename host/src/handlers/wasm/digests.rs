@@ -1,0 +1,127 @@
+//! The sha256 of each plugin file as last read, remembered by the file's
+//! identity, so that a fresh process whose compiled entry is in the cache
+//! never reads nor hashes the plugin itself (a third of a cached load).
+//!
+//! A record is `<cache dir>/digests/<hash of the path>`, one line: the
+//! file's device, inode, length, modification and change times, this
+//! host's WIT package (the record also says the file's WIT stamps fit it)
+//! and the sha256. Any write to the file moves its change time, which no
+//! unprivileged process can set back, so a changed file never matches its
+//! old record. A file changed less than a second before it was read is not
+//! recorded: a second write within the clock's resolution could otherwise
+//! go unseen. Records are trusted like cache entries: only when this user
+//! owns them and nobody else can write them.
+
+use std::fs::Metadata;
+use std::io::Write as _;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use super::WIT_PACKAGE;
+use crate::digest::sha256_hex;
+
+/// How long a file must have been left alone before its digest is
+/// recorded.
+const SETTLED: Duration = Duration::from_secs(1);
+
+/// What tells one version of a file from another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct FileId {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl FileId {
+    /// The identity of the file at `path` now.
+    pub(super) fn of(path: &Path) -> std::io::Result<Self> {
+        let meta = std::fs::metadata(path)?;
+        let ns = |secs: i64, nanos: i64| i128::from(secs) * 1_000_000_000 + i128::from(nanos);
+        Ok(Self {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+            ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+
+    /// Whether the file was last changed long enough ago to be recorded.
+    fn settled(&self) -> bool {
+        let now = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i128);
+        now - self.ctime_ns >= SETTLED.as_nanos() as i128
+    }
+
+    /// The start of this version's record, up to the sha256.
+    fn key(&self) -> String {
+        format!(
+            "{} {} {} {} {} {WIT_PACKAGE} ",
+            self.dev, self.ino, self.len, self.mtime_ns, self.ctime_ns
+        )
+    }
+}
+
+/// The digests recorded in a compile cache's directory.
+#[derive(Debug, Clone)]
+pub(super) struct DigestIndex {
+    dir: PathBuf,
+}
+
+impl DigestIndex {
+    /// The index of the cache in `cache_dir`.
+    pub(super) fn new(cache_dir: &Path) -> Self {
+        Self {
+            dir: cache_dir.join("digests"),
+        }
+    }
+
+    fn record(&self, plugin: &Path) -> PathBuf {
+        let mut name = sha256_hex(plugin.as_os_str().as_encoded_bytes());
+        name.truncate(32);
+        self.dir.join(name)
+    }
+
+    /// The sha256 of the plugin at `plugin` when its record matches `id`.
+    pub(super) fn lookup(&self, plugin: &Path, id: &FileId) -> Option<String> {
+        let text = std::fs::read_to_string(self.record(plugin)).ok()?;
+        let sha256 = text.strip_prefix(&id.key())?.trim_end();
+        let trusted =
+            std::fs::metadata(self.record(plugin)).is_ok_and(|meta| owned_by_me_only(&meta));
+        (trusted && sha256.len() == 64 && sha256.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| sha256.to_owned())
+    }
+
+    /// Record that the plugin at `plugin`, as of `id` (taken before it was
+    /// read), has this sha256. Failures are only logged: the index saves
+    /// time, it is never needed.
+    pub(super) fn remember(&self, plugin: &Path, id: &FileId, sha256: &str) {
+        if !id.settled() {
+            return;
+        }
+        let write = || -> std::io::Result<()> {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&self.dir)?;
+            let mut file = tempfile::NamedTempFile::new_in(&self.dir)?;
+            writeln!(file, "{}{sha256}", id.key())?;
+            file.persist(self.record(plugin)).map_err(|e| e.error)?;
+            Ok(())
+        };
+        if let Err(e) = write() {
+            tracing::debug!(plugin = %plugin.display(), "digest index: cannot write: {e}");
+        }
+    }
+}
+
+/// Whether this user owns the file and nobody else may write it.
+pub(super) fn owned_by_me_only(meta: &Metadata) -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    meta.uid() == me && meta.mode() & 0o022 == 0
+}
