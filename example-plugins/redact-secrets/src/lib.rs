@@ -131,18 +131,18 @@ fn redact_value(value: &mut Value, config: &Config, found: &mut Found) {
 /// `text` with its secrets masked, or `None` when it has none.
 fn redact(text: &str, config: &Config, found: &mut Found) -> Option<String> {
     let bytes = text.as_bytes();
-    let mut masked = Masked::new(text);
+    let mut masked = Masked::new(text, found);
     let mut i = 0;
     while i < bytes.len() {
         let pem = (bytes[i] == b'-')
             .then(|| private_key_block(text, i))
             .flatten();
         if let Some(end) = pem {
-            masked.mask(i, end, Kind::PrivateKey, found);
+            masked.mask(i, end, Kind::PrivateKey);
             i = end;
         } else if is_token_byte(bytes[i]) {
             let end = i + bytes[i..].iter().take_while(|b| is_token_byte(**b)).count();
-            scan_run(text, i, end, config, &mut masked, found);
+            scan_run(&mut masked, i, end, config);
             i = end;
         } else {
             i += 1;
@@ -159,21 +159,15 @@ fn is_token_byte(b: u8) -> bool {
 
 /// One run of token bytes, `text[start..end]`: the known formats where a
 /// word starts inside it, else the whole run if it looks random.
-fn scan_run(
-    text: &str,
-    start: usize,
-    end: usize,
-    config: &Config,
-    masked: &mut Masked<'_>,
-    found: &mut Found,
-) {
+fn scan_run(masked: &mut Masked<'_, '_>, start: usize, end: usize, config: &Config) {
+    let text = masked.text;
     let bytes = text.as_bytes();
     let mut i = start;
     let mut any = false;
     while i < end {
         let word_start = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
         if let Some((len, kind)) = word_start.then(|| known_format(&bytes[i..end])).flatten() {
-            masked.mask(i, i + len, kind, found);
+            masked.mask(i, i + len, kind);
             any = true;
             i += len;
         } else {
@@ -183,7 +177,7 @@ fn scan_run(
     // Base64 padding belongs to the string it ends.
     let padded = end + bytes[end..].iter().take_while(|b| **b == b'=').count();
     if !any && config.high_entropy && looks_random(&text[start..end], config) {
-        masked.mask(start, padded, Kind::HighEntropy, found);
+        masked.mask(start, padded, Kind::HighEntropy);
     }
 }
 
@@ -279,32 +273,34 @@ fn private_key_block(text: &str, at: usize) -> Option<usize> {
     Some(at + end)
 }
 
-/// A copy of a text with spans replaced by marks, built only once the
-/// first secret is found.
-struct Masked<'a> {
+/// A copy of a text with spans replaced by marks (built only once the
+/// first secret is found), counting what it masks.
+struct Masked<'a, 'f> {
     text: &'a str,
     out: Option<String>,
     copied: usize,
+    found: &'f mut Found,
 }
 
-impl<'a> Masked<'a> {
-    fn new(text: &'a str) -> Self {
+impl<'a, 'f> Masked<'a, 'f> {
+    fn new(text: &'a str, found: &'f mut Found) -> Self {
         Self {
             text,
             out: None,
             copied: 0,
+            found,
         }
     }
 
     /// Replace `text[start..end]` with the mark of `kind`.
-    fn mask(&mut self, start: usize, end: usize, kind: Kind, found: &mut Found) {
+    fn mask(&mut self, start: usize, end: usize, kind: Kind) {
         let out = self
             .out
             .get_or_insert_with(|| String::with_capacity(self.text.len()));
         out.push_str(&self.text[self.copied..start]);
         let _ = write!(out, "[REDACTED:{}]", kind.label());
         self.copied = end;
-        *found.entry(kind).or_default() += 1;
+        *self.found.entry(kind).or_default() += 1;
     }
 
     fn finish(self) -> Option<String> {

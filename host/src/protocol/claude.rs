@@ -75,6 +75,9 @@ pub(super) fn encode(event: &Event, outcome: &Outcome, dialect: Dialect) -> Answ
     draft.finish()
 }
 
+/// The most of a rewritten output handed to the model as context.
+const NOTE_MAX: usize = 10_000;
+
 /// A PostToolUse output rewritten by the hooks: replaced where Claude Code
 /// can (MCP tools), else handed to the model as context with a warning.
 fn rewritten_output(event: &Event, output: &Value, dialect: Dialect, draft: &mut Draft<'_>) {
@@ -85,7 +88,15 @@ fn rewritten_output(event: &Event, output: &Value, dialect: Dialect, draft: &mut
             .insert("updatedMCPToolOutput".into(), output.clone());
         return;
     }
-    let text = plain_text(output);
+    let mut text = plain_text(output);
+    if text.len() > NOTE_MAX {
+        let cut = text.floor_char_boundary(NOTE_MAX);
+        let rest = text.len() - cut;
+        text.truncate(cut);
+        text.push_str(&format!(
+            "\n[… {rest} more bytes of the rewritten output left out]"
+        ));
+    }
     draft.stderr.push(format!(
         "wasm-hooks: hooks rewrote the output of {tool}, which this agent replaces only for MCP tools; the model was told to use the rewritten output instead"
     ));
@@ -214,6 +225,14 @@ mod tests {
                 answer.stderr
             );
         }
+        o.updated_output = Some(json!("é".repeat(6_000)));
+        let long = encode(&bash, &o, Dialect::Claude);
+        let context = long.body["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap();
+        assert!(context.len() < 10_500, "{}", context.len());
+        assert!(context.ends_with("[… 2000 more bytes of the rewritten output left out]"));
+
         let codex_mcp = encode(&mcp, &o, Dialect::Codex);
         assert!(
             codex_mcp.body["hookSpecificOutput"]
