@@ -1,9 +1,13 @@
 //! The event a hook is called with: the host's record, with typed accessors
 //! over its JSON payload. Start from [`Event`].
 
+use std::fmt;
+use std::marker::PhantomData;
 use std::sync::OnceLock;
 
-use serde::de::DeserializeOwned;
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor,
+};
 use serde_json::Value;
 
 use crate::bindings::wasm_hooks::hook::types as wit;
@@ -67,16 +71,24 @@ impl Event {
     }
 
     /// One top-level field of the record, deserialized; `None` when absent
-    /// or null.
+    /// or null. Unless the whole record was already parsed (by
+    /// [`Event::json`]), only this field is built: the others are skipped
+    /// over, not allocated.
     ///
     /// # Errors
     /// When the field is present but does not fit `T`.
     pub fn field<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>> {
-        match self.json()?.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(value) => T::deserialize(value)
-                .map(Some)
-                .map_err(|e| Error::new(format!("event field `{name}`: {e}"))),
+        let fail = |e: serde_json::Error| Error::new(format!("event field `{name}`: {e}"));
+        match self.parsed.get() {
+            Some(Ok(record)) => match record.get(name) {
+                None | Some(Value::Null) => Ok(None),
+                Some(value) => T::deserialize(value).map(Some).map_err(fail),
+            },
+            Some(Err(e)) => Err(Error::new(format!("event payload is not JSON: {e}"))),
+            None => {
+                let mut de = serde_json::Deserializer::from_str(&self.payload);
+                OneField::<T>::new(name).deserialize(&mut de).map_err(fail)
+            }
         }
     }
 
@@ -96,6 +108,72 @@ impl Event {
     pub fn tool_input<T: DeserializeOwned>(&self) -> Result<T> {
         self.field("tool_input")?
             .ok_or_else(|| Error::new(format!("{} event has no `tool_input`", self.name)))
+    }
+}
+
+/// Reads one field of a JSON object, skipping the others.
+struct OneField<'n, T> {
+    name: &'n str,
+    wanted: PhantomData<T>,
+}
+
+impl<'n, T> OneField<'n, T> {
+    fn new(name: &'n str) -> Self {
+        Self {
+            name,
+            wanted: PhantomData,
+        }
+    }
+}
+
+impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for OneField<'_, T> {
+    type Value = Option<T>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Option<T>, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, T: DeserializeOwned> Visitor<'de> for OneField<'_, T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the event record, a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Option<T>, A::Error> {
+        let mut found = None;
+        while let Some(is_it) = map.next_key_seed(KeyIs(self.name))? {
+            if is_it && found.is_none() {
+                found = map.next_value::<Option<T>>()?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// Whether a key is the one wanted, without copying it.
+struct KeyIs<'n>(&'n str);
+
+impl<'de> DeserializeSeed<'de> for KeyIs<'_> {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<bool, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyIs<'_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> std::result::Result<bool, E> {
+        Ok(key == self.0)
     }
 }
 
@@ -159,5 +237,31 @@ mod tests {
     #[test]
     fn a_payload_that_is_not_json_is_an_error() {
         assert!(event("not json").json().is_err());
+        assert!(event("not json").field::<Value>("a").is_err());
+        let broken = event("not json");
+        assert!(broken.json().is_err());
+        assert!(broken.field::<Value>("a").is_err(), "after json() too");
+    }
+
+    #[test]
+    fn a_field_reads_the_same_skipping_or_from_the_parsed_record() {
+        let payload = r#"{"a":{"x":[1,"\u0062",{"y":null}]},"tool_input":{"command":"ls"},"esc\"aped":1,"n":null,"last":true}"#;
+        let skipping = event(payload);
+        let parsed = event(payload);
+        parsed.json().unwrap();
+        for e in [&skipping, &parsed] {
+            assert_eq!(
+                e.field::<Value>("a").unwrap(),
+                Some(serde_json::json!({"x": [1, "b", {"y": null}]}))
+            );
+            assert_eq!(e.field::<i32>("esc\"aped").unwrap(), Some(1));
+            assert_eq!(e.field::<bool>("last").unwrap(), Some(true));
+            assert_eq!(e.field::<i32>("n").unwrap(), None);
+            assert_eq!(e.field::<i32>("absent").unwrap(), None);
+        }
+        assert!(
+            skipping.parsed.get().is_none(),
+            "reading fields does not parse the whole record"
+        );
     }
 }
