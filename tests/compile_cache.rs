@@ -85,6 +85,11 @@ fn a_known_plugin_file_is_not_read_again_and_a_changed_one_always_is() {
     std::fs::write(&records[0], record.replace(&deny, &other)).unwrap();
     let trusted = runtime_with_cache(cache.path()).load(&path).unwrap();
     assert_eq!((trusted.sha256(), trusted.from_cache()), (other, true));
+    // A record others may write is not trusted: the file is read.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&records[0], std::fs::Permissions::from_mode(0o666)).unwrap();
+    let untrusted = runtime_with_cache(cache.path()).load(&path).unwrap();
+    assert_eq!(untrusted.sha256(), deny);
 
     // Any write moves the file's change time, so the record stops
     // matching and the file is read again, even with the same bytes.

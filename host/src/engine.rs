@@ -500,28 +500,29 @@ fn apply_rewrite(
     let name = event.name();
     let tool_ran = matches!(name, EventName::PostToolUse | EventName::PostToolUseFailure);
     let refused = match &result.decision {
-        Decision::Modify { .. } if tool_ran => format!(
-            "`modify` replaces the tool input, but on {name} the tool already ran (on PostToolUse, replace its output with `modify_output`)"
-        ),
-        Decision::Modify { input } => {
+        Decision::Modify { input } if !tool_ran => {
             event.to_mut().set_tool_input(input.clone());
-            return Ok(result);
+            None
         }
+        Decision::Modify { .. } => Some(format!(
+            "`modify` replaces the tool input, but on {name} the tool already ran (on PostToolUse, replace its output with `modify_output`)"
+        )),
         Decision::ModifyOutput { output } if name == EventName::PostToolUse => {
             event.to_mut().set_tool_response(output.clone());
-            return Ok(result);
+            None
         }
-        Decision::ModifyOutput { .. } => {
-            format!(
-                "`modify_output` replaces a tool's output, which {name} does not have (only PostToolUse)"
-            )
-        }
-        _ => return Ok(result),
+        Decision::ModifyOutput { .. } => Some(format!(
+            "`modify_output` replaces a tool's output, which {name} does not have (only PostToolUse)"
+        )),
+        _ => None,
     };
-    Err(HookError::BadResult {
-        hook: hook.clone(),
-        message: refused,
-    })
+    match refused {
+        None => Ok(result),
+        Some(message) => Err(HookError::BadResult {
+            hook: hook.clone(),
+            message,
+        }),
+    }
 }
 
 #[cfg(test)]

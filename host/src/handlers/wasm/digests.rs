@@ -13,7 +13,7 @@
 //! owns them and nobody else can write them.
 
 use std::fs::Metadata;
-use std::io::Write as _;
+use std::io::{Read as _, Write as _};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -88,11 +88,14 @@ impl DigestIndex {
 
     /// The sha256 of the plugin at `plugin` when its record matches `id`.
     pub(super) fn lookup(&self, plugin: &Path, id: &FileId) -> Option<String> {
-        let text = std::fs::read_to_string(self.record(plugin)).ok()?;
+        let mut file = std::fs::File::open(self.record(plugin)).ok()?;
+        if !owned_by_me_only(&file.metadata().ok()?) {
+            return None;
+        }
+        let mut text = String::new();
+        file.read_to_string(&mut text).ok()?;
         let sha256 = text.strip_prefix(&id.key())?.trim_end();
-        let trusted =
-            std::fs::metadata(self.record(plugin)).is_ok_and(|meta| owned_by_me_only(&meta));
-        (trusted && sha256.len() == 64 && sha256.bytes().all(|b| b.is_ascii_hexdigit()))
+        (sha256.len() == 64 && sha256.bytes().all(|b| b.is_ascii_hexdigit()))
             .then(|| sha256.to_owned())
     }
 
