@@ -488,6 +488,46 @@ async fn the_observed_claude_code_table_row_by_row() {
 }
 
 #[tokio::test]
+async fn a_script_rewrites_a_tool_output_after_the_tool_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let post = Event::post_tool_use(
+        "Bash",
+        json!({"command": "env"}),
+        json!({"stdout": "TOKEN=abc", "stderr": ""}),
+    )
+    .with("cwd", dir.path().display().to_string());
+    // The script masks what it reads on stdin, as a redaction hook would.
+    let mask = command(
+        r#"sed -e 's/.*"stdout":"\([A-Z]*\)=[^"]*".*/{"action":"modify","data":{"stdout":"\1=[hidden]","stderr":""}}/'"#,
+    );
+    let outcome = engine_with(vec![mask]).dispatch(&post).await;
+    assert_eq!(
+        outcome.updated_output,
+        Some(json!({"stdout": "TOKEN=[hidden]", "stderr": ""})),
+        "{:?}",
+        outcome.trace
+    );
+    let mcp = command(
+        r#"echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedMCPToolOutput":[{"type":"text","text":"[hidden]"}]}}'"#,
+    );
+    let outcome = engine_with(vec![mcp]).dispatch(&post).await;
+    assert_eq!(
+        outcome.updated_output,
+        Some(json!([{"type": "text", "text": "[hidden]"}]))
+    );
+    // New arguments after the tool ran are refused, as a failure of the hook.
+    let late = command(r#"echo '{"action":"modify","modified_args":{"command":"ls"}}'"#);
+    let outcome = engine_with(vec![late]).dispatch(&post).await;
+    assert!(
+        failure(&outcome)
+            .to_string()
+            .contains("the tool already ran"),
+        "{}",
+        failure(&outcome)
+    );
+}
+
+#[tokio::test]
 async fn every_json_answer_shape_from_a_real_script() {
     let dir = tempfile::tempdir().unwrap();
     let cases: Vec<(&str, Decision)> = vec![

@@ -20,7 +20,7 @@ pub(crate) fn on_success(event: EventName, stdout: &str) -> Result<HookResult, S
     if text.starts_with('{') {
         let doc: AnswerDoc = serde_json::from_str(text)
             .map_err(|e| format!("stdout is not a valid JSON answer: {e}"))?;
-        return doc.into_result();
+        return doc.into_result(event);
     }
     let mut result = HookResult::new(Decision::Proceed);
     if !text.is_empty() && matches!(event, EventName::UserPromptSubmit | EventName::SessionStart) {
@@ -32,14 +32,14 @@ pub(crate) fn on_success(event: EventName, stdout: &str) -> Result<HookResult, S
     Ok(result)
 }
 
-/// A JSON answer, in any of the protocol's shapes.
+/// A JSON answer to an `event`, in any of the protocol's shapes.
 ///
 /// # Errors
 /// When the text is not JSON, or names an unknown decision or action.
-pub(crate) fn json_answer(text: &str) -> Result<HookResult, String> {
+pub(crate) fn json_answer(event: EventName, text: &str) -> Result<HookResult, String> {
     let doc: AnswerDoc =
         serde_json::from_str(text).map_err(|e| format!("not a valid JSON answer: {e}"))?;
-    doc.into_result()
+    doc.into_result(event)
 }
 
 /// The answer of a hook that exited 2: block, with stderr as the reason
@@ -108,23 +108,40 @@ struct HookSpecificOutput {
 }
 
 impl AnswerDoc {
-    fn into_result(self) -> Result<HookResult, String> {
+    fn into_result(self, event: EventName) -> Result<HookResult, String> {
         let specific = self.hook_specific_output.unwrap_or_default();
         let reason = self
             .reason
             .clone()
             .or_else(|| specific.permission_decision_reason.clone())
             .or_else(|| self.message.clone());
-        let replacement = self
-            .modified_args
-            .or(self.data)
-            .or_else(|| specific.updated_input.map(Value::Object));
-        let modify = || match &replacement {
-            Some(input @ Value::Object(_)) => Ok(Decision::Modify {
+        // On PostToolUse the tool already ran: a generic `data` replacement
+        // is its new output there, as WIT's `modify` is.
+        let updated_input = specific.updated_input.map(Value::Object);
+        let (input, output) = if event == EventName::PostToolUse {
+            (
+                self.modified_args.or(updated_input),
+                self.data.or(specific.updated_mcp_tool_output),
+            )
+        } else {
+            (
+                self.modified_args.or(self.data).or(updated_input),
+                specific.updated_mcp_tool_output,
+            )
+        };
+        let replacement = input.is_some() || output.is_some();
+        let modify = || match (&input, &output) {
+            (_, Some(output)) => Ok(Decision::ModifyOutput {
+                output: output.clone(),
+            }),
+            (Some(input @ Value::Object(_)), None) => Ok(Decision::Modify {
                 input: input.clone(),
             }),
-            Some(_) => Err("the replacement input must be a JSON object".to_owned()),
-            None => Err("`modify` needs `modified_args`, `data` or `updatedInput`".to_owned()),
+            (Some(_), None) => Err("the replacement input must be a JSON object".to_owned()),
+            (None, None) => Err(
+                "`modify` needs `modified_args`, `data`, `updatedInput` or `updatedMCPToolOutput`"
+                    .to_owned(),
+            ),
         };
         let deny = || Decision::Deny {
             reason: reason
@@ -175,11 +192,9 @@ impl AnswerDoc {
                 }
             },
             (None, None, Some(permission)) => match permission {
-                "allow" => match replacement {
-                    Some(_) => modify()?,
-                    None => Decision::Allow {
-                        reason: reason.clone(),
-                    },
+                "allow" if replacement => modify()?,
+                "allow" => Decision::Allow {
+                    reason: reason.clone(),
                 },
                 "deny" => deny(),
                 "ask" => ask(),
@@ -189,18 +204,8 @@ impl AnswerDoc {
                     ));
                 }
             },
-            (None, None, None) => match replacement {
-                Some(_) => modify()?,
-                None => Decision::Proceed,
-            },
-        };
-        // A replacement output rewrites what the tool gave; a deny or an
-        // ask stands over it.
-        let decision = match (specific.updated_mcp_tool_output, decision) {
-            (Some(output), Decision::Proceed | Decision::Allow { .. }) => {
-                Decision::ModifyOutput { output }
-            }
-            (_, decision) => decision,
+            (None, None, None) if replacement => modify()?,
+            (None, None, None) => Decision::Proceed,
         };
         let mut result = HookResult::new(decision);
         let context = specific.additional_context.or(self.context_injection);
@@ -258,6 +263,32 @@ mod tests {
         );
         let r = on_success(EventName::PreToolUse, "just logging").unwrap();
         assert_eq!((r.decision, r.context), (Decision::Proceed, None));
+    }
+
+    #[test]
+    fn after_the_tool_a_modify_with_data_replaces_its_output() {
+        let post = |json: Value| on_success(EventName::PostToolUse, &json.to_string()).unwrap();
+        assert_eq!(
+            post(json!({"action": "modify", "data": "[hidden]"})).decision,
+            Decision::ModifyOutput {
+                output: json!("[hidden]")
+            }
+        );
+        // Explicit arguments stay arguments (the engine then refuses them
+        // after the tool ran).
+        assert_eq!(
+            post(json!({"action": "modify", "modified_args": {"command": "ls"}})).decision,
+            Decision::Modify {
+                input: json!({"command": "ls"})
+            }
+        );
+        assert_eq!(
+            answer(json!({"action": "modify", "data": {"command": "ls"}})).decision,
+            Decision::Modify {
+                input: json!({"command": "ls"})
+            },
+            "before the tool, `data` is the new input"
+        );
     }
 
     #[test]

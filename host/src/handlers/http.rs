@@ -195,10 +195,12 @@ impl HttpHook {
         }
         match body.trim() {
             "" => Ok(HookResult::new(Decision::Proceed)),
-            text => answer::json_answer(text).map_err(|message| HookError::BadResult {
-                hook: hook.clone(),
-                message: format!("response body: {message}"),
-            }),
+            text => {
+                answer::json_answer(event.name(), text).map_err(|message| HookError::BadResult {
+                    hook: hook.clone(),
+                    message: format!("response body: {message}"),
+                })
+            }
         }
     }
 }

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use super::http::request_error;
 use super::{HandlerFuture, Reply, answer};
 use crate::template::Template;
-use crate::{Decision, Event, Handler, HookError, HookId, HookOutput, HookResult};
+use crate::{Decision, Event, EventName, Handler, HookError, HookId, HookOutput, HookResult};
 
 /// Which wire format a prompt hook speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -195,7 +195,7 @@ impl PromptHook {
             Ok(text) => text,
             Err(e) => return (Err(e), String::new()),
         };
-        let result = read_answer(&text).map_err(|message| HookError::BadResult {
+        let result = read_answer(event.name(), &text).map_err(|message| HookError::BadResult {
             hook: hook.clone(),
             message,
         });
@@ -328,7 +328,7 @@ fn error_message(body: &str) -> String {
 
 /// The model's answer: `{"ok"|"safe": bool, "reason"}` or a full result
 /// object, possibly inside a code fence.
-fn read_answer(text: &str) -> Result<HookResult, String> {
+fn read_answer(event: EventName, text: &str) -> Result<HookResult, String> {
     let start = text.find('{');
     let end = text.rfind('}');
     let (Some(start), Some(end)) = (start, end) else {
@@ -355,7 +355,7 @@ fn read_answer(text: &str) -> Result<HookResult, String> {
                 .unwrap_or("the model judged this not ok")
                 .to_owned(),
         })),
-        None => answer::json_answer(json).map_err(|e| format!("the model's answer: {e}")),
+        None => answer::json_answer(event, json).map_err(|e| format!("the model's answer: {e}")),
     }
 }
 
@@ -381,38 +381,49 @@ mod tests {
     #[test]
     fn every_answer_shape_the_model_may_give() {
         assert_eq!(
-            read_answer(r#"{"ok": true}"#).unwrap().decision,
+            read_answer(EventName::PreToolUse, r#"{"ok": true}"#)
+                .unwrap()
+                .decision,
             Decision::Proceed
         );
         assert_eq!(
-            read_answer("```json\n{\"ok\": false, \"reason\": \"risky\"}\n```")
-                .unwrap()
-                .decision,
+            read_answer(
+                EventName::PreToolUse,
+                "```json\n{\"ok\": false, \"reason\": \"risky\"}\n```"
+            )
+            .unwrap()
+            .decision,
             Decision::Deny {
                 reason: "risky".into()
             }
         );
         assert_eq!(
-            read_answer(r#"Sure! {"safe": false, "reason": "deletes data"}"#)
-                .unwrap()
-                .decision,
+            read_answer(
+                EventName::PreToolUse,
+                r#"Sure! {"safe": false, "reason": "deletes data"}"#
+            )
+            .unwrap()
+            .decision,
             Decision::Deny {
                 reason: "deletes data".into()
             }
         );
         assert_eq!(
-            read_answer(r#"{"decision": "block", "reason": "R"}"#)
-                .unwrap()
-                .decision,
+            read_answer(
+                EventName::PreToolUse,
+                r#"{"decision": "block", "reason": "R"}"#
+            )
+            .unwrap()
+            .decision,
             Decision::Deny { reason: "R".into() }
         );
         assert!(
-            read_answer("looks fine to me")
+            read_answer(EventName::PreToolUse, "looks fine to me")
                 .unwrap_err()
                 .contains("did not answer with JSON")
         );
         assert!(
-            read_answer("{not json}")
+            read_answer(EventName::PreToolUse, "{not json}")
                 .unwrap_err()
                 .contains("does not parse")
         );
