@@ -451,3 +451,43 @@ fn json_output_carries_failures_warnings_and_their_hooks() {
         "trap"
     );
 }
+
+#[test]
+fn the_demo_hook_file_allows_denies_and_masks() {
+    plugin("deny-dangerous-commands");
+    plugin("redact-secrets");
+    let hooks = support::workspace_root().join("example-plugins/demo-hooks.json");
+    let bash = |command: &str| {
+        let mut cmd = wasm_hooks();
+        cmd.args(["run", "--config"]).arg(&hooks).args([
+            "--event",
+            "PreToolUse",
+            "--tool",
+            "Bash",
+            "--input",
+            &json!({ "command": command }).to_string(),
+        ]);
+        cmd
+    };
+    bash("ls -la")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("decision: proceed"));
+    bash("rm -rf /")
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("dangerous pattern `rm -rf /`"));
+    let post = json!({"hook_event_name": "PostToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "env"},
+        "tool_response": {"stdout": "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n", "stderr": ""}});
+    wasm_hooks()
+        .args(["run", "--config"])
+        .arg(&hooks)
+        .write_stdin(post.to_string())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "AWS_ACCESS_KEY_ID=[REDACTED:aws-access-key-id]",
+        ))
+        .stdout(predicate::str::contains("AKIAIOSFODNN7EXAMPLE").not());
+}
