@@ -73,7 +73,13 @@ fn a_known_plugin_file_is_not_read_again_and_a_changed_one_always_is() {
     let records = files_in(&cache.path().join("digests"));
     assert_eq!(records.len(), 1, "{records:?}");
     let record = std::fs::read_to_string(&records[0]).unwrap();
-    assert!(record.trim_end().ends_with(&deny), "{record}");
+    let lines: Vec<&str> = record.lines().collect();
+    assert!(lines[0].ends_with(&deny), "{record}");
+    assert_eq!(
+        lines[1],
+        path.to_str().unwrap(),
+        "the record names its file"
+    );
 
     // A later load trusts the record (like a cache entry: it is this
     // user's own): pointed at another cached plugin, it is used without
@@ -96,6 +102,70 @@ fn a_known_plugin_file_is_not_read_again_and_a_changed_one_always_is() {
     std::fs::copy(plugin("deny-dangerous-commands"), &path).unwrap();
     let reread = runtime_with_cache(cache.path()).load(&path).unwrap();
     assert_eq!(reread.sha256(), deny);
+}
+
+#[test]
+fn cache_prune_removes_only_what_this_build_cannot_use() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (kept, gone) = (dir.path().join("kept.wasm"), dir.path().join("gone.wasm"));
+    std::fs::copy(plugin("deny-dangerous-commands"), &kept).unwrap();
+    std::fs::copy(plugin("protect-paths"), &gone).unwrap();
+    // Files are recorded once they have been left alone for a second.
+    std::thread::sleep(Duration::from_millis(1100));
+    let runtime = runtime_with_cache(cache.path());
+    runtime.load(&kept).unwrap();
+    runtime.load(&gone).unwrap();
+    std::fs::remove_file(&gone).unwrap();
+    // Another wasmtime build's directory, and a write that never finished.
+    let other = cache.path().join("0123456789abcdef");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(other.join("x.cwasm"), b"old").unwrap();
+    let abandoned = cache.path().join("digests/.tmpXYZ");
+    std::fs::write(&abandoned, b"half").unwrap();
+    let two_hours_ago = std::time::SystemTime::now() - Duration::from_secs(7200);
+    std::fs::File::options()
+        .write(true)
+        .open(&abandoned)
+        .unwrap()
+        .set_modified(two_hours_ago)
+        .unwrap();
+    let in_flight = cache.path().join("digests/.tmpNOW");
+    std::fs::write(&in_flight, b"being written").unwrap();
+
+    let survey = runtime.survey_cache().unwrap().unwrap();
+    assert_eq!(survey.entries.0, 2);
+    assert_eq!(survey.other_engines, std::slice::from_ref(&other));
+    assert_eq!((survey.records, survey.stale_records.len()), (2, 1));
+    assert_eq!(
+        survey.temporary,
+        std::slice::from_ref(&abandoned),
+        "a fresh one is a write in progress"
+    );
+    let out = stdout_of(["cache", "--cache-dir", cache.path().to_str().unwrap()]);
+    assert!(out.contains("this build: 2 compiled plugins"), "{out}");
+    assert!(out.contains("digest records: 2, of which 1 stale"), "{out}");
+
+    let out = stdout_of([
+        "cache",
+        "--prune",
+        "--cache-dir",
+        cache.path().to_str().unwrap(),
+    ]);
+    assert!(
+        out.contains("other builds: 1 directory, 0.0 MB (removed)"),
+        "{out}"
+    );
+    assert!(!other.exists() && !abandoned.exists() && in_flight.exists());
+    let after = runtime.survey_cache().unwrap().unwrap();
+    assert!(after.is_clean(), "{after:?}");
+    assert_eq!((after.entries.0, after.records), (2, 1));
+    assert!(
+        runtime_with_cache(cache.path())
+            .load(&kept)
+            .unwrap()
+            .from_cache()
+    );
 }
 
 #[test]

@@ -62,8 +62,8 @@ pub use handlers::http::{HttpHook, UrlAllowlist};
 pub use handlers::inline::InlineHook;
 pub use handlers::prompt::{PromptDefaults, PromptHook, PromptSettings, Provider};
 pub use handlers::wasm::{
-    CompileCache, GrantBase, GrantedDir, Grants, LimitOverrides, Plugin, PluginInfo, WIT_PACKAGE,
-    WasmHook, WasmLimits, WasmRuntime, WasmRuntimeBuilder,
+    CacheSurvey, CompileCache, GrantBase, GrantedDir, Grants, LimitOverrides, Plugin, PluginInfo,
+    WIT_PACKAGE, WasmHook, WasmLimits, WasmRuntime, WasmRuntimeBuilder,
 };
 pub use handlers::{Handler, HandlerFuture, Reply};
 pub use matcher::{EventPattern, ToolMatcher};

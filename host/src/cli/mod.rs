@@ -4,6 +4,7 @@
 mod audit;
 mod bench;
 mod build;
+mod cache;
 mod compile;
 mod hook;
 mod hook_files;
@@ -56,6 +57,8 @@ enum Command {
     Audit(audit::AuditArgs),
     /// Compile plugins ahead of time into the compile cache.
     Compile(compile::CompileArgs),
+    /// Show what the compile cache holds; `--prune` removes what is stale.
+    Cache(cache::CacheCommandArgs),
     /// Measure what each kind of hook costs, side by side.
     Bench(bench::BenchArgs),
     /// Describe plugin files: world, imports, exports, capabilities, cache.
@@ -115,6 +118,7 @@ fn run(command: Command) -> anyhow::Result<Exit> {
         Command::List(args) => list::run(args),
         Command::Audit(args) => audit::run(args),
         Command::Compile(args) => compile::run(args),
+        Command::Cache(args) => cache::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Test(args) => test::run(args),

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-use super::digests::owned_by_me_only;
+use super::digests::{is_temporary, owned_by_me_only};
 
 /// The tag that starts every trailer; the version changes with the layout.
 const MAGIC: &[u8; 8] = b"WHCACHE2";
@@ -115,6 +115,114 @@ impl CompileCache {
         file.persist(entry).map_err(|e| e.error)?;
         Ok(())
     }
+}
+
+/// What a compile cache holds for one engine, and what of it is stale.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CacheSurvey {
+    /// This engine's entries: how many, and their bytes.
+    pub entries: (u64, u64),
+    /// Directories of other engines (another wasmtime version or other
+    /// settings): never looked up by this build.
+    pub other_engines: Vec<PathBuf>,
+    /// The bytes in those directories.
+    pub other_engines_bytes: u64,
+    /// How many digest records there are.
+    pub records: usize,
+    /// Digest records whose file is gone or changed.
+    pub stale_records: Vec<PathBuf>,
+    /// Temporary files of writes that never finished (older than an hour).
+    pub temporary: Vec<PathBuf>,
+}
+
+impl CacheSurvey {
+    /// Whether there is anything to prune.
+    pub fn is_clean(&self) -> bool {
+        self.other_engines.is_empty() && self.stale_records.is_empty() && self.temporary.is_empty()
+    }
+
+    /// Remove what this survey found stale: other engines' directories,
+    /// digest records that no longer match their file, abandoned temporary
+    /// files. This engine's entries stay.
+    ///
+    /// # Errors
+    /// When something cannot be removed (what was removed before stays
+    /// removed).
+    pub fn prune(&self) -> std::io::Result<()> {
+        for dir in &self.other_engines {
+            std::fs::remove_dir_all(dir)?;
+        }
+        for file in self.stale_records.iter().chain(&self.temporary) {
+            match std::fs::remove_file(file) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+impl CompileCache {
+    /// What the cache holds for the engine whose key is `engine_key`
+    /// (everything but the digest records, which the runtime adds).
+    pub(crate) fn survey(&self, engine_key: &str) -> std::io::Result<CacheSurvey> {
+        let mut survey = CacheSurvey::default();
+        let dirs = match std::fs::read_dir(&self.dir) {
+            Ok(dirs) => dirs,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(survey),
+            Err(e) => return Err(e),
+        };
+        let old = |path: &Path| {
+            std::fs::metadata(path)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > ABANDONED))
+        };
+        for dir in dirs {
+            let dir = dir?.path();
+            let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            let is_engine_dir =
+                name.len() == 16 && name.bytes().all(|b| b.is_ascii_hexdigit()) && dir.is_dir();
+            if name == engine_key {
+                for file in std::fs::read_dir(&dir)? {
+                    let file = file?.path();
+                    if is_temporary(&file) {
+                        if old(&file) {
+                            survey.temporary.push(file);
+                        }
+                    } else {
+                        survey.entries.0 += 1;
+                        survey.entries.1 += std::fs::metadata(&file).map_or(0, |m| m.len());
+                    }
+                }
+            } else if is_engine_dir {
+                survey.other_engines_bytes += bytes_in(&dir);
+                survey.other_engines.push(dir);
+            } else if name == "digests" {
+                survey.temporary.extend(
+                    std::fs::read_dir(&dir)?
+                        .filter_map(|f| f.ok().map(|f| f.path()))
+                        .filter(|f| is_temporary(f) && old(f)),
+                );
+            }
+        }
+        Ok(survey)
+    }
+}
+
+/// How long a temporary file may sit before it counts as abandoned (a write
+/// in progress is never that slow).
+const ABANDONED: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// The bytes of the files directly in `dir`.
+fn bytes_in(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f.ok()?.metadata().ok())
+        .map(|m| m.len())
+        .sum()
 }
 
 /// The trailer that follows this artifact.

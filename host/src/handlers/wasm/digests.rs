@@ -2,10 +2,11 @@
 //! identity, so that a fresh process whose compiled entry is in the cache
 //! never reads nor hashes the plugin itself (a third of a cached load).
 //!
-//! A record is `<cache dir>/digests/<hash of the path>`, one line: the
+//! A record is `<cache dir>/digests/<hash of the path>`: one line with the
 //! file's device, inode, length, modification and change times, this
 //! host's WIT package (the record also says the file's WIT stamps fit it)
-//! and the sha256. Any write to the file moves its change time, which no
+//! and the sha256, and a second with the path (so that a record whose file
+//! is gone or changed can be pruned). Any write to the file moves its change time, which no
 //! unprivileged process can set back, so a changed file never matches its
 //! old record. A file changed less than a second before it was read is not
 //! recorded: a second write within the clock's resolution could otherwise
@@ -14,6 +15,7 @@
 
 use std::fs::Metadata;
 use std::io::{Read as _, Write as _};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -94,7 +96,7 @@ impl DigestIndex {
         }
         let mut text = String::new();
         file.read_to_string(&mut text).ok()?;
-        let sha256 = text.strip_prefix(&id.key())?.trim_end();
+        let sha256 = text.strip_prefix(&id.key())?.lines().next()?;
         (sha256.len() == 64 && sha256.bytes().all(|b| b.is_ascii_hexdigit()))
             .then(|| sha256.to_owned())
     }
@@ -113,6 +115,8 @@ impl DigestIndex {
                 .create(&self.dir)?;
             let mut file = tempfile::NamedTempFile::new_in(&self.dir)?;
             writeln!(file, "{}{sha256}", id.key())?;
+            file.write_all(plugin.as_os_str().as_bytes())?;
+            writeln!(file)?;
             file.persist(self.record(plugin)).map_err(|e| e.error)?;
             Ok(())
         };
@@ -120,6 +124,50 @@ impl DigestIndex {
             tracing::debug!(plugin = %plugin.display(), "digest index: cannot write: {e}");
         }
     }
+}
+
+impl DigestIndex {
+    /// Every record, and those of them that no longer match their file
+    /// (gone, changed, or recorded by a host of another WIT version).
+    pub(super) fn survey(&self) -> std::io::Result<(usize, Vec<PathBuf>)> {
+        let mut total = 0;
+        let mut stale = Vec::new();
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, stale)),
+            Err(e) => return Err(e),
+        };
+        for entry in entries {
+            let path = entry?.path();
+            if is_temporary(&path) {
+                continue;
+            }
+            total += 1;
+            if !record_matches_its_file(&path) {
+                stale.push(path);
+            }
+        }
+        Ok((total, stale))
+    }
+}
+
+/// Whether the record at `record` still describes the file it names.
+fn record_matches_its_file(record: &Path) -> bool {
+    let Ok(text) = std::fs::read(record) else {
+        return false;
+    };
+    let mut lines = text.split(|b| *b == b'\n');
+    let (Some(first), Some(path)) = (lines.next(), lines.next()) else {
+        return false;
+    };
+    let plugin = Path::new(std::ffi::OsStr::from_bytes(path));
+    FileId::of(plugin).is_ok_and(|id| first.starts_with(id.key().as_bytes()))
+}
+
+/// Whether `path` is a temporary file of an unfinished (or crashed) write.
+pub(super) fn is_temporary(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|name| name.as_encoded_bytes().starts_with(b".tmp"))
 }
 
 /// Whether this user owns the file and nobody else may write it.

@@ -30,7 +30,7 @@ use wasmtime::component::ResourceTable;
 use wasmtime::{Store, Trap, UpdateDeadline};
 use wasmtime_wasi::WasiCtxBuilder;
 
-pub use cache::CompileCache;
+pub use cache::{CacheSurvey, CompileCache};
 pub use grants::{GrantBase, GrantedDir, Grants};
 pub use inspect::PluginInfo;
 pub use limits::{LimitOverrides, WasmLimits};

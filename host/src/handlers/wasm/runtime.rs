@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
-use super::cache::CompileCache;
+use super::cache::{CacheSurvey, CompileCache};
 use super::digests::{DigestIndex, FileId};
 use super::kv::{KvScope, KvStore};
 use super::plugin::{Plugin, PluginInner};
@@ -233,6 +233,22 @@ impl WasmRuntime {
     /// The compile cache, if there is one.
     pub fn cache(&self) -> Option<&CompileCache> {
         self.inner.cache.as_ref()
+    }
+
+    /// What the compile cache holds for this runtime's engine, and what of
+    /// it is stale; none without a cache.
+    ///
+    /// # Errors
+    /// When the cache directory cannot be read.
+    pub fn survey_cache(&self) -> Option<std::io::Result<CacheSurvey>> {
+        let rt = &self.inner;
+        let cache = rt.cache.as_ref()?;
+        Some(cache.survey(&rt.engine_key).and_then(|mut survey| {
+            if let Some(digests) = &rt.digests {
+                (survey.records, survey.stale_records) = digests.survey()?;
+            }
+            Ok(survey)
+        }))
     }
 
     /// Where the compiled form of a plugin with this sha256 is (or would
