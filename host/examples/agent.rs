@@ -183,7 +183,7 @@ async fn main() -> anyhow::Result<()> {
                     Ok(_) => {}
                     Err(ToolError::Denied(denied)) => println!("blocked> {denied}"),
                     Err(ToolError::Failed(error)) => println!("failed> {tool}: {error}"),
-                    Err(error @ ToolError::Rewritten { .. }) => println!("withheld> {error}"),
+                    Err(error) => println!("withheld> {tool}: {error}"),
                 }
             }
             Step::Stop => {

@@ -25,8 +25,10 @@ pub struct ToolDenied {
     pub reason: String,
 }
 
-/// Why a wrapped tool call returned no output.
+/// Why a wrapped tool call returned no output. More reasons may come:
+/// match with a `_` arm.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ToolError<E> {
     /// A hook denied the call; the tool did not run.
     #[error(transparent)]
