@@ -134,7 +134,7 @@ fn cache_prune_removes_only_what_this_build_cannot_use() {
     std::fs::write(&in_flight, b"being written").unwrap();
 
     let survey = runtime.survey_cache().unwrap().unwrap();
-    assert_eq!(survey.entries.0, 2);
+    assert_eq!(survey.entries, 2);
     assert_eq!(survey.other_engines, std::slice::from_ref(&other));
     assert_eq!((survey.records, survey.stale_records.len()), (2, 1));
     assert_eq!(
@@ -159,7 +159,7 @@ fn cache_prune_removes_only_what_this_build_cannot_use() {
     assert!(!other.exists() && !abandoned.exists() && in_flight.exists());
     let after = runtime.survey_cache().unwrap().unwrap();
     assert!(after.is_clean(), "{after:?}");
-    assert_eq!((after.entries.0, after.records), (2, 1));
+    assert_eq!((after.entries, after.records), (2, 1));
     assert!(
         runtime_with_cache(cache.path())
             .load(&kept)

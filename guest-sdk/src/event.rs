@@ -92,13 +92,13 @@ impl Event {
         }
     }
 
-    /// The tool's output (`tool_response`, PostToolUse), as JSON; `None`
-    /// when absent.
+    /// The tool's output (`tool_response`, PostToolUse), deserialized into
+    /// `T` (`serde_json::Value` takes any shape); `None` when absent.
     ///
     /// # Errors
-    /// When the host sent a payload that is not JSON (a host bug).
-    pub fn tool_response(&self) -> Result<Option<&Value>> {
-        Ok(self.json()?.get("tool_response"))
+    /// When it does not fit `T`.
+    pub fn tool_response<T: DeserializeOwned>(&self) -> Result<Option<T>> {
+        self.field("tool_response")
     }
 
     /// The tool's input (`tool_input`), deserialized into `T`.

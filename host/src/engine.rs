@@ -17,8 +17,8 @@ use tokio::task::JoinHandle;
 
 use crate::config::{self, EngineSettings, HttpSettings, Loader, WasmSetup};
 use crate::{
-    AuditEntry, AuditKind, AuditLog, CommandDefaults, Decision, Error, Event, EventName, Flow,
-    Fold, HookError, HookId, HookResult, HookSpec, Outcome, PromptDefaults, Redactor, UrlAllowlist,
+    AuditEntry, AuditKind, AuditLog, CommandDefaults, Decision, Error, Event, Flow, Fold,
+    HookError, HookId, HookResult, HookSpec, Outcome, PromptDefaults, Redactor, UrlAllowlist,
     WasmLimits, WasmRuntime, WasmRuntimeBuilder,
 };
 
@@ -498,16 +498,15 @@ fn apply_rewrite(
     result: HookResult,
 ) -> Result<HookResult, HookError> {
     let name = event.name();
-    let tool_ran = matches!(name, EventName::PostToolUse | EventName::PostToolUseFailure);
     let refused = match &result.decision {
-        Decision::Modify { input } if !tool_ran => {
+        Decision::Modify { input } if !name.tool_ran() => {
             event.to_mut().set_tool_input(input.clone());
             None
         }
         Decision::Modify { .. } => Some(format!(
             "`modify` replaces the tool input, but on {name} the tool already ran (on PostToolUse, replace its output with `modify_output`)"
         )),
-        Decision::ModifyOutput { output } if name == EventName::PostToolUse => {
+        Decision::ModifyOutput { output } if name.has_tool_output() => {
             event.to_mut().set_tool_response(output.clone());
             None
         }

@@ -70,6 +70,18 @@ catalogue! {
 }
 
 impl EventName {
+    /// Whether the event carries a tool's output that hooks may replace
+    /// (`modify_output`): PostToolUse only.
+    pub fn has_tool_output(self) -> bool {
+        self == EventName::PostToolUse
+    }
+
+    /// Whether the tool already ran: PostToolUse and PostToolUseFailure,
+    /// where a new tool input changes nothing.
+    pub fn tool_ran(self) -> bool {
+        matches!(self, EventName::PostToolUse | EventName::PostToolUseFailure)
+    }
+
     /// Parse a canonical name or any alias; the error suggests the nearest
     /// known name.
     ///
@@ -445,12 +457,12 @@ impl From<Event> for std::borrow::Cow<'_, Event> {
     }
 }
 
-/// A JSON value as a person reads it: a string as it is, anything else as
-/// JSON text.
-pub(crate) fn plain_text(value: &Value) -> String {
+/// A JSON value as a person reads it: a string as it is (not copied),
+/// anything else as JSON text.
+pub(crate) fn plain_text(value: &Value) -> std::borrow::Cow<'_, str> {
     match value {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
+        Value::String(text) => text.into(),
+        other => other.to_string().into(),
     }
 }
 

@@ -77,11 +77,10 @@ struct RedactSecrets;
 
 impl Hook for RedactSecrets {
     fn post_tool_use(event: &Event) -> Result<Outcome> {
-        let Some(response) = event.tool_response()? else {
+        let Some(mut output) = event.tool_response::<Value>()? else {
             return Ok(Outcome::proceed());
         };
         let config: Config = wasm_hooks_guest::config()?;
-        let mut output = response.clone();
         let mut found = Found::new();
         redact_value(&mut output, &config, &mut found);
         if found.is_empty() {

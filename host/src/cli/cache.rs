@@ -27,14 +27,11 @@ pub(crate) struct CacheCommandArgs {
 
 pub(crate) fn run(args: CacheCommandArgs) -> anyhow::Result<Exit> {
     let runtime = args.cache.runtime_options().build()?;
-    let Some(cache) = runtime.cache() else {
+    let (Some(cache), Some(survey)) = (runtime.cache(), runtime.survey_cache()) else {
         bail!("--no-cache: there is no compile cache to look at");
     };
     let dir = cache.dir().display().to_string();
-    let survey = runtime
-        .survey_cache()
-        .unwrap_or_else(|| Ok(Default::default()))
-        .with_context(|| format!("reading the compile cache {dir}"))?;
+    let survey = survey.with_context(|| format!("reading the compile cache {dir}"))?;
     if args.prune {
         survey
             .prune()
@@ -46,12 +43,11 @@ pub(crate) fn run(args: CacheCommandArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::GoOn);
     }
     let mb = |bytes: u64| bytes as f64 / 1e6;
-    let (entries, bytes) = survey.entries;
     let stale = if args.prune { "removed" } else { "stale" };
     let mut out = format!(
         "cache: {dir}\nthis build: {}, {:.1} MB\n",
-        count(entries as usize, "compiled plugin"),
-        mb(bytes)
+        count(survey.entries as usize, "compiled plugin"),
+        mb(survey.entries_bytes)
     );
     out += &format!(
         "other builds: {}, {:.1} MB ({stale})\n",

@@ -118,7 +118,7 @@ impl AnswerDoc {
         // On PostToolUse the tool already ran: a generic `data` replacement
         // is its new output there, as WIT's `modify` is.
         let updated_input = specific.updated_input.map(Value::Object);
-        let (input, output) = if event == EventName::PostToolUse {
+        let (input, output) = if event.has_tool_output() {
             (
                 self.modified_args.or(updated_input),
                 self.data.or(specific.updated_mcp_tool_output),

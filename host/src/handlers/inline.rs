@@ -19,7 +19,7 @@
 use globset::{Glob, GlobMatcher};
 use regex::Regex;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::{HandlerFuture, Reply};
 use crate::event::plain_text;
@@ -177,11 +177,11 @@ impl InlineHook {
     }
 
     fn decide(&self, event: &Event) -> HookResult {
-        let record = Value::Object(event.record().clone());
+        let record = event.record();
         let Some(rule) = self
             .rules
             .iter()
-            .find(|r| r.conditions.iter().all(|c| c.holds(&record)))
+            .find(|r| r.conditions.iter().all(|c| c.holds(record)))
         else {
             return HookResult::new(Decision::Proceed);
         };
@@ -345,9 +345,10 @@ fn path(field: &str) -> Vec<String> {
     parts
 }
 
-fn lookup<'a>(record: &'a Value, path: &[String]) -> Option<&'a Value> {
-    path.iter()
-        .try_fold(record, |v, key| v.get(key))
+fn lookup<'a>(record: &'a Map<String, Value>, path: &[String]) -> Option<&'a Value> {
+    let (first, rest) = path.split_first()?;
+    rest.iter()
+        .try_fold(record.get(first)?, |v, key| v.get(key))
         .filter(|v| !v.is_null())
 }
 
@@ -365,7 +366,7 @@ fn set(target: &mut Value, path: &[String], value: Value) {
 }
 
 impl Condition {
-    fn holds(&self, record: &Value) -> bool {
+    fn holds(&self, record: &Map<String, Value>) -> bool {
         let found = lookup(record, &self.path);
         match (&self.test, found) {
             (Test::Exists(wanted), found) => found.is_some() == *wanted,
@@ -373,10 +374,10 @@ impl Condition {
             (_, None) => false,
             (Test::Equals(v), Some(f)) => f == v,
             (Test::Contains(v), Some(Value::Array(items))) => items.contains(v),
-            (Test::Contains(v), Some(f)) => plain_text(f).contains(&plain_text(v)),
+            (Test::Contains(v), Some(f)) => plain_text(f).contains(&*plain_text(v)),
             (Test::StartsWith(p), Some(f)) => plain_text(f).starts_with(p.as_str()),
             (Test::EndsWith(p), Some(f)) => plain_text(f).ends_with(p.as_str()),
-            (Test::Glob(g), Some(f)) => g.is_match(plain_text(f)),
+            (Test::Glob(g), Some(f)) => g.is_match(&*plain_text(f)),
             (Test::Regex(r), Some(f)) => r.is_match(&plain_text(f)),
             (Test::In(items), Some(f)) => items.contains(f),
         }

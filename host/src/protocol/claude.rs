@@ -88,7 +88,7 @@ fn rewritten_output(event: &Event, output: &Value, dialect: Dialect, draft: &mut
             .insert("updatedMCPToolOutput".into(), output.clone());
         return;
     }
-    let mut text = plain_text(output);
+    let mut text = plain_text(output).into_owned();
     if text.len() > NOTE_MAX {
         let cut = text.floor_char_boundary(NOTE_MAX);
         let rest = text.len() - cut;

@@ -86,7 +86,11 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
     if let (Some(input), EventName::PreToolUse) = (&outcome.updated_input, name) {
         draft.specific.insert("tool_input".into(), input.clone());
     }
-    if let (Some(output), EventName::PostToolUse) = (&outcome.updated_output, name) {
+    if let Some(output) = outcome
+        .updated_output
+        .as_ref()
+        .filter(|_| name.has_tool_output())
+    {
         draft
             .specific
             .insert("tool_output".into(), model_text(output).into());
@@ -103,7 +107,7 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
 fn model_text(output: &Value) -> String {
     match output.get("llmContent") {
         Some(Value::String(text)) => text.clone(),
-        _ => plain_text(output),
+        _ => plain_text(output).into_owned(),
     }
 }
 

@@ -326,7 +326,7 @@ fn last_line(text: &str) -> String {
 /// The event's fields as `<PREFIX>_*` variables, and `CLAUDE_PROJECT_DIR`.
 fn event_variables(prefix: &str, event: &Event) -> Vec<(String, String)> {
     let record = event.record();
-    let text = |field: &str| record.get(field).map(plain_text);
+    let text = |field: &str| record.get(field).map(|v| plain_text(v).into_owned());
     let json = |field: &str| record.get(field).map(Value::to_string);
     let cwd = event.cwd().map(str::to_owned);
     let mut vars = vec![

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-use super::digests::{is_temporary, owned_by_me_only};
+use super::digests::{DigestIndex, is_abandoned, is_temporary, owned_by_me_only, read_dir_if_any};
 
 /// The tag that starts every trailer; the version changes with the layout.
 const MAGIC: &[u8; 8] = b"WHCACHE2";
@@ -36,12 +36,22 @@ const TRAILER_LEN: usize = MAGIC.len() + 8 + 4;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompileCache {
     dir: PathBuf,
+    digests: DigestIndex,
 }
 
 impl CompileCache {
     /// A cache in `dir` (created, mode 0700, on first write).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        Self { dir: dir.into() }
+        let dir = dir.into();
+        Self {
+            digests: DigestIndex::new(&dir),
+            dir,
+        }
+    }
+
+    /// The plugins' digests, remembered beside the entries.
+    pub(super) fn digests(&self) -> &DigestIndex {
+        &self.digests
     }
 
     /// The default directory: `$WASM_HOOKS_CACHE_DIR`, else
@@ -120,8 +130,10 @@ impl CompileCache {
 /// What a compile cache holds for one engine, and what of it is stale.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CacheSurvey {
-    /// This engine's entries: how many, and their bytes.
-    pub entries: (u64, u64),
+    /// How many entries this engine has.
+    pub entries: u64,
+    /// The bytes of those entries.
+    pub entries_bytes: u64,
     /// Directories of other engines (another wasmtime version or other
     /// settings): never looked up by this build.
     pub other_engines: Vec<PathBuf>,
@@ -163,57 +175,35 @@ impl CacheSurvey {
 }
 
 impl CompileCache {
-    /// What the cache holds for the engine whose key is `engine_key`
-    /// (everything but the digest records, which the runtime adds).
+    /// What the cache holds for the engine whose key is `engine_key`, its
+    /// digest records included.
     pub(crate) fn survey(&self, engine_key: &str) -> std::io::Result<CacheSurvey> {
         let mut survey = CacheSurvey::default();
-        let dirs = match std::fs::read_dir(&self.dir) {
-            Ok(dirs) => dirs,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(survey),
-            Err(e) => return Err(e),
-        };
-        let old = |path: &Path| {
-            std::fs::metadata(path)
-                .and_then(|m| m.modified())
-                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > ABANDONED))
-        };
-        for dir in dirs {
-            let dir = dir?.path();
+        for dir in read_dir_if_any(&self.dir)? {
             let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
                 continue;
             };
-            let is_engine_dir =
-                name.len() == 16 && name.bytes().all(|b| b.is_ascii_hexdigit()) && dir.is_dir();
             if name == engine_key {
-                for file in std::fs::read_dir(&dir)? {
-                    let file = file?.path();
-                    if is_temporary(&file) {
-                        if old(&file) {
-                            survey.temporary.push(file);
-                        }
-                    } else {
-                        survey.entries.0 += 1;
-                        survey.entries.1 += std::fs::metadata(&file).map_or(0, |m| m.len());
+                for file in read_dir_if_any(&dir)? {
+                    if !is_temporary(&file) {
+                        survey.entries += 1;
+                        survey.entries_bytes += std::fs::metadata(&file).map_or(0, |m| m.len());
+                    } else if is_abandoned(&file) {
+                        survey.temporary.push(file);
                     }
                 }
-            } else if is_engine_dir {
+            } else if name.len() == 16
+                && name.bytes().all(|b| b.is_ascii_hexdigit())
+                && dir.is_dir()
+            {
                 survey.other_engines_bytes += bytes_in(&dir);
                 survey.other_engines.push(dir);
-            } else if name == "digests" {
-                survey.temporary.extend(
-                    std::fs::read_dir(&dir)?
-                        .filter_map(|f| f.ok().map(|f| f.path()))
-                        .filter(|f| is_temporary(f) && old(f)),
-                );
             }
         }
+        self.digests.survey(&mut survey)?;
         Ok(survey)
     }
 }
-
-/// How long a temporary file may sit before it counts as abandoned (a write
-/// in progress is never that slow).
-const ABANDONED: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// The bytes of the files directly in `dir`.
 fn bytes_in(dir: &Path) -> u64 {

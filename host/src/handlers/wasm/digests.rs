@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use super::WIT_PACKAGE;
+use super::cache::CacheSurvey;
 use crate::digest::sha256_hex;
 
 /// How long a file must have been left alone before its digest is
@@ -69,7 +70,7 @@ impl FileId {
 }
 
 /// The digests recorded in a compile cache's directory.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct DigestIndex {
     dir: PathBuf,
 }
@@ -124,30 +125,24 @@ impl DigestIndex {
             tracing::debug!(plugin = %plugin.display(), "digest index: cannot write: {e}");
         }
     }
-}
 
-impl DigestIndex {
-    /// Every record, and those of them that no longer match their file
-    /// (gone, changed, or recorded by a host of another WIT version).
-    pub(super) fn survey(&self) -> std::io::Result<(usize, Vec<PathBuf>)> {
-        let mut total = 0;
-        let mut stale = Vec::new();
-        let entries = match std::fs::read_dir(&self.dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, stale)),
-            Err(e) => return Err(e),
-        };
-        for entry in entries {
-            let path = entry?.path();
+    /// Add to `survey` every record, those of them that no longer match
+    /// their file (gone, changed, or recorded by a host of another WIT
+    /// version), and abandoned temporary files.
+    pub(super) fn survey(&self, survey: &mut CacheSurvey) -> std::io::Result<()> {
+        for path in read_dir_if_any(&self.dir)? {
             if is_temporary(&path) {
+                if is_abandoned(&path) {
+                    survey.temporary.push(path);
+                }
                 continue;
             }
-            total += 1;
+            survey.records += 1;
             if !record_matches_its_file(&path) {
-                stale.push(path);
+                survey.stale_records.push(path);
             }
         }
-        Ok((total, stale))
+        Ok(())
     }
 }
 
@@ -168,6 +163,23 @@ fn record_matches_its_file(record: &Path) -> bool {
 pub(super) fn is_temporary(path: &Path) -> bool {
     path.file_name()
         .is_some_and(|name| name.as_encoded_bytes().starts_with(b".tmp"))
+}
+
+/// Whether a temporary file has sat for so long (an hour) that no write in
+/// progress can own it.
+pub(super) fn is_abandoned(path: &Path) -> bool {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > Duration::from_secs(3600)))
+}
+
+/// The paths in `dir`; none when it does not exist.
+pub(super) fn read_dir_if_any(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => entries.map(|e| e.map(|e| e.path())).collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
 }
 
 /// Whether this user owns the file and nobody else may write it.

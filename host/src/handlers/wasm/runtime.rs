@@ -11,7 +11,7 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use super::cache::{CacheSurvey, CompileCache};
-use super::digests::{DigestIndex, FileId};
+use super::digests::FileId;
 use super::kv::{KvScope, KvStore};
 use super::plugin::{Plugin, PluginInner};
 use super::state::HostState;
@@ -48,8 +48,6 @@ pub(super) struct Runtime {
     pub(super) linker: Linker<HostState>,
     pooling: bool,
     cache: Option<CompileCache>,
-    /// The plugins' digests by file identity, beside the cache.
-    digests: Option<DigestIndex>,
     /// sha256 (hex) of the engine's precompile compatibility hash.
     engine_key: String,
     /// Every plugin loaded, for hot reload.
@@ -187,7 +185,6 @@ impl WasmRuntimeBuilder {
                 engine,
                 linker,
                 pooling,
-                digests: cache.as_ref().map(|c| DigestIndex::new(c.dir())),
                 cache,
                 plugins: Mutex::default(),
                 kv: Arc::default(),
@@ -242,13 +239,7 @@ impl WasmRuntime {
     /// When the cache directory cannot be read.
     pub fn survey_cache(&self) -> Option<std::io::Result<CacheSurvey>> {
         let rt = &self.inner;
-        let cache = rt.cache.as_ref()?;
-        Some(cache.survey(&rt.engine_key).and_then(|mut survey| {
-            if let Some(digests) = &rt.digests {
-                (survey.records, survey.stale_records) = digests.survey()?;
-            }
-            Ok(survey)
-        }))
+        Some(rt.cache.as_ref()?.survey(&rt.engine_key))
     }
 
     /// Where the compiled form of a plugin with this sha256 is (or would
@@ -316,13 +307,13 @@ impl WasmRuntime {
     /// The sha256 of the plugin at `path` as of `id`, if the digest index
     /// has it.
     pub(super) fn known_digest(&self, path: &Path, id: &FileId) -> Option<String> {
-        self.inner.digests.as_ref()?.lookup(path, id)
+        self.inner.cache.as_ref()?.digests().lookup(path, id)
     }
 
     /// Record the sha256 of the plugin at `path` as of `id`.
     pub(super) fn remember_digest(&self, path: &Path, id: &FileId, sha256: &str) {
-        if let Some(digests) = &self.inner.digests {
-            digests.remember(path, id, sha256);
+        if let Some(cache) = &self.inner.cache {
+            cache.digests().remember(path, id, sha256);
         }
     }
 

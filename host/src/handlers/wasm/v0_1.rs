@@ -98,7 +98,7 @@ impl WitOutcome {
                 default_allow: a.default_allow,
             }),
             wit::Decision::Modify(json) => match serde_json::from_str(&json) {
-                Ok(output) if event == EventName::PostToolUse => Decision::ModifyOutput { output },
+                Ok(output) if event.has_tool_output() => Decision::ModifyOutput { output },
                 Ok(input @ Value::Object(_)) => Decision::Modify { input },
                 Ok(_) => {
                     return Err(format!(
