@@ -4,7 +4,7 @@
 //! exit code checked against what Claude Code does with them
 //! (`PROTOCOL.md`). Also Gemini CLI and Codex payloads.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! file's `audit_log`, redaction of secrets from the environment, and
 //! `audit verify` / `audit show`.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! its count and percentiles (a smoke test with tiny counts: the figures
 //! themselves are for docs/benchmarks.md, never asserted).
 
-mod support;
+use crate::support;
 
 use assert_cmd::Command;
 use serde_json::Value;

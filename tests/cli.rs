@@ -2,7 +2,7 @@
 //! `deny-dangerous-commands` plugin, the ways of giving it an event, and the
 //! one-line errors for plugins that cannot be loaded.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! working directory), what each exit code and JSON answer means, and how
 //! timeouts, floods, missing programs and signals are handled.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

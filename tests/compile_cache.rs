@@ -2,7 +2,7 @@
 //! `compile` command, `--no-cache`), plugin integrity (`sha256`) and hot
 //! reload, with real components and real cache files.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -1,4 +1,4 @@
-//! The example agent (`host/examples/agent.rs`) run non-interactively, as
+//! The example agent (`host/lib/examples/agent.rs`) run non-interactively, as
 //! CI runs it: its transcript shows the wasm plugin blocking a command, the
 //! lint hook's output reaching the model, and the approval prompt, answered
 //! by script or, with no terminal, by the hook's default.
@@ -6,7 +6,7 @@
 //! `cargo test` builds the examples before running tests; when running this
 //! file alone, build it first (`cargo build --example agent`).
 
-mod support;
+use crate::support;
 
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;

@@ -2,7 +2,7 @@
 //! real `deny-dangerous-commands` plugin: Claude Code's settings shape in
 //! JSON and YAML, profile-style YAML, and the flat list in JSON and YAML.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! load, and do what they say with real tools: an audit line per tool call,
 //! `git add` and formatting after writes, a notification on Stop.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

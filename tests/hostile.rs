@@ -4,7 +4,7 @@
 //! outside the sandbox changes, and a normal plugin dispatched at the same
 //! time on the same engine keeps answering correctly.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! HTTP hooks against a real server on 127.0.0.1: what is sent, every kind
 //! of answer, and the ways an endpoint can fail.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 
@@ -90,7 +90,10 @@ async fn headers_carry_only_allowed_environment_variables() {
     )
     .await;
     let request = &server.requests()[0];
-    assert_eq!(request.header("x-package"), Some("pkg wasm-hooks"));
+    assert_eq!(
+        request.header("x-package"),
+        Some(concat!("pkg ", env!("CARGO_PKG_NAME")))
+    );
     assert_eq!(request.header("x-plain"), Some("v"));
     let err = engine_for(json!({"type": "http", "url": server.url("/"), "headers": {"Authorization": "Bearer $HOME"}}))
         .unwrap_err();

@@ -2,7 +2,7 @@
 //! stamp, imports, exports and the capabilities they allow, the cache
 //! entry; and clear errors for files that are not components.
 
-mod support;
+use crate::support;
 
 use assert_cmd::Command;
 use predicates::prelude::PredicateBooleanExt;

@@ -2,7 +2,7 @@
 //! hold hooks and other settings: merged, backed up, idempotent, and
 //! reversed exactly.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! fixture fails with both sides of each difference (and exit code 1);
 //! broken fixtures and missing hook files are reported, not skipped.
 
-mod support;
+use crate::support;
 
 use assert_cmd::Command;
 use predicates::prelude::PredicateBooleanExt;

@@ -3,7 +3,7 @@
 //! malformed answers, errors, rate limits, timeouts, the cache, and the API
 //! key (taken from the named variable, never written anywhere).
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

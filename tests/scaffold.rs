@@ -2,7 +2,7 @@
 //! `wasm-hooks build` builds it for wasm32-wasip2, and `wasm-hooks test`
 //! passes its generated fixtures against its generated hook file.
 
-mod support;
+use crate::support;
 
 use assert_cmd::Command;
 use predicates::prelude::PredicateBooleanExt;

@@ -3,7 +3,7 @@
 //! concurrent requests, the body limit, bad JSON, the token, the health
 //! endpoint and a graceful shutdown.
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

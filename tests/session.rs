@@ -5,7 +5,7 @@
 //! (the seed's integration tests, under this project's names); the audit
 //! records of all of it.
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

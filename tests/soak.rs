@@ -4,7 +4,7 @@
 //! warm (no leak per event, per failure or per trap). Alone in its test
 //! binary, so no other test's memory is counted.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::plugin;

@@ -2,7 +2,7 @@
 //! `example-plugins/` and `tests/hostile/`: decisions, every limit, traps,
 //! bad answers, the sandbox, and recovery after each failure.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::{hook_file, plugin};

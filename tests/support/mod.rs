@@ -34,8 +34,9 @@ const GUEST_PACKAGES: &[&str] = &[
 
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("host/ has a parent")
+        .ancestors()
+        .nth(2)
+        .expect("a host crate sits two levels below the workspace root")
         .to_owned()
 }
 

@@ -1,0 +1,152 @@
+//! The `wasm-hooks` binary: a thin shell over the `wasm_hooks` library. It
+//! parses arguments (clap derive), calls the library and prints; [`main`]
+//! is the one place where results become exit codes. Each subcommand lives
+//! in its own file.
+
+mod audit;
+mod bench;
+mod build;
+mod cache;
+mod compile;
+mod hook;
+mod hook_files;
+mod inspect;
+mod install;
+mod list;
+mod new;
+mod report;
+mod run;
+mod serve;
+mod test;
+mod validate;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// wasm-hooks: sandboxed WebAssembly hooks (and more) for AI coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "wasm-hooks", version, about, long_about = None)]
+struct Cli {
+    /// More log output on stderr (-v info, -vv debug, -vvv trace); RUST_LOG
+    /// overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Dispatch one event through the configured hooks and print the outcome.
+    Run(run::RunArgs),
+    /// Check hook files (and compile their plugins); exit 1 on any problem.
+    Validate(validate::ValidateArgs),
+    /// Show which hooks would run, in order, and where each comes from.
+    List(list::ListArgs),
+    /// Stand in as an agent's hook: read its event on stdin, run the
+    /// configured hooks, answer in its protocol (Claude Code by default).
+    Hook(hook::HookArgs),
+    /// Serve the hooks over HTTP (for agents' HTTP hooks): POST /hook.
+    Serve(serve::ServeArgs),
+    /// Install wasm-hooks as the hook of every event of an agent (Claude
+    /// Code): merged into its settings, with a backup, idempotent.
+    Install(install::InstallArgs),
+    /// Remove exactly the entries `install` added.
+    Uninstall(install::InstallArgs),
+    /// Check or read an audit log.
+    Audit(audit::AuditArgs),
+    /// Compile plugins ahead of time into the compile cache.
+    Compile(compile::CompileArgs),
+    /// Show what the compile cache holds; `--prune` removes what is stale.
+    Cache(cache::CacheCommandArgs),
+    /// Measure what each kind of hook costs, side by side.
+    Bench(bench::BenchArgs),
+    /// Describe plugin files: world, imports, exports, capabilities, cache.
+    Inspect(inspect::InspectArgs),
+    /// Run policy tests: fixtures of events and the outcomes they must get.
+    Test(test::TestArgs),
+    /// Create a plugin crate: a working hook, a hook file, fixtures.
+    New(new::NewArgs),
+    /// Build a plugin crate for wasm32-wasip2 and describe the component.
+    Build(build::BuildArgs),
+}
+
+/// Process exit codes, documented once:
+///
+/// | code | meaning |
+/// |---|---|
+/// | 0 | the operation may go on (proceed or allow) |
+/// | 1 | the invocation failed (bad arguments, hook files that do not load) |
+/// | 2 | a hook denied the operation |
+/// | 3 | a hook asks the person to approve the operation |
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Exit {
+    GoOn,
+    Failed,
+    Denied,
+    Ask,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> Self {
+        ExitCode::from(match exit {
+            Exit::GoOn => 0,
+            Exit::Failed => 1,
+            Exit::Denied => 2,
+            Exit::Ask => 3,
+        })
+    }
+}
+
+/// Parse arguments, run the command, and turn its result into an exit code.
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing(cli.verbose);
+    match run(cli.command) {
+        Ok(exit) => exit.into(),
+        Err(e) => {
+            eprintln!("wasm-hooks: {e:#}");
+            Exit::Failed.into()
+        }
+    }
+}
+
+fn run(command: Command) -> anyhow::Result<Exit> {
+    match command {
+        Command::Run(args) => run::run(args),
+        Command::Validate(args) => validate::run(args),
+        Command::List(args) => list::run(args),
+        Command::Audit(args) => audit::run(args),
+        Command::Compile(args) => compile::run(args),
+        Command::Cache(args) => cache::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::Inspect(args) => inspect::run(args),
+        Command::Test(args) => test::run(args),
+        Command::New(args) => new::run(args),
+        Command::Build(args) => build::run(args),
+        Command::Hook(args) => hook::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Install(args) => install::install(args),
+        Command::Uninstall(args) => install::uninstall(args),
+    }
+}
+
+fn init_tracing(verbose: u8) {
+    // -v and -vv speak of wasm-hooks itself; wasmtime's own debug output
+    // (a line per compiled function) only from -vvv on.
+    let default = match verbose {
+        0 => "warn",
+        1 => "wasm_hooks=info,warn",
+        2 => "wasm_hooks=debug,warn",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+}

@@ -1,0 +1,399 @@
+//! The tamper-evident audit log: every dispatch, hook result, failure,
+//! injection, approval request and decision, one JSON line each, each line
+//! carrying the hash of the line before it ([`chain`] has the format and the
+//! check).
+//!
+//! Writing is safe across threads and processes: a line is appended in one
+//! write under an exclusive file lock, after re-reading the last line when
+//! another writer moved the end of the file. A write that fails halfway is
+//! cut back off. A half line left by a crash (power loss, a full disk) is
+//! moved, on the next append, into a `recovered` record that keeps its text,
+//! so the chain stays whole and nothing is lost. Secrets are redacted by a
+//! [`Redactor`] before anything is written.
+
+mod chain;
+mod redact;
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+pub use chain::{AuditLine, Break, Verification, read, verify};
+pub use redact::{REDACTED, Redactor};
+
+use crate::event::{Event, EventName};
+use crate::id::HookId;
+use crate::outcome::{Outcome, TraceStatus};
+
+/// What an audit record is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum AuditKind {
+    /// An event was dispatched: the event and the verdict.
+    Dispatch,
+    /// A hook answered.
+    HookResult,
+    /// A hook failed, and what its `on_failure` policy did.
+    HookFailure,
+    /// A background hook finished.
+    Background,
+    /// Context went to the agent.
+    Injection,
+    /// Context was refused (over the size cap).
+    InjectionRefused,
+    /// A hook asked the person to approve.
+    ApprovalRequest,
+    /// What the person (or the timeout, or the cache) decided.
+    ApprovalDecision,
+    /// A half line left by a crash, kept here.
+    Recovered,
+}
+
+impl AuditKind {
+    /// The name written in the `kind` field.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuditKind::Dispatch => "dispatch",
+            AuditKind::HookResult => "hook_result",
+            AuditKind::HookFailure => "hook_failure",
+            AuditKind::Background => "background",
+            AuditKind::Injection => "injection",
+            AuditKind::InjectionRefused => "injection_refused",
+            AuditKind::ApprovalRequest => "approval_request",
+            AuditKind::ApprovalDecision => "approval_decision",
+            AuditKind::Recovered => "recovered",
+        }
+    }
+}
+
+/// One record to append.
+#[derive(Debug, Clone)]
+pub struct AuditEntry {
+    /// What it is about.
+    pub kind: AuditKind,
+    /// The agent's session id.
+    pub session: String,
+    /// The event concerned.
+    pub event: Option<EventName>,
+    /// The hook concerned.
+    pub hook: Option<HookId>,
+    /// The details (secrets are redacted on the way in).
+    pub data: Value,
+}
+
+/// An append-only, hash-chained audit log file. Cheap to clone; clones
+/// append to the same file.
+#[derive(Debug, Clone)]
+pub struct AuditLog {
+    inner: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    path: PathBuf,
+    redactor: Redactor,
+    writer: Mutex<Writer>,
+}
+
+#[derive(Debug)]
+struct Writer {
+    file: File,
+    /// The file's length after our last append, to notice other writers.
+    len: Option<u64>,
+    last_seq: u64,
+    last_hash: String,
+}
+
+/// Positional reads go back this far at a time when looking for a line's
+/// start.
+const CHUNK: u64 = 64 * 1024;
+
+impl AuditLog {
+    /// Open (or create, with mode 0600, and its directory) the log at
+    /// `path`; records are redacted by `redactor`.
+    ///
+    /// # Errors
+    /// When the file or its directory cannot be created or opened.
+    pub fn open(path: impl Into<PathBuf>, redactor: Redactor) -> io::Result<Self> {
+        let path = path.into();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .mode(0o600)
+            .open(&path)?;
+        Ok(Self {
+            inner: Arc::new(Shared {
+                path,
+                redactor,
+                writer: Mutex::new(Writer {
+                    file,
+                    len: None,
+                    last_seq: 0,
+                    last_hash: chain::GENESIS.to_owned(),
+                }),
+            }),
+        })
+    }
+
+    /// The log's path.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// Append one record.
+    ///
+    /// # Errors
+    /// When the file cannot be locked, read or written; nothing half
+    /// written is left behind.
+    pub fn append(&self, mut entry: AuditEntry) -> io::Result<()> {
+        self.inner.redactor.value(&mut entry.data);
+        let mut w = self
+            .inner
+            .writer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        w.file.lock()?;
+        let result = w.append(entry, &self.inner.redactor);
+        w.file.unlock()?;
+        result
+    }
+
+    /// Append one record; a failure to write is logged, never raised: an
+    /// audit problem must not stop the agent.
+    pub fn record(&self, entry: AuditEntry) {
+        if let Err(e) = self.append(entry) {
+            tracing::error!(path = %self.inner.path.display(), "cannot write the audit log: {e}");
+        }
+    }
+
+    /// Record one dispatch: the event and the verdict, then each hook that
+    /// ran (background hooks are recorded when they finish).
+    pub fn record_dispatch(&self, event: &Event, outcome: &Outcome) {
+        let session = event.session_id().to_owned();
+        self.record(AuditEntry {
+            kind: AuditKind::Dispatch,
+            session: session.clone(),
+            event: Some(event.name()),
+            hook: outcome.decided_by.clone(),
+            data: json!({
+                "record": event.record(),
+                "verdict": &outcome.verdict,
+                "decided_by": &outcome.decided_by,
+                "updated_input": &outcome.updated_input,
+                "stop": &outcome.stop,
+            }),
+        });
+        for entry in &outcome.trace {
+            let kind = match entry.status {
+                TraceStatus::Answered(_) => AuditKind::HookResult,
+                TraceStatus::Failed { .. } => AuditKind::HookFailure,
+                TraceStatus::Detached => continue,
+            };
+            self.record(AuditEntry {
+                kind,
+                session: session.clone(),
+                event: Some(event.name()),
+                hook: Some(entry.hook.clone()),
+                // A trace entry is strings, numbers and JSON values.
+                data: serde_json::to_value(entry).unwrap_or_default(),
+            });
+        }
+    }
+}
+
+impl Writer {
+    fn append(&mut self, entry: AuditEntry, redactor: &Redactor) -> io::Result<()> {
+        let size = self.file.metadata()?.len();
+        if self.len != Some(size) {
+            self.resync(size, redactor)?;
+        }
+        self.write(entry)
+    }
+
+    /// Append one line at the end known to `resync` (or the last write).
+    fn write(&mut self, entry: AuditEntry) -> io::Result<()> {
+        let Some(before) = self.len else {
+            return Err(io::Error::other("the end of the audit log is not known"));
+        };
+        let line = AuditLine {
+            seq: self.last_seq + 1,
+            time: crate::event::now_rfc3339(),
+            session: entry.session,
+            kind: entry.kind.as_str().to_owned(),
+            event: entry.event.map(|e| e.as_str().to_owned()),
+            hook: entry.hook.map(|h| h.as_str().to_owned()),
+            data: entry.data,
+            prev: std::mem::take(&mut self.last_hash),
+        };
+        let sealed = chain::seal(&line);
+        if let Err(e) = self.file.write_all(&sealed.text) {
+            self.last_hash = line.prev;
+            self.len = None;
+            self.file.set_len(before)?;
+            return Err(e);
+        }
+        self.last_seq = line.seq;
+        self.last_hash = sealed.hash;
+        self.len = Some(before + sealed.text.len() as u64);
+        Ok(())
+    }
+
+    /// Pick up the chain where the file ends now (another writer may have
+    /// appended), and move a half last line into a `recovered` record.
+    fn resync(&mut self, size: u64, redactor: &Redactor) -> io::Result<()> {
+        let ends_whole = size == 0 || self.read(size - 1, size)? == b"\n";
+        let keep = if ends_whole {
+            size
+        } else {
+            self.line_start(size)?
+        };
+        let partial = if ends_whole {
+            Vec::new()
+        } else {
+            let text = self.read(keep, size)?;
+            self.file.set_len(keep)?;
+            text
+        };
+        (self.last_seq, self.last_hash) = if keep == 0 {
+            (0, chain::GENESIS.to_owned())
+        } else {
+            let start = self.line_start(keep - 1)?;
+            let last = self.read(start, keep - 1)?;
+            match chain::open(&last) {
+                Ok((line, hash)) => (line.seq, hash),
+                Err(reason) => {
+                    tracing::warn!(
+                        "the last line of the audit log is {reason}; chaining on from its raw hash"
+                    );
+                    (0, crate::digest::sha256_hex(&last))
+                }
+            }
+        };
+        self.len = Some(keep);
+        if !partial.is_empty() {
+            let text = redactor.text(&String::from_utf8_lossy(&partial));
+            self.write(AuditEntry {
+                kind: AuditKind::Recovered,
+                session: String::new(),
+                event: None,
+                hook: None,
+                data: json!({ "partial_line": text, "bytes": partial.len() }),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Where the line holding the byte before `end` starts: just after the
+    /// last newline before `end`, or 0.
+    fn line_start(&self, end: u64) -> io::Result<u64> {
+        let mut pos = end;
+        while pos > 0 {
+            let from = pos.saturating_sub(CHUNK);
+            let chunk = self.read(from, pos)?;
+            if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+                return Ok(from + i as u64 + 1);
+            }
+            pos = from;
+        }
+        Ok(0)
+    }
+
+    fn read(&self, from: u64, to: u64) -> io::Result<Vec<u8>> {
+        let len = usize::try_from(to - from).map_err(io::Error::other)?;
+        let mut buf = vec![0; len];
+        self.file.read_exact_at(&mut buf, from)?;
+        Ok(buf)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(n: u64) -> AuditEntry {
+        AuditEntry {
+            kind: AuditKind::Dispatch,
+            session: "s1".into(),
+            event: Some(EventName::PreToolUse),
+            hook: None,
+            data: json!({ "n": n }),
+        }
+    }
+
+    fn verify_file(path: &Path) -> Verification {
+        verify(File::open(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn appends_chain_across_reopen_and_other_writers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("logs/audit.jsonl");
+        let a = AuditLog::open(&path, Redactor::new([], &[])).unwrap();
+        a.append(entry(1)).unwrap();
+        // A second writer (as another process would be) in between.
+        let b = AuditLog::open(&path, Redactor::new([], &[])).unwrap();
+        b.append(entry(2)).unwrap();
+        a.append(entry(3)).unwrap();
+        drop((a, b));
+        AuditLog::open(&path, Redactor::new([], &[]))
+            .unwrap()
+            .append(entry(4))
+            .unwrap();
+        assert_eq!(verify_file(&path), Verification::Intact { lines: 4 });
+        let seqs: Vec<u64> = read(File::open(&path).unwrap())
+            .unwrap()
+            .iter()
+            .map(|l| l.data["n"].as_u64().unwrap())
+            .collect();
+        assert_eq!(seqs, [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_half_line_from_a_crash_is_kept_in_a_recovered_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
+        let log = AuditLog::open(&path, Redactor::new([], &[])).unwrap();
+        log.append(entry(1)).unwrap();
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(br#"{"seq":2,"time":"half"#).unwrap();
+        assert!(matches!(
+            verify_file(&path),
+            Verification::Broken {
+                line: 2,
+                reason: Break::Truncated
+            }
+        ));
+        log.append(entry(3)).unwrap();
+        assert_eq!(verify_file(&path), Verification::Intact { lines: 3 });
+        let lines = read(File::open(&path).unwrap()).unwrap();
+        assert_eq!(lines[1].kind, "recovered");
+        assert_eq!(lines[1].data["partial_line"], r#"{"seq":2,"time":"half"#);
+    }
+
+    #[test]
+    fn secrets_are_redacted_before_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
+        let redactor = Redactor::new(
+            [("SERVICE_TOKEN".to_owned(), "s3cr3t-value-1".to_owned())],
+            &[],
+        );
+        let log = AuditLog::open(&path, redactor).unwrap();
+        let mut e = entry(1);
+        e.data = json!({ "command": "deploy --token s3cr3t-value-1" });
+        log.append(e).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("s3cr3t"), "{text}");
+        assert!(text.contains("deploy --token [REDACTED]"), "{text}");
+    }
+}

@@ -1,0 +1,567 @@
+//! The registry of hooks and dispatch.
+//!
+//! [`HookRegistry::dispatch`] picks the hooks whose event and matcher fit,
+//! runs them in priority order (lower first, then file order), hands each the
+//! event as modified so far, and folds their answers with [`Fold`]. It knows
+//! handlers only through the [`Handler`](crate::handler::Handler) trait; the
+//! `wasm-hooks` library builds one from hook files.
+
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Instant;
+
+use tokio::task::JoinHandle;
+
+use crate::audit::{AuditEntry, AuditKind, AuditLog};
+use crate::error::HookError;
+use crate::event::Event;
+use crate::id::HookId;
+use crate::outcome::{Decision, Flow, Fold, HookResult, Outcome};
+use crate::spec::HookSpec;
+
+/// The registry of hooks and dispatch. Cheap to clone (clones share one
+/// registry); safe to dispatch from many tasks at once, and to register or
+/// unregister hooks while others dispatch (a dispatch sees the registry as
+/// it was when it started).
+///
+/// # Examples
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use serde_json::json;
+/// use wasm_hooks_core::{Decision, Event, EventName, EventPattern, HookRegistry, HookResult, HookSpec, Verdict};
+///
+/// let registry = HookRegistry::default();
+/// registry.register(HookSpec::from_fn("no", EventPattern::event(EventName::PreToolUse), |_| async {
+///     Ok(HookResult::new(Decision::Deny { reason: "not today".into() }))
+/// }));
+/// let outcome = registry.dispatch(Event::pre_tool_use("Bash", json!({"command": "ls"}))).await;
+/// assert_eq!(outcome.verdict, Verdict::Deny { reason: "not today".into() });
+/// # }
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct HookRegistry {
+    inner: Arc<Shared>,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    hooks: RwLock<Arc<[Registered]>>,
+    next_handle: AtomicU64,
+    background: Mutex<Vec<JoinHandle<()>>>,
+    audit: Option<AuditLog>,
+}
+
+#[derive(Debug, Clone)]
+struct Registered {
+    handle: HookHandle,
+    spec: HookSpec,
+}
+
+/// Names one registration, to take it back with [`HookRegistry::unregister`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct HookHandle(u64);
+
+impl HookRegistry {
+    /// An empty registry that appends an audit record of every dispatch to
+    /// `audit`, when given.
+    pub fn new(audit: Option<AuditLog>) -> Self {
+        Self {
+            inner: Arc::new(Shared {
+                audit,
+                ..Shared::default()
+            }),
+        }
+    }
+
+    /// Add a hook. It runs after the hooks of lower priority, and after the
+    /// hooks of equal priority registered before it.
+    pub fn register(&self, spec: HookSpec) -> HookHandle {
+        let handle = HookHandle(self.inner.next_handle.fetch_add(1, Ordering::Relaxed));
+        self.update(|hooks| hooks.push(Registered { handle, spec }));
+        handle
+    }
+
+    /// Remove a hook; false when it was not (or no longer) registered.
+    pub fn unregister(&self, handle: HookHandle) -> bool {
+        let mut found = false;
+        self.update(|hooks| {
+            let before = hooks.len();
+            hooks.retain(|r| r.handle != handle);
+            found = hooks.len() != before;
+        });
+        found
+    }
+
+    fn update(&self, change: impl FnOnce(&mut Vec<Registered>)) {
+        let mut guard = self
+            .inner
+            .hooks
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        let mut hooks = guard.to_vec();
+        change(&mut hooks);
+        // Handles grow with registration, so they keep file order among
+        // equal priorities.
+        hooks.sort_by_key(|r| (r.spec.priority, r.handle.0));
+        *guard = Arc::from(hooks);
+    }
+
+    fn snapshot(&self) -> Arc<[Registered]> {
+        self.inner
+            .hooks
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Every registered hook, in the order dispatch considers them.
+    pub fn hooks(&self) -> Vec<HookSpec> {
+        self.snapshot().iter().map(|r| r.spec.clone()).collect()
+    }
+
+    /// Run every hook that fits `event` and fold their answers.
+    ///
+    /// Hooks run one after another; a `modify` answer replaces the tool
+    /// input that later hooks see (a `modify_output`, on PostToolUse, the
+    /// tool's output); a deny (or a failure under
+    /// `on_failure: block`) stops the chain. Background hooks are started
+    /// and not awaited. Never fails: a failing hook is handled by its
+    /// `on_failure` policy and recorded in the trace.
+    ///
+    /// Takes the event by value or by reference (`&event`): it is copied
+    /// only when a hook rewrites the tool's input or output.
+    ///
+    /// Must run inside a tokio runtime with its time and IO drivers enabled
+    /// (`enable_all`): wasm deadlines use timers, command hooks processes.
+    pub async fn dispatch<'e>(&self, event: impl Into<Cow<'e, Event>>) -> Outcome {
+        let mut event = event.into();
+        let hooks = self.snapshot();
+        let mut fold = Fold::new();
+        for Registered { spec: hook, .. } in hooks.iter() {
+            if !hook.applies_to(&event) {
+                continue;
+            }
+            if hook.background {
+                self.start_in_background(hook, &event);
+                fold.detached(hook.id.clone());
+                continue;
+            }
+            let started = Instant::now();
+            let reply = hook.handler.handle(&hook.id, &event).await;
+            let elapsed = started.elapsed();
+            let result = reply
+                .result
+                .and_then(|result| apply_rewrite(&hook.id, &mut event, result));
+            let flow = match result {
+                Ok(result) => fold.answer(hook.id.clone(), result, elapsed, reply.output),
+                Err(error) => {
+                    tracing::warn!(hook = %hook.id, source = %hook.source, "{error}");
+                    fold.failure(
+                        hook.id.clone(),
+                        error,
+                        hook.on_failure,
+                        elapsed,
+                        reply.output,
+                    )
+                }
+            };
+            if flow == Flow::Stop {
+                break;
+            }
+        }
+        let outcome = fold.finish();
+        if let Some(audit) = &self.inner.audit {
+            audit.record_dispatch(&event, &outcome);
+        }
+        outcome
+    }
+
+    /// The audit log this engine appends to, if any.
+    pub fn audit_log(&self) -> Option<&AuditLog> {
+        self.inner.audit.as_ref()
+    }
+
+    fn start_in_background(&self, hook: &HookSpec, event: &Event) {
+        let (handler, id, event) = (hook.handler.clone(), hook.id.clone(), event.clone());
+        let audit = self.inner.audit.clone();
+        let task = tokio::spawn(async move {
+            let result = handler.handle(&id, &event).await.result;
+            match &result {
+                Ok(result) => {
+                    tracing::info!(hook = %id, background = true, "answered {:?}", result.decision)
+                }
+                Err(error) => tracing::warn!(hook = %id, background = true, "{error}"),
+            }
+            if let Some(audit) = audit {
+                audit.record(AuditEntry {
+                    kind: AuditKind::Background,
+                    session: event.session_id().to_owned(),
+                    event: Some(event.name()),
+                    hook: Some(id),
+                    data: match result {
+                        Ok(answer) => serde_json::json!({ "answered": answer }),
+                        Err(error) => serde_json::json!({ "failed": error }),
+                    },
+                });
+            }
+        });
+        let mut tasks = self
+            .inner
+            .background
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        tasks.retain(|t| !t.is_finished());
+        tasks.push(task);
+    }
+
+    /// Wait for every background hook started so far (a short-lived
+    /// program calls this before it exits, so that they finish).
+    pub async fn wait_for_background(&self) {
+        let tasks = std::mem::take(
+            &mut *self
+                .inner
+                .background
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        for task in tasks {
+            if let Err(e) = task.await {
+                tracing::warn!("a background hook did not finish: {e}");
+            }
+        }
+    }
+}
+
+/// Hand a `modify`'s new tool input, or a `modify_output`'s new tool
+/// output, to the hooks after this one.
+///
+/// # Errors
+/// A rewrite the event cannot take, as the hook's failure: a new input once
+/// the tool ran (PostToolUse, PostToolUseFailure), a new output anywhere but
+/// PostToolUse.
+fn apply_rewrite(
+    hook: &HookId,
+    event: &mut Cow<'_, Event>,
+    result: HookResult,
+) -> Result<HookResult, HookError> {
+    let name = event.name();
+    let refused = match &result.decision {
+        Decision::Modify { input } if !name.tool_ran() => {
+            event.to_mut().set_tool_input(input.clone());
+            None
+        }
+        Decision::Modify { .. } => Some(format!(
+            "`modify` replaces the tool input, but on {name} the tool already ran (on PostToolUse, replace its output with `modify_output`)"
+        )),
+        Decision::ModifyOutput { output } if name.has_tool_output() => {
+            event.to_mut().set_tool_response(output.clone());
+            None
+        }
+        Decision::ModifyOutput { .. } => Some(format!(
+            "`modify_output` replaces a tool's output, which {name} does not have (only PostToolUse)"
+        )),
+        _ => None,
+    };
+    match refused {
+        None => Ok(result),
+        Some(message) => Err(HookError::BadResult {
+            hook: hook.clone(),
+            message,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex as StdMutex;
+    use std::sync::atomic::AtomicUsize;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::event::EventName;
+    use crate::matcher::{EventPattern, ToolMatcher};
+    use crate::outcome::{Approval, OnFailure, TraceStatus, Verdict};
+
+    fn pre_tool_use() -> EventPattern {
+        EventPattern::event(EventName::PreToolUse)
+    }
+
+    fn answering(name: &str, decision: Decision) -> HookSpec {
+        HookSpec::from_fn(name, pre_tool_use(), move |_| {
+            let d = decision.clone();
+            async move { Ok(HookResult::new(d)) }
+        })
+    }
+
+    /// A hook that records the command it saw, in `seen`, then proceeds.
+    fn recording(name: &str, seen: &Arc<StdMutex<Vec<String>>>) -> HookSpec {
+        let seen = seen.clone();
+        let name_owned = name.to_owned();
+        HookSpec::from_fn(name, pre_tool_use(), move |event| {
+            let command = event
+                .tool_input()
+                .and_then(|i| i["command"].as_str())
+                .unwrap_or("")
+                .to_owned();
+            seen.lock().unwrap().push(format!("{name_owned}:{command}"));
+            async { Ok(HookResult::new(Decision::Proceed)) }
+        })
+    }
+
+    fn bash(command: &str) -> Event {
+        Event::pre_tool_use("Bash", json!({ "command": command }))
+    }
+
+    fn ask() -> Decision {
+        Decision::Ask(Approval {
+            prompt: "sure?".into(),
+            options: vec![],
+            timeout_ms: None,
+            default_allow: false,
+        })
+    }
+
+    #[tokio::test]
+    async fn hooks_run_by_priority_then_registration_order() {
+        let seen = Arc::new(StdMutex::new(Vec::new()));
+        let engine = HookRegistry::default();
+        engine.register(recording("b", &seen).with_priority(5));
+        engine.register(recording("c", &seen).with_priority(5));
+        engine.register(recording("a", &seen).with_priority(-1));
+        engine.dispatch(bash("ls")).await;
+        assert_eq!(*seen.lock().unwrap(), ["a:ls", "b:ls", "c:ls"]);
+    }
+
+    #[tokio::test]
+    async fn a_deny_stops_the_chain_so_later_hooks_do_not_run() {
+        let seen = Arc::new(StdMutex::new(Vec::new()));
+        let engine = HookRegistry::default();
+        engine.register(recording("first", &seen));
+        engine.register(answering(
+            "deny",
+            Decision::Deny {
+                reason: "no".into(),
+            },
+        ));
+        engine.register(recording("never", &seen));
+        let outcome = engine.dispatch(bash("ls")).await;
+        assert_eq!(
+            outcome.verdict,
+            Verdict::Deny {
+                reason: "no".into()
+            }
+        );
+        assert_eq!(*seen.lock().unwrap(), ["first:ls"]);
+        assert_eq!(outcome.trace.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_modify_hands_the_new_input_to_the_next_hook() {
+        let seen = Arc::new(StdMutex::new(Vec::new()));
+        let engine = HookRegistry::default();
+        engine.register(answering(
+            "rewrite",
+            Decision::Modify {
+                input: json!({"command": "ls -la"}),
+            },
+        ));
+        engine.register(recording("after", &seen));
+        let outcome = engine.dispatch(bash("ls")).await;
+        assert_eq!(*seen.lock().unwrap(), ["after:ls -la"]);
+        assert_eq!(outcome.updated_input, Some(json!({"command": "ls -la"})));
+
+        // By reference: the chain sees the rewrite, the caller's event not.
+        let event = bash("ls");
+        let outcome = engine.dispatch(&event).await;
+        assert_eq!(*seen.lock().unwrap(), ["after:ls -la", "after:ls -la"]);
+        assert_eq!(outcome.updated_input, Some(json!({"command": "ls -la"})));
+        assert_eq!(event.tool_input(), Some(&json!({"command": "ls"})));
+    }
+
+    #[tokio::test]
+    async fn a_modify_output_hands_the_new_output_on_and_rewrites_out_of_place_fail() {
+        let any = || EventPattern::parse("*").unwrap();
+        let engine = HookRegistry::default();
+        engine.register(HookSpec::from_fn("mask", any(), |event| async move {
+            let decision = match event.name() {
+                EventName::PreToolUse => Decision::ModifyOutput { output: json!("x") },
+                _ => Decision::ModifyOutput {
+                    output: json!({"stdout": "[masked]"}),
+                },
+            };
+            Ok(HookResult::new(decision))
+        }));
+        let seen = Arc::new(StdMutex::new(Vec::new()));
+        engine.register(HookSpec::from_fn("after", any(), {
+            let seen = seen.clone();
+            move |event| {
+                seen.lock().unwrap().push(event.tool_response().cloned());
+                async { Ok(HookResult::new(Decision::Proceed)) }
+            }
+        }));
+        let post = Event::post_tool_use("Bash", json!({}), json!({"stdout": "AKIA…"}));
+        let outcome = engine.dispatch(&post).await;
+        assert_eq!(outcome.updated_output, Some(json!({"stdout": "[masked]"})));
+        assert_eq!(outcome.updated_input, None);
+        assert_eq!(*seen.lock().unwrap(), [Some(json!({"stdout": "[masked]"}))]);
+        assert_eq!(outcome.failures().count(), 0);
+
+        let pre = engine.dispatch(bash("ls")).await;
+        let failure = pre
+            .failures()
+            .next()
+            .expect("modify_output before the tool ran");
+        assert!(
+            failure.to_string().contains("only PostToolUse"),
+            "{failure}"
+        );
+        assert_eq!(pre.updated_output, None);
+
+        let late = HookRegistry::default();
+        late.register(HookSpec::from_fn("late", any(), |_| async {
+            Ok(HookResult::new(Decision::Modify {
+                input: json!({"command": "ls"}),
+            }))
+        }));
+        let outcome = late.dispatch(&post).await;
+        let failure = outcome
+            .failures()
+            .next()
+            .expect("modify after the tool ran");
+        assert!(
+            failure.to_string().contains("the tool already ran"),
+            "{failure}"
+        );
+        assert_eq!(outcome.updated_input, None);
+    }
+
+    #[tokio::test]
+    async fn ask_wins_over_allow_but_a_later_deny_wins_over_ask() {
+        let engine = HookRegistry::default();
+        engine.register(answering("allow", Decision::Allow { reason: None }));
+        engine.register(answering("ask", ask()));
+        assert!(matches!(
+            engine.dispatch(bash("ls")).await.verdict,
+            Verdict::Ask(_)
+        ));
+        let deny = engine.register(answering(
+            "deny",
+            Decision::Deny {
+                reason: "no".into(),
+            },
+        ));
+        assert!(engine.dispatch(bash("ls")).await.is_denied());
+        assert!(engine.unregister(deny));
+        assert!(
+            !engine.unregister(deny),
+            "a second unregister finds nothing"
+        );
+        assert!(matches!(
+            engine.dispatch(bash("ls")).await.verdict,
+            Verdict::Ask(_)
+        ));
+    }
+
+    #[tokio::test]
+    async fn each_on_failure_policy_is_applied_to_a_failing_hook() {
+        for (policy, denied, warned) in [
+            (OnFailure::Warn, false, true),
+            (OnFailure::Block, true, false),
+            (OnFailure::Ignore, false, false),
+        ] {
+            let engine = HookRegistry::default();
+            engine.register(
+                HookSpec::from_fn("broken", pre_tool_use(), |_| async {
+                    Err("exploded".to_owned())
+                })
+                .with_on_failure(policy),
+            );
+            let outcome = engine.dispatch(bash("ls")).await;
+            assert_eq!(outcome.is_denied(), denied, "{policy:?}");
+            assert_eq!(!outcome.system_messages.is_empty(), warned, "{policy:?}");
+            assert_eq!(outcome.trace.len(), 1, "the failure is always in the trace");
+        }
+    }
+
+    #[tokio::test]
+    async fn background_hooks_are_started_but_never_awaited() {
+        let (release, wait) = tokio::sync::oneshot::channel::<()>();
+        let wait = StdMutex::new(Some(wait));
+        let finished = Arc::new(AtomicUsize::new(0));
+        let done = finished.clone();
+        let engine = HookRegistry::default();
+        engine.register(
+            HookSpec::from_fn("slow-logger", pre_tool_use(), move |_| {
+                let wait = wait.lock().unwrap().take();
+                let done = done.clone();
+                async move {
+                    // Blocks until the test releases it, after dispatch returned.
+                    if let Some(wait) = wait {
+                        let _ = wait.await;
+                    }
+                    done.fetch_add(1, Ordering::SeqCst);
+                    Ok(HookResult::new(Decision::Deny {
+                        reason: "ignored".into(),
+                    }))
+                }
+            })
+            .in_background(),
+        );
+        // If dispatch awaited the hook, it would never return: the guard
+        // turns that hang into a failure.
+        let outcome = tokio::time::timeout(
+            std::time::Duration::from_secs(30),
+            engine.dispatch(bash("ls")),
+        )
+        .await
+        .expect("dispatch must not wait for a background hook");
+        assert_eq!(
+            outcome.verdict,
+            Verdict::Proceed,
+            "a background answer takes no part"
+        );
+        assert!(matches!(
+            outcome.trace[0].status,
+            TraceStatus::Detached
+        ));
+        assert_eq!(finished.load(Ordering::SeqCst), 0);
+        release.send(()).unwrap();
+        engine.wait_for_background().await;
+        assert_eq!(finished.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn events_and_matchers_select_the_hooks() {
+        let engine = HookRegistry::default();
+        engine.register(
+            answering(
+                "edits-only",
+                Decision::Deny {
+                    reason: "no edits".into(),
+                },
+            )
+            .with_matcher(ToolMatcher::parse("Edit|Write").unwrap()),
+        );
+        engine.register(HookSpec::from_fn(
+            "prompts",
+            EventPattern::parse("prompt:submit").unwrap(),
+            |_| async {
+                Ok(HookResult::new(Decision::Deny {
+                    reason: "no prompts".into(),
+                }))
+            },
+        ));
+        assert_eq!(engine.dispatch(bash("ls")).await.verdict, Verdict::Proceed);
+        let write = Event::pre_tool_use("Write", json!({"file_path": "a"}));
+        assert!(engine.dispatch(write).await.is_denied());
+        let prompt = engine.dispatch(Event::user_prompt_submit("hi")).await;
+        assert_eq!(
+            prompt.decided_by.map(|h| h.as_str().to_owned()),
+            Some("prompts".into())
+        );
+        assert_eq!(engine.hooks().len(), 2);
+    }
+}

@@ -1,0 +1,223 @@
+//! The library's error types: [`Error`] for loading (hook files, plugins)
+//! and [`HookError`] for one hook failing at run time. Every variant carries
+//! the values a person needs to find the cause: the file, the hook, the limit
+//! and its configured value.
+
+use std::path::PathBuf;
+
+use serde::{Serialize, Serializer};
+
+use crate::id::HookId;
+
+/// A hook file or plugin that cannot be loaded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A hook file that cannot be read or does not say what is expected.
+    #[error("{}{}: {message}", path.display(), location(*line, *column))]
+    Config {
+        /// The hook file.
+        path: PathBuf,
+        /// 1-based line, when known.
+        line: Option<usize>,
+        /// 1-based column, when known.
+        column: Option<usize>,
+        /// What is wrong and what was expected.
+        message: String,
+    },
+    /// A plugin that cannot be loaded: missing, not a component, or not
+    /// fitting the hook world.
+    #[error("loading plugin {}: {message}", path.display())]
+    Plugin {
+        /// The plugin file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A plugin built against a WIT version this host does not support.
+    #[error(
+        "loading plugin {}: built against {found}, but this host supports {expected}",
+        path.display()
+    )]
+    IncompatiblePlugin {
+        /// The plugin file.
+        path: PathBuf,
+        /// The WIT package the plugin was built against.
+        found: String,
+        /// The WIT package this host implements.
+        expected: &'static str,
+    },
+    /// A hook entry whose handler cannot be set up (its plugin, say).
+    #[error("{}{}: {entry}: {source}", path.display(), location(*line, *column))]
+    InHookFile {
+        /// The hook file.
+        path: PathBuf,
+        /// 1-based line of the entry, when known.
+        line: Option<usize>,
+        /// 1-based column of the entry, when known.
+        column: Option<usize>,
+        /// The entry, e.g. `hooks.PreToolUse[0].hooks[1]`.
+        entry: String,
+        /// What went wrong.
+        source: Box<Error>,
+    },
+    /// The wasm runtime could not be set up.
+    #[error("starting the wasm runtime: {0}")]
+    Runtime(String),
+    /// The audit log cannot be opened.
+    #[error("opening the audit log {}: {source}", path.display())]
+    Audit {
+        /// The log file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+fn location(line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!(":{l}:{c}"),
+        (Some(l), None) => format!(":{l}"),
+        _ => String::new(),
+    }
+}
+
+/// One hook failing while handling an event. The engine applies the hook's
+/// `on_failure` policy; the failure is always in the outcome's trace.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HookError {
+    /// The hook ran past its wall-clock deadline.
+    #[error("hook `{hook}` timed out (limit timeout_ms = {limit_ms})")]
+    Timeout {
+        /// Which hook.
+        hook: HookId,
+        /// The configured deadline.
+        limit_ms: u64,
+    },
+    /// The hook used up its instruction budget.
+    #[error("hook `{hook}` ran out of fuel (limit fuel = {fuel})")]
+    FuelExhausted {
+        /// Which hook.
+        hook: HookId,
+        /// The configured budget.
+        fuel: u64,
+    },
+    /// The hook tried to grow its memory past the cap.
+    #[error("hook `{hook}` exceeded its memory cap (limit memory_mb = {limit_mb})")]
+    MemoryLimit {
+        /// Which hook.
+        hook: HookId,
+        /// The configured cap.
+        limit_mb: u64,
+    },
+    /// The hook's answer was larger than allowed.
+    #[error("hook `{hook}` returned {size_kb} KiB, over its limit (max_result_kb = {limit_kb})")]
+    ResultTooLarge {
+        /// Which hook.
+        hook: HookId,
+        /// The answer's size.
+        size_kb: u64,
+        /// The configured limit.
+        limit_kb: u64,
+    },
+    /// The plugin trapped (a panic, an out-of-bounds access, a stack overflow…).
+    #[error("hook `{hook}` crashed: {message}")]
+    Trap {
+        /// Which hook.
+        hook: HookId,
+        /// The trap, and the plugin's last stderr line when it left one.
+        message: String,
+    },
+    /// A command hook's program does not exist (exit code 127).
+    #[error("hook `{hook}`: command not found: `{command}`")]
+    CommandNotFound {
+        /// Which hook.
+        hook: HookId,
+        /// The command as configured.
+        command: String,
+    },
+    /// A command hook's program cannot be executed (exit code 126).
+    #[error("hook `{hook}`: `{command}` is not executable")]
+    NotExecutable {
+        /// Which hook.
+        hook: HookId,
+        /// The command as configured.
+        command: String,
+    },
+    /// A command hook exited with a code that is neither 0 nor 2.
+    #[error("hook `{hook}` exited with code {code}{}", if stderr.is_empty() { String::new() } else { format!(": {stderr}") })]
+    ExitCode {
+        /// Which hook.
+        hook: HookId,
+        /// The exit code.
+        code: i32,
+        /// The last line it wrote to stderr.
+        stderr: String,
+    },
+    /// A command hook was killed by a signal.
+    #[error("hook `{hook}` was killed by signal {signal}")]
+    Signal {
+        /// Which hook.
+        hook: HookId,
+        /// The signal number.
+        signal: i32,
+    },
+    /// An HTTP hook's endpoint answered with a status other than 2xx.
+    #[error("hook `{hook}`: the endpoint answered HTTP {status}{}", if body.is_empty() { String::new() } else { format!(": {body}") })]
+    HttpStatus {
+        /// Which hook.
+        hook: HookId,
+        /// The HTTP status.
+        status: u16,
+        /// The start of the response body.
+        body: String,
+    },
+    /// The hook reported that it could not decide.
+    #[error("hook `{hook}` failed: {message}")]
+    Failed {
+        /// Which hook.
+        hook: HookId,
+        /// The hook's own message.
+        message: String,
+    },
+    /// The hook answered something that is not a valid result.
+    #[error("hook `{hook}` gave an invalid answer: {message}")]
+    BadResult {
+        /// Which hook.
+        hook: HookId,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+impl HookError {
+    /// A short, stable name for the kind of failure (`timeout`, `fuel`, …),
+    /// for machine-readable output.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Timeout { .. } => "timeout",
+            Self::FuelExhausted { .. } => "fuel",
+            Self::MemoryLimit { .. } => "memory",
+            Self::ResultTooLarge { .. } => "result_size",
+            Self::Trap { .. } => "trap",
+            Self::CommandNotFound { .. } => "not_found",
+            Self::NotExecutable { .. } => "not_executable",
+            Self::ExitCode { .. } => "exit_code",
+            Self::Signal { .. } => "signal",
+            Self::HttpStatus { .. } => "http_status",
+            Self::Failed { .. } => "failed",
+            Self::BadResult { .. } => "bad_result",
+        }
+    }
+}
+
+impl Serialize for HookError {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(2))?;
+        map.serialize_entry("kind", self.kind())?;
+        map.serialize_entry("message", &self.to_string())?;
+        map.end()
+    }
+}

@@ -1,0 +1,48 @@
+//! The core of wasm-hooks: what every hook kind and every agent shares, with
+//! no WebAssembly runtime in it.
+//!
+//! - [`EventName`] and [`Event`]: the event catalogue and the record every
+//!   hook receives;
+//! - [`EventPattern`] and [`ToolMatcher`]: which events and subjects a hook
+//!   applies to;
+//! - [`HookResult`], [`Fold`] and [`Outcome`]: what hooks answer and how
+//!   answers fold into one decision;
+//! - [`Handler`]: the one trait every hook kind implements, and
+//!   [`FnHandler`] for Rust closures;
+//! - [`HookSpec`] and [`HookRegistry`]: registered hooks and dispatch;
+//! - [`AuditLog`]: the tamper-evident record of dispatches.
+//!
+//! Agents normally use the `wasm-hooks` crate, which re-exports all of this
+//! and builds a registry from hook files.
+
+mod audit;
+mod closure;
+mod digest;
+mod dispatch;
+mod error;
+mod event;
+mod handler;
+mod id;
+mod matcher;
+mod outcome;
+mod spec;
+mod suggest;
+
+pub use audit::{
+    AuditEntry, AuditKind, AuditLine, AuditLog, Break, REDACTED, Redactor, Verification,
+    read as read_audit_log, verify as verify_audit_log,
+};
+pub use closure::FnHandler;
+pub use digest::sha256_hex;
+pub use dispatch::{HookHandle, HookRegistry};
+pub use error::{Error, HookError};
+pub use event::{CATALOGUE, Event, EventError, EventName, UnknownEvent, now_rfc3339, plain_text};
+pub use handler::{Handler, HandlerFuture, Reply};
+pub use id::HookId;
+pub use matcher::{EventPattern, ToolMatcher, regex_error};
+pub use outcome::{
+    Approval, Attributed, Context, Decision, Flow, Fold, HookOutput, HookResult, OnFailure,
+    Outcome, Role, Severity, TraceEntry, TraceStatus, UserMessage, Verdict,
+};
+pub use spec::{HookSource, HookSpec};
+pub use suggest::nearest;

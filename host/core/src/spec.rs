@@ -1,0 +1,136 @@
+//! What one registered hook is: where it applies, in what order, what a
+//! failure does, where it came from, and the handler that runs it. Hook
+//! files become [`HookSpec`]s in `config`; an embedding host builds them
+//! directly, for instance around a Rust closure with [`HookSpec::from_fn`].
+
+use std::fmt;
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::closure::FnHandler;
+use crate::event::Event;
+use crate::handler::Handler;
+use crate::id::HookId;
+use crate::matcher::{EventPattern, ToolMatcher};
+use crate::outcome::{HookResult, OnFailure};
+
+/// One hook, ready to register with [`HookRegistry::register`](crate::HookRegistry::register).
+///
+/// # Examples
+/// ```
+/// use wasm_hooks_core::{Decision, EventName, EventPattern, HookResult, HookSpec, ToolMatcher};
+///
+/// let no_sudo = HookSpec::from_fn("no-sudo", EventPattern::event(EventName::PreToolUse), |event| async move {
+///     let sudo = event.tool_input().and_then(|i| i["command"].as_str()).is_some_and(|c| c.starts_with("sudo "));
+///     Ok(HookResult::new(if sudo {
+///         Decision::Deny { reason: "no sudo".into() }
+///     } else {
+///         Decision::Proceed
+///     }))
+/// })
+/// .with_matcher(ToolMatcher::parse("Bash").unwrap());
+/// assert_eq!(no_sudo.id.as_str(), "no-sudo");
+/// ```
+#[derive(Debug, Clone)]
+pub struct HookSpec {
+    /// The hook's name in traces and errors.
+    pub id: HookId,
+    /// The events it listens to.
+    pub events: EventPattern,
+    /// Which subjects (tool names, …) it applies to.
+    pub matcher: ToolMatcher,
+    /// What the hook is for, as its author says.
+    pub description: Option<String>,
+    /// Lower runs first; ties keep registration (file) order.
+    pub priority: i32,
+    /// What a failure of this hook does.
+    pub on_failure: OnFailure,
+    /// Run in the background: started, never awaited, its answer only
+    /// logged (hook files say `"async": true`).
+    pub background: bool,
+    /// Where it was declared.
+    pub source: HookSource,
+    /// What runs.
+    pub handler: Arc<dyn Handler>,
+}
+
+/// Where a hook was declared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookSource {
+    /// An entry of a hook file.
+    File {
+        /// The hook file.
+        file: PathBuf,
+        /// The entry, e.g. `hooks.PreToolUse[0].hooks[1]`.
+        entry: String,
+    },
+    /// Registered by the embedding program.
+    Code,
+}
+
+impl fmt::Display for HookSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::File { file, entry } => write!(f, "{}: {entry}", file.display()),
+            Self::Code => f.write_str("registered in code"),
+        }
+    }
+}
+
+impl HookSpec {
+    /// A hook running `handler` on `events`, for every tool, with priority
+    /// 0, `on_failure: warn`, in the foreground.
+    pub fn new(id: impl AsRef<str>, events: EventPattern, handler: Arc<dyn Handler>) -> Self {
+        Self {
+            id: HookId::new(id),
+            events,
+            matcher: ToolMatcher::Any,
+            description: None,
+            priority: 0,
+            on_failure: OnFailure::default(),
+            background: false,
+            source: HookSource::Code,
+            handler,
+        }
+    }
+
+    /// A hook written as a Rust closure; an `Err` is a hook failure.
+    pub fn from_fn<F, Fut>(id: impl AsRef<str>, events: EventPattern, f: F) -> Self
+    where
+        F: Fn(Event) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<HookResult, String>> + Send + 'static,
+    {
+        Self::new(id, events, Arc::new(FnHandler::new(f)))
+    }
+
+    /// This hook, for the subjects `matcher` accepts only.
+    pub fn with_matcher(mut self, matcher: ToolMatcher) -> Self {
+        self.matcher = matcher;
+        self
+    }
+
+    /// This hook, at `priority` (lower runs first).
+    pub fn with_priority(mut self, priority: i32) -> Self {
+        self.priority = priority;
+        self
+    }
+
+    /// This hook, with this failure policy.
+    pub fn with_on_failure(mut self, on_failure: OnFailure) -> Self {
+        self.on_failure = on_failure;
+        self
+    }
+
+    /// This hook, run in the background (never awaited).
+    pub fn in_background(mut self) -> Self {
+        self.background = true;
+        self
+    }
+
+    /// Whether the hook applies to `event`.
+    pub fn applies_to(&self, event: &Event) -> bool {
+        let subject = event.subject();
+        self.events.matches(event.name(), subject) && self.matcher.matches(subject)
+    }
+}

@@ -1,0 +1,308 @@
+//! The composition root: [`HookEngineBuilder`] turns hook files, engine
+//! settings and defaults into a [`HookEngine`], a
+//! [`HookRegistry`](wasm_hooks_core::HookRegistry) whose hooks came from
+//! those files. Reading the files is `config`'s job; running the hooks is
+//! the registry's.
+
+use std::fmt;
+use std::ops::Deref;
+use std::path::PathBuf;
+
+use crate::config::{self, EngineSettings, HttpSettings, Loader, WasmSetup};
+use crate::handlers::command::CommandDefaults;
+use crate::handlers::http::UrlAllowlist;
+use crate::handlers::prompt::PromptDefaults;
+use wasm_hooks_core::{AuditLog, Error, HookRegistry, Redactor};
+use wasm_hooks_wasm::{WasmLimits, WasmRuntime, WasmRuntimeBuilder};
+
+/// Hook files that could not be loaded: every problem found, in file order.
+/// Displayed as the one problem on one line, or a count and a line each.
+#[derive(Debug)]
+pub struct LoadError {
+    /// The problems.
+    pub errors: Vec<Error>,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let [only] = self.errors.as_slice() {
+            return write!(f, "{only}");
+        }
+        write!(f, "{} problems in hook files", self.errors.len())?;
+        for e in &self.errors {
+            write!(f, "\n  {e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Configures and builds a [`HookEngine`].
+///
+/// Defaults:
+/// - no hook files: add them one by one with
+///   [`HookEngineBuilder::hook_file`], or name a project with
+///   [`HookEngineBuilder::project_dir`] to use the default search list
+///   (`.wasm-hooks/hooks.local.*`, `.wasm-hooks/hooks.*` in the project,
+///   then `hooks.*` in the user's `wasm-hooks` config directory; explicit
+///   files replace that list);
+/// - Claude Code's `.claude/settings*.json` are not read unless
+///   [`HookEngineBuilder::claude_settings`] asks for them;
+/// - a new [`WasmRuntime`], made as [`HookEngineBuilder::runtime_options`]
+///   says (by default: pooling allocator where available, the compile cache
+///   in the user's cache directory) and only if a wasm hook is configured,
+///   unless one is given with [`HookEngineBuilder::runtime`], so that
+///   several engines can share compiled-plugin machinery;
+/// - [`WasmLimits::default`] for every wasm hook (fuel 1e9, 1000 ms, 64 MiB,
+///   1 MiB result, 64 KiB output), which a hook's `limits` may override;
+/// - [`CommandDefaults::default`] for every command hook (60 s, 1 MiB of
+///   stdout and of stderr, variables prefixed `WASM_HOOKS_`);
+/// - [`PromptDefaults::default`] for prompt hooks (Anthropic,
+///   `claude-haiku-4-5`, 256 tokens, 30 s);
+/// - HTTP hooks may call loopback addresses only, unless
+///   [`HookEngineBuilder::http_allowlist`] or a settings file says more;
+/// - no audit log, unless [`HookEngineBuilder::audit_log`] or a settings
+///   file (`audit_log:`) names one.
+///
+/// With a project directory, the engine settings files are read too:
+/// `<project>/.wasm-hooks/config.{yaml,yml,json}`, then the user's
+/// `wasm-hooks/config.*` (`audit_log`, `allow_urls`, `secret_env`).
+#[derive(Debug, Default)]
+pub struct HookEngineBuilder {
+    files: Vec<PathBuf>,
+    project_dir: Option<PathBuf>,
+    user_config_dir: Option<PathBuf>,
+    claude_settings: bool,
+    runtime: Option<WasmRuntime>,
+    runtime_builder: WasmRuntimeBuilder,
+    limits: WasmLimits,
+    commands: CommandDefaults,
+    prompts: PromptDefaults,
+    http_allowlist: UrlAllowlist,
+    audit_log: Option<PathBuf>,
+    secret_env: Vec<String>,
+}
+
+impl HookEngineBuilder {
+    /// A builder with the defaults above.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Read hooks from this file (in addition to any given before); explicit
+    /// files replace the default search list. Earlier files are higher
+    /// layers.
+    pub fn hook_file(&mut self, path: impl Into<PathBuf>) -> &mut Self {
+        self.files.push(path.into());
+        self
+    }
+
+    /// Read exactly these hook files, forgetting those given before.
+    pub fn replace_hook_files(&mut self, paths: impl IntoIterator<Item = PathBuf>) -> &mut Self {
+        self.files = paths.into_iter().collect();
+        self
+    }
+
+    /// Search the default hook-file locations of this project.
+    pub fn project_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.project_dir = Some(dir.into());
+        self
+    }
+
+    /// Use this directory instead of `$XDG_CONFIG_HOME` (or `~/.config`)
+    /// for the user layer of the search list.
+    pub fn user_config_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.user_config_dir = Some(dir.into());
+        self
+    }
+
+    /// Also read the hooks of the project's `.claude/settings.local.json`
+    /// and `.claude/settings.json`.
+    pub fn claude_settings(&mut self, read: bool) -> &mut Self {
+        self.claude_settings = read;
+        self
+    }
+
+    /// Run wasm hooks on this runtime (to share one between engines).
+    pub fn runtime(&mut self, runtime: WasmRuntime) -> &mut Self {
+        self.runtime = Some(runtime);
+        self
+    }
+
+    /// Without [`HookEngineBuilder::runtime`], make the wasm runtime this
+    /// way (allocator, compile cache, stack, hot reload); it is made only
+    /// when a hook file has a wasm hook.
+    pub fn runtime_options(&mut self, builder: WasmRuntimeBuilder) -> &mut Self {
+        self.runtime_builder = builder;
+        self
+    }
+
+    /// Engine-wide defaults for command hooks (timeout, output cap, the
+    /// prefix of their event variables).
+    pub fn command_defaults(&mut self, defaults: CommandDefaults) -> &mut Self {
+        self.commands = defaults;
+        self
+    }
+
+    /// Engine-wide defaults for prompt hooks (provider, model, API key
+    /// variable, tokens, timeout), so a hook can give only its prompt.
+    pub fn prompt_defaults(&mut self, defaults: PromptDefaults) -> &mut Self {
+        self.prompts = defaults;
+        self
+    }
+
+    /// The URLs HTTP hooks may call (default: loopback addresses only); a
+    /// hook whose URL is not allowed is a load error.
+    pub fn http_allowlist(&mut self, allowlist: UrlAllowlist) -> &mut Self {
+        self.http_allowlist = allowlist;
+        self
+    }
+
+    /// Append an audit record of every dispatch to this file (it wins over
+    /// a settings file's `audit_log`).
+    pub fn audit_log(&mut self, path: impl Into<PathBuf>) -> &mut Self {
+        self.audit_log = Some(path.into());
+        self
+    }
+
+    /// Treat these environment variables as secret whatever their names:
+    /// their values never reach the audit log.
+    pub fn secret_env(&mut self, names: impl IntoIterator<Item = String>) -> &mut Self {
+        self.secret_env.extend(names);
+        self
+    }
+
+    /// Engine-wide default limits for wasm hooks.
+    pub fn wasm_limits(&mut self, limits: WasmLimits) -> &mut Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The hook files this builder will read, highest layer first.
+    pub fn files(&self) -> Vec<PathBuf> {
+        if !self.files.is_empty() {
+            return self.files.clone();
+        }
+        let Some(project) = &self.project_dir else {
+            return Vec::new();
+        };
+        config::default_files(project, self.user_config().as_deref(), self.claude_settings)
+    }
+
+    /// Load every hook file and build the engine.
+    ///
+    /// # Errors
+    /// A [`LoadError`] with every problem in every file; no engine is built
+    /// from a partly broken setup.
+    pub fn build(&self) -> Result<HookEngine, LoadError> {
+        let settings = self.settings().map_err(|errors| LoadError { errors })?;
+        let audit = self
+            .open_audit_log(&settings)
+            .map_err(|e| LoadError { errors: vec![e] })?;
+        let project_dir = match &self.project_dir {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().unwrap_or_default(),
+        };
+        let allowlist = self
+            .http_allowlist
+            .extended(settings.allow_urls)
+            .expect("settings URL patterns were checked when read");
+        let mut loader = Loader::new(
+            WasmSetup {
+                runtime: self.runtime.clone(),
+                builder: self.runtime_builder.clone(),
+                project_dir,
+                limits: self.limits,
+            },
+            self.commands.clone(),
+            self.prompts.clone(),
+            HttpSettings::new(allowlist),
+        );
+        let mut layers = Vec::new();
+        let mut errors = Vec::new();
+        for file in self.files() {
+            match loader.load_file(&file) {
+                Ok(found) => layers.push(found),
+                Err(errs) => errors.extend(errs),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(LoadError { errors });
+        }
+        let registry = HookRegistry::new(audit);
+        for spec in config::merge(layers) {
+            registry.register(spec);
+        }
+        Ok(HookEngine { registry })
+    }
+
+    fn user_config(&self) -> Option<PathBuf> {
+        self.user_config_dir
+            .clone()
+            .or_else(config::user_config_dir)
+    }
+
+    /// The engine settings files' contents (none without a project).
+    fn settings(&self) -> Result<EngineSettings, Vec<Error>> {
+        let Some(project) = &self.project_dir else {
+            return Ok(EngineSettings::default());
+        };
+        EngineSettings::load(&config::settings_files(
+            project,
+            self.user_config().as_deref(),
+        ))
+    }
+
+    fn open_audit_log(&self, settings: &EngineSettings) -> Result<Option<AuditLog>, Error> {
+        let Some(path) = self.audit_log.as_ref().or(settings.audit_log.as_ref()) else {
+            return Ok(None);
+        };
+        let mut secret = self.secret_env.clone();
+        secret.extend(settings.secret_env.iter().cloned());
+        AuditLog::open(path, Redactor::from_env(&secret))
+            .map(Some)
+            .map_err(|source| Error::Audit {
+                path: path.clone(),
+                source,
+            })
+    }
+}
+
+
+/// The hook engine: a [`HookRegistry`] (register, unregister, dispatch,
+/// background hooks, the audit log), made from hook files by
+/// [`HookEngine::builder`] or empty by `HookEngine::default()`. Cheap to
+/// clone (clones share one registry); every registry method is callable on
+/// it directly.
+///
+/// # Examples
+/// ```no_run
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use serde_json::json;
+/// use wasm_hooks::{Event, HookEngine};
+///
+/// let engine = HookEngine::builder().hook_file(".wasm-hooks/hooks.json").build()?;
+/// let outcome = engine.dispatch(Event::pre_tool_use("Bash", json!({"command": "ls"}))).await;
+/// println!("{:?}", outcome.verdict);
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct HookEngine {
+    registry: HookRegistry,
+}
+
+impl HookEngine {
+    /// A builder; see [`HookEngineBuilder`] for the defaults.
+    pub fn builder() -> HookEngineBuilder {
+        HookEngineBuilder::new()
+    }
+}
+
+impl Deref for HookEngine {
+    type Target = HookRegistry;
+
+    fn deref(&self) -> &HookRegistry {
+        &self.registry
+    }
+}

@@ -1,0 +1,483 @@
+//! What a hook's answer means, as one [`HookResult`]: a JSON answer in any
+//! shape of `PROTOCOL.md` (command hooks' stdout, HTTP hooks' body), a
+//! command hook's plain text, and exit code 2's block. Pure functions: no
+//! process, no network here.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use wasm_hooks_core::{Approval, Context, Decision, EventName, HookResult, Role, Severity, UserMessage};
+
+/// The answer of a hook that exited 0: JSON when stdout starts with `{`,
+/// otherwise plain text, which is context for UserPromptSubmit and
+/// SessionStart and ignored elsewhere.
+///
+/// # Errors
+/// When stdout starts with `{` but is not a valid answer; the message says
+/// why (the parse error, or the unknown value).
+pub(crate) fn on_success(event: EventName, stdout: &str) -> Result<HookResult, String> {
+    let text = stdout.trim();
+    if text.starts_with('{') {
+        let doc: AnswerDoc = serde_json::from_str(text)
+            .map_err(|e| format!("stdout is not a valid JSON answer: {e}"))?;
+        return doc.into_result(event);
+    }
+    let mut result = HookResult::new(Decision::Proceed);
+    if !text.is_empty() && matches!(event, EventName::UserPromptSubmit | EventName::SessionStart) {
+        result.context = Some(Context {
+            text: text.to_owned(),
+            role: Role::System,
+        });
+    }
+    Ok(result)
+}
+
+/// A JSON answer to an `event`, in any of the protocol's shapes.
+///
+/// # Errors
+/// When the text is not JSON, or names an unknown decision or action.
+pub(crate) fn json_answer(event: EventName, text: &str) -> Result<HookResult, String> {
+    let doc: AnswerDoc =
+        serde_json::from_str(text).map_err(|e| format!("not a valid JSON answer: {e}"))?;
+    doc.into_result(event)
+}
+
+/// The answer of a hook that exited 2: block, with stderr as the reason
+/// (stdout is ignored, as Claude Code does).
+pub(crate) fn on_block(stderr: &str) -> HookResult {
+    let reason = match stderr.trim() {
+        "" => "blocked by a hook (exit code 2)".to_owned(),
+        text => text.to_owned(),
+    };
+    HookResult::new(Decision::Deny { reason })
+}
+
+/// Every JSON answer shape, read leniently (unknown keys are ignored, as
+/// agents add their own).
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct AnswerDoc {
+    // Claude Code.
+    #[serde(rename = "continue")]
+    go_on: Option<bool>,
+    stop_reason: Option<String>,
+    suppress_output: Option<bool>,
+    system_message: Option<String>,
+    decision: Option<String>,
+    reason: Option<String>,
+    hook_specific_output: Option<HookSpecificOutput>,
+    // The `action` shapes of the other agents.
+    action: Option<String>,
+    #[serde(rename = "modified_args")]
+    modified_args: Option<Value>,
+    message: Option<String>,
+    metadata: Option<Value>,
+    data: Option<Value>,
+    #[serde(rename = "context_injection")]
+    context_injection: Option<String>,
+    #[serde(rename = "context_injection_role")]
+    context_injection_role: Option<Role>,
+    #[serde(rename = "user_message")]
+    user_message: Option<String>,
+    #[serde(rename = "user_message_level")]
+    user_message_level: Option<Severity>,
+    #[serde(rename = "suppress_output")]
+    suppress_output_snake: Option<bool>,
+    #[serde(rename = "approval_prompt")]
+    approval_prompt: Option<String>,
+    #[serde(rename = "approval_options")]
+    approval_options: Option<Vec<String>>,
+    /// Seconds.
+    #[serde(rename = "approval_timeout")]
+    approval_timeout: Option<f64>,
+    /// `allow` or `deny`.
+    #[serde(rename = "approval_default")]
+    approval_default: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct HookSpecificOutput {
+    permission_decision: Option<String>,
+    permission_decision_reason: Option<String>,
+    updated_input: Option<Map<String, Value>>,
+    /// Claude Code's replacement output of an MCP tool (PostToolUse).
+    #[serde(rename = "updatedMCPToolOutput")]
+    updated_mcp_tool_output: Option<Value>,
+    additional_context: Option<String>,
+}
+
+impl AnswerDoc {
+    fn into_result(self, event: EventName) -> Result<HookResult, String> {
+        let specific = self.hook_specific_output.unwrap_or_default();
+        let reason = self
+            .reason
+            .clone()
+            .or_else(|| specific.permission_decision_reason.clone())
+            .or_else(|| self.message.clone());
+        // On PostToolUse the tool already ran: a generic `data` replacement
+        // is its new output there, as WIT's `modify` is.
+        let updated_input = specific.updated_input.map(Value::Object);
+        let (input, output) = if event.has_tool_output() {
+            (
+                self.modified_args.or(updated_input),
+                self.data.or(specific.updated_mcp_tool_output),
+            )
+        } else {
+            (
+                self.modified_args.or(self.data).or(updated_input),
+                specific.updated_mcp_tool_output,
+            )
+        };
+        let replacement = input.is_some() || output.is_some();
+        let modify = || match (&input, &output) {
+            (_, Some(output)) => Ok(Decision::ModifyOutput {
+                output: output.clone(),
+            }),
+            (Some(input @ Value::Object(_)), None) => Ok(Decision::Modify {
+                input: input.clone(),
+            }),
+            (Some(_), None) => Err("the replacement input must be a JSON object".to_owned()),
+            (None, None) => Err(
+                "`modify` needs `modified_args`, `data`, `updatedInput` or `updatedMCPToolOutput`"
+                    .to_owned(),
+            ),
+        };
+        let deny = || Decision::Deny {
+            reason: reason
+                .clone()
+                .unwrap_or_else(|| "blocked by a hook".to_owned()),
+        };
+        let ask = || {
+            Decision::Ask(Approval {
+                prompt: self
+                    .approval_prompt
+                    .clone()
+                    .or_else(|| reason.clone())
+                    .unwrap_or_else(|| "A hook asks for approval.".to_owned()),
+                options: self.approval_options.clone().unwrap_or_default(),
+                timeout_ms: self.approval_timeout.map(|s| (s * 1000.0).round() as u32),
+                default_allow: self.approval_default.as_deref() == Some("allow"),
+            })
+        };
+        let decision = match (
+            self.action.as_deref(),
+            self.decision.as_deref(),
+            specific.permission_decision.as_deref(),
+        ) {
+            (Some(action), _, _) => match action {
+                "allow" => Decision::Allow {
+                    reason: reason.clone(),
+                },
+                "continue" | "inject_context" => Decision::Proceed,
+                "block" | "deny" => deny(),
+                "modify" => modify()?,
+                "ask_user" => ask(),
+                other => {
+                    return Err(format!(
+                        "unknown action `{other}` (expected allow, continue, block, deny, modify, inject_context or ask_user)"
+                    ));
+                }
+            },
+            (None, Some(decision), _) => match decision {
+                "approve" | "allow" => Decision::Allow {
+                    reason: reason.clone(),
+                },
+                "block" | "deny" => deny(),
+                "modify" => modify()?,
+                other => {
+                    return Err(format!(
+                        "unknown decision `{other}` (expected approve, block or modify)"
+                    ));
+                }
+            },
+            (None, None, Some(permission)) => match permission {
+                "allow" if replacement => modify()?,
+                "allow" => Decision::Allow {
+                    reason: reason.clone(),
+                },
+                "deny" => deny(),
+                "ask" => ask(),
+                other => {
+                    return Err(format!(
+                        "unknown permissionDecision `{other}` (expected allow, deny or ask)"
+                    ));
+                }
+            },
+            (None, None, None) if replacement => modify()?,
+            (None, None, None) => Decision::Proceed,
+        };
+        let mut result = HookResult::new(decision);
+        let context = specific.additional_context.or(self.context_injection);
+        result.context = context.map(|text| Context {
+            text,
+            role: self.context_injection_role.unwrap_or_default(),
+        });
+        result.user_message = self
+            .user_message
+            .or_else(|| {
+                self.action
+                    .as_deref()
+                    .is_some_and(|a| a == "allow")
+                    .then_some(self.message)
+                    .flatten()
+            })
+            .map(|text| UserMessage {
+                severity: self.user_message_level.unwrap_or(Severity::Info),
+                text,
+            });
+        result.system_message = self.system_message;
+        if self.go_on == Some(false) {
+            result.stop = Some(
+                self.stop_reason
+                    .unwrap_or_else(|| "a hook ended the turn".to_owned()),
+            );
+        }
+        result.suppress_output = self
+            .suppress_output
+            .or(self.suppress_output_snake)
+            .unwrap_or(false);
+        result.metadata = self.metadata;
+        Ok(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn answer(json: Value) -> HookResult {
+        on_success(EventName::PreToolUse, &json.to_string()).unwrap()
+    }
+
+    #[test]
+    fn plain_text_is_context_only_for_prompts_and_session_start() {
+        let r = on_success(EventName::UserPromptSubmit, "branch: main\n").unwrap();
+        assert_eq!(r.context.unwrap().text, "branch: main");
+        assert!(
+            on_success(EventName::SessionStart, "hello")
+                .unwrap()
+                .context
+                .is_some()
+        );
+        let r = on_success(EventName::PreToolUse, "just logging").unwrap();
+        assert_eq!((r.decision, r.context), (Decision::Proceed, None));
+    }
+
+    #[test]
+    fn after_the_tool_a_modify_with_data_replaces_its_output() {
+        let post = |json: Value| on_success(EventName::PostToolUse, &json.to_string()).unwrap();
+        assert_eq!(
+            post(json!({"action": "modify", "data": "[hidden]"})).decision,
+            Decision::ModifyOutput {
+                output: json!("[hidden]")
+            }
+        );
+        // Explicit arguments stay arguments (the engine then refuses them
+        // after the tool ran).
+        assert_eq!(
+            post(json!({"action": "modify", "modified_args": {"command": "ls"}})).decision,
+            Decision::Modify {
+                input: json!({"command": "ls"})
+            }
+        );
+        assert_eq!(
+            answer(json!({"action": "modify", "data": {"command": "ls"}})).decision,
+            Decision::Modify {
+                input: json!({"command": "ls"})
+            },
+            "before the tool, `data` is the new input"
+        );
+    }
+
+    #[test]
+    fn an_updated_mcp_tool_output_replaces_the_output_unless_denied() {
+        let masked = json!([{"type": "text", "text": "key: [REDACTED]"}]);
+        let r = answer(json!({"hookSpecificOutput": {
+            "hookEventName": "PostToolUse", "updatedMCPToolOutput": masked}}));
+        assert_eq!(
+            r.decision,
+            Decision::ModifyOutput {
+                output: masked.clone()
+            }
+        );
+        let r = answer(json!({"decision": "block", "reason": "no",
+            "hookSpecificOutput": {"updatedMCPToolOutput": masked}}));
+        assert_eq!(
+            r.decision,
+            Decision::Deny {
+                reason: "no".into()
+            }
+        );
+    }
+
+    #[test]
+    fn invalid_json_that_starts_with_a_brace_is_a_failure() {
+        let err = on_success(EventName::PreToolUse, "{\"decision\": ").unwrap_err();
+        assert!(err.contains("not a valid JSON answer"), "{err}");
+        let err = on_success(EventName::PreToolUse, r#"{"decision": "maybe"}"#).unwrap_err();
+        assert!(err.contains("unknown decision `maybe`"), "{err}");
+    }
+
+    #[test]
+    fn exit_2_blocks_with_stderr_as_the_reason() {
+        assert_eq!(
+            on_block("no sudo\n").decision,
+            Decision::Deny {
+                reason: "no sudo".into()
+            }
+        );
+        assert!(
+            matches!(on_block("").decision, Decision::Deny { ref reason } if reason.contains("exit code 2"))
+        );
+    }
+
+    #[test]
+    fn claude_code_permission_decisions() {
+        let deny = answer(
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "not here"}}),
+        );
+        assert_eq!(
+            deny.decision,
+            Decision::Deny {
+                reason: "not here".into()
+            }
+        );
+        let allow = answer(json!({"hookSpecificOutput": {"permissionDecision": "allow"}}));
+        assert_eq!(allow.decision, Decision::Allow { reason: None });
+        let ask = answer(
+            json!({"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "sure?"}}),
+        );
+        assert!(matches!(ask.decision, Decision::Ask(ref a) if a.prompt == "sure?"));
+        let rewrite = answer(
+            json!({"hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": {"command": "ls"}}}),
+        );
+        assert_eq!(
+            rewrite.decision,
+            Decision::Modify {
+                input: json!({"command": "ls"})
+            }
+        );
+        let context = answer(json!({"hookSpecificOutput": {"additionalContext": "remember X"}}));
+        assert_eq!(context.context.unwrap().text, "remember X");
+    }
+
+    #[test]
+    fn claude_code_top_level_fields() {
+        let r = answer(
+            json!({"decision": "block", "reason": "R", "continue": false, "stopReason": "done", "systemMessage": "warn", "suppressOutput": true}),
+        );
+        assert_eq!(r.decision, Decision::Deny { reason: "R".into() });
+        assert_eq!(r.stop.as_deref(), Some("done"));
+        assert_eq!(r.system_message.as_deref(), Some("warn"));
+        assert!(r.suppress_output);
+        assert_eq!(
+            answer(json!({"continue": false})).stop.as_deref(),
+            Some("a hook ended the turn")
+        );
+    }
+
+    #[test]
+    fn the_action_shape_of_seed_001() {
+        assert_eq!(
+            answer(json!({"action": "allow", "message": "fine"}))
+                .user_message
+                .unwrap()
+                .text,
+            "fine"
+        );
+        assert_eq!(
+            answer(json!({"action": "block", "message": "nope"})).decision,
+            Decision::Deny {
+                reason: "nope".into()
+            }
+        );
+        assert_eq!(
+            answer(json!({"action": "modify", "modified_args": {"command": "ls"}})).decision,
+            Decision::Modify {
+                input: json!({"command": "ls"})
+            }
+        );
+    }
+
+    #[test]
+    fn the_decision_shape_with_metadata() {
+        let r = answer(
+            json!({"continue": true, "decision": "approve", "reason": "ok", "metadata": {"k": 1}}),
+        );
+        assert_eq!(
+            (r.decision, r.metadata, r.stop),
+            (
+                Decision::Allow {
+                    reason: Some("ok".into())
+                },
+                Some(json!({"k": 1})),
+                None
+            )
+        );
+        let r = answer(json!({"decision": "modify", "modified_args": {"a": 1}}));
+        assert_eq!(
+            r.decision,
+            Decision::Modify {
+                input: json!({"a": 1})
+            }
+        );
+        let err = on_success(EventName::PreToolUse, r#"{"decision": "modify"}"#).unwrap_err();
+        assert!(err.contains("needs `modified_args`"), "{err}");
+    }
+
+    #[test]
+    fn the_full_action_shape_of_seeds_000_and_002() {
+        let r = answer(
+            json!({"action": "inject_context", "context_injection": "facts", "context_injection_role": "user", "user_message": "added", "user_message_level": "warning", "suppress_output": true}),
+        );
+        assert_eq!(r.decision, Decision::Proceed);
+        assert_eq!(
+            r.context,
+            Some(Context {
+                text: "facts".into(),
+                role: Role::User
+            })
+        );
+        assert_eq!(
+            r.user_message,
+            Some(UserMessage {
+                severity: Severity::Warning,
+                text: "added".into()
+            })
+        );
+        assert!(r.suppress_output);
+        let r = answer(
+            json!({"action": "ask_user", "approval_prompt": "push?", "approval_options": ["yes", "no"], "approval_timeout": 30, "approval_default": "allow"}),
+        );
+        assert_eq!(
+            r.decision,
+            Decision::Ask(Approval {
+                prompt: "push?".into(),
+                options: vec!["yes".into(), "no".into()],
+                timeout_ms: Some(30_000),
+                default_allow: true
+            })
+        );
+        assert_eq!(
+            answer(json!({"action": "deny", "reason": "R"})).decision,
+            Decision::Deny { reason: "R".into() }
+        );
+        assert_eq!(
+            answer(json!({"action": "modify", "data": {"x": 1}})).decision,
+            Decision::Modify {
+                input: json!({"x": 1})
+            }
+        );
+        assert_eq!(
+            answer(json!({"action": "continue"})).decision,
+            Decision::Proceed
+        );
+        assert!(
+            on_success(EventName::PreToolUse, r#"{"action": "explode"}"#)
+                .unwrap_err()
+                .contains("unknown action")
+        );
+    }
+}

@@ -1,0 +1,451 @@
+//! The command handler: hooks that are programs, run as Claude Code runs
+//! them.
+//!
+//! [`CommandHook`] runs `command` under `sh -c` (or `args` directly, without
+//! a shell) in the hook's `working_dir` or the event's `cwd`, in a process
+//! group of its own, with the event JSON on stdin and the event's fields in
+//! `<PREFIX>_*` environment variables (plus `CLAUDE_PROJECT_DIR`);
+//! `{{…}}` templates in the command are filled in, shell-quoted. Stdout
+//! and stderr are read while the program runs, each capped. When the
+//! deadline passes the whole group is killed and reaped; when the program
+//! exits, what it left running in its group is killed too, so no orphan
+//! outlives a hook (use `async: true` for slow work). What the exit status
+//! and output mean is `answer`'s business.
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::Command;
+use wasm_hooks_core::{
+    Event, Handler, HandlerFuture, HookError, HookId, HookOutput, HookResult, Reply, plain_text,
+};
+
+use super::answer;
+use super::kind::{BuildContext, Built, HookKind, HookProblem, string_list, string_map};
+use crate::template::Template;
+
+/// Engine-wide defaults for command hooks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandDefaults {
+    /// Deadline in milliseconds, unless a hook says `timeout`/`timeout_ms`
+    /// (default 60 000, as Claude Code).
+    pub timeout_ms: u64,
+    /// Cap on captured stdout and on stderr, each, in KiB (default 1024).
+    pub max_output_kb: u64,
+    /// Prefix of the event variables: `<PREFIX>_EVENT`, … (default
+    /// `WASM_HOOKS`).
+    pub env_prefix: String,
+}
+
+impl Default for CommandDefaults {
+    fn default() -> Self {
+        Self {
+            timeout_ms: 60_000,
+            max_output_kb: 1024,
+            env_prefix: "WASM_HOOKS".to_owned(),
+        }
+    }
+}
+
+/// What runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Program {
+    /// A command line for `sh -c`.
+    Shell(String),
+    /// A program and its arguments, run without a shell.
+    Argv(Vec<String>),
+}
+
+/// A command hook: a [`Handler`] that runs a program per event.
+#[derive(Debug, Clone)]
+pub struct CommandHook {
+    program: Program,
+    compiled: Compiled,
+    working_dir: Option<PathBuf>,
+    env: Vec<(String, String)>,
+    timeout_ms: u64,
+    max_output: usize,
+    env_prefix: Arc<str>,
+}
+
+/// The program with its templates compiled.
+#[derive(Debug, Clone)]
+enum Compiled {
+    Shell(Template),
+    Argv(Vec<Template>),
+}
+
+/// How long readers may take to see the end of output after the process
+/// group is gone (only a process that left the group can hold a pipe open).
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+impl CommandHook {
+    /// A hook running `program` with these defaults; `timeout_ms`,
+    /// `working_dir` and `env` as the hook entry gives them. Templates
+    /// (`{{tool_args.file_path}}`, …) in the command or arguments are
+    /// compiled now; in a shell command every value is shell-quoted.
+    ///
+    /// # Errors
+    /// When a template names nothing known.
+    pub fn new(
+        program: Program,
+        working_dir: Option<PathBuf>,
+        env: Vec<(String, String)>,
+        timeout_ms: Option<u64>,
+        defaults: &CommandDefaults,
+    ) -> Result<Self, String> {
+        let compiled = match &program {
+            Program::Shell(line) => Compiled::Shell(Template::parse(line)?),
+            Program::Argv(argv) => Compiled::Argv(
+                argv.iter()
+                    .map(|a| Template::parse(a))
+                    .collect::<Result<_, _>>()?,
+            ),
+        };
+        Ok(Self {
+            program,
+            compiled,
+            working_dir,
+            env,
+            timeout_ms: timeout_ms.unwrap_or(defaults.timeout_ms),
+            max_output: usize::try_from(defaults.max_output_kb.saturating_mul(1024))
+                .unwrap_or(usize::MAX),
+            env_prefix: Arc::from(defaults.env_prefix.as_str()),
+        })
+    }
+
+    fn command(&self, event: &Event) -> Command {
+        let mut cmd = match &self.compiled {
+            Compiled::Shell(line) => {
+                let mut cmd = Command::new("sh");
+                cmd.arg("-c").arg(line.render_quoted(event));
+                cmd
+            }
+            Compiled::Argv(argv) => {
+                let mut words = argv.iter().map(|a| a.render(event));
+                let mut cmd = Command::new(words.next().unwrap_or_default());
+                cmd.args(words);
+                cmd
+            }
+        };
+        // A relative `working_dir` is relative to the project (the event's
+        // cwd); a missing directory falls back to this process's own.
+        let project = event.cwd().map(PathBuf::from);
+        let dir = match (&self.working_dir, project) {
+            (Some(dir), Some(project)) if dir.is_relative() => Some(project.join(dir)),
+            (Some(dir), _) => Some(dir.clone()),
+            (None, project) => project,
+        }
+        .filter(|d| d.is_dir());
+        if let Some(dir) = dir {
+            cmd.current_dir(dir);
+        }
+        cmd.envs(event_variables(&self.env_prefix, event))
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        cmd
+    }
+
+    fn program_name(&self) -> String {
+        match &self.program {
+            Program::Shell(line) => line.clone(),
+            Program::Argv(argv) => argv[0].clone(),
+        }
+    }
+
+    async fn call(&self, hook: &HookId, event: &Event) -> Reply {
+        let early = |error: HookError| Reply {
+            result: Err(error),
+            output: HookOutput::default(),
+        };
+        let mut child = match self.command(event).spawn() {
+            Ok(child) => child,
+            Err(e) => return early(self.spawn_error(hook, &e)),
+        };
+        let group = child.id().and_then(|id| i32::try_from(id).ok());
+        let (Some(mut stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return early(HookError::Failed {
+                hook: hook.clone(),
+                message: "the hook's standard streams could not be opened".into(),
+            });
+        };
+        let payload = event.to_json_string();
+        // A hook that does not read its stdin closes the pipe: not an error.
+        let feeder = tokio::spawn(async move {
+            let _ = stdin.write_all(payload.as_bytes()).await;
+        });
+        let out = tokio::spawn(read_capped(stdout, self.max_output));
+        let err = tokio::spawn(read_capped(stderr, self.max_output));
+
+        let waited =
+            tokio::time::timeout(Duration::from_millis(self.timeout_ms), child.wait()).await;
+        kill_group(group);
+        let timed_out = waited.is_err();
+        let status = match waited {
+            Ok(status) => status,
+            Err(_) => child.wait().await,
+        };
+        feeder.abort();
+        let (stdout, out_cut) = finish(out).await;
+        let (stderr, err_cut) = finish(err).await;
+        let output = HookOutput {
+            stdout,
+            stderr,
+            logs: Vec::new(),
+            truncated: out_cut || err_cut,
+        };
+        let result = match status {
+            _ if timed_out => Err(HookError::Timeout {
+                hook: hook.clone(),
+                limit_ms: self.timeout_ms,
+            }),
+            Err(e) => Err(HookError::Failed {
+                hook: hook.clone(),
+                message: format!("waiting for the hook: {e}"),
+            }),
+            Ok(status) => self.interpret(hook, event, status, &output),
+        };
+        Reply { result, output }
+    }
+
+    /// Why the program could not be started.
+    fn spawn_error(&self, hook: &HookId, e: &std::io::Error) -> HookError {
+        let (hook, command) = (hook.clone(), self.program_name());
+        match e.kind() {
+            std::io::ErrorKind::NotFound => HookError::CommandNotFound { hook, command },
+            std::io::ErrorKind::PermissionDenied => HookError::NotExecutable { hook, command },
+            _ => HookError::Failed {
+                message: format!("cannot start `{command}`: {e}"),
+                hook,
+            },
+        }
+    }
+
+    fn interpret(
+        &self,
+        hook: &HookId,
+        event: &Event,
+        status: std::process::ExitStatus,
+        output: &HookOutput,
+    ) -> Result<HookResult, HookError> {
+        let hook = hook.clone();
+        match status.code() {
+            Some(0) => answer::on_success(event.name(), &output.stdout)
+                .map_err(|message| HookError::BadResult { hook, message }),
+            Some(2) => Ok(answer::on_block(&output.stderr)),
+            Some(127) if matches!(self.program, Program::Shell(_)) => {
+                Err(HookError::CommandNotFound {
+                    hook,
+                    command: self.program_name(),
+                })
+            }
+            Some(126) if matches!(self.program, Program::Shell(_)) => {
+                Err(HookError::NotExecutable {
+                    hook,
+                    command: self.program_name(),
+                })
+            }
+            Some(code) => Err(HookError::ExitCode {
+                hook,
+                code,
+                stderr: last_line(&output.stderr),
+            }),
+            None => Err(HookError::Signal {
+                hook,
+                signal: status.signal().unwrap_or_default(),
+            }),
+        }
+    }
+}
+
+impl Handler for CommandHook {
+    fn handle<'a>(&'a self, hook: &'a HookId, event: &'a Event) -> HandlerFuture<'a> {
+        Box::pin(self.call(hook, event))
+    }
+}
+
+/// Kill every process left in the hook's group (none, usually).
+fn kill_group(group: Option<i32>) {
+    if let Some(pgid) = group.filter(|g| *g > 0) {
+        // SAFETY: kill(2) with a negative pid signals the process group we
+        // created for this hook; it touches no memory of ours.
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+    }
+}
+
+/// Read a stream to its end, keeping the first `cap` bytes and discarding
+/// the rest (so the writer never blocks on a full pipe).
+async fn read_capped(mut stream: impl AsyncRead + Unpin, cap: usize) -> (Vec<u8>, bool) {
+    let mut kept = Vec::new();
+    let mut truncated = false;
+    let mut chunk = vec![0u8; 16 * 1024];
+    loop {
+        match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let room = cap.saturating_sub(kept.len());
+                kept.extend_from_slice(&chunk[..n.min(room)]);
+                truncated |= n > room;
+            }
+        }
+    }
+    (kept, truncated)
+}
+
+async fn finish(reader: tokio::task::JoinHandle<(Vec<u8>, bool)>) -> (String, bool) {
+    let abort = reader.abort_handle();
+    match tokio::time::timeout(DRAIN_GRACE, reader).await {
+        Ok(Ok((bytes, cut))) => (String::from_utf8_lossy(&bytes).into_owned(), cut),
+        _ => {
+            abort.abort();
+            (String::new(), true)
+        }
+    }
+}
+
+fn last_line(text: &str) -> String {
+    text.lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The event's fields as `<PREFIX>_*` variables, and `CLAUDE_PROJECT_DIR`.
+fn event_variables(prefix: &str, event: &Event) -> Vec<(String, String)> {
+    let record = event.record();
+    let text = |field: &str| record.get(field).map(|v| plain_text(v).into_owned());
+    let json = |field: &str| record.get(field).map(Value::to_string);
+    let cwd = event.cwd().map(str::to_owned);
+    let mut vars = vec![
+        ("EVENT", Some(event.name().as_str().to_owned())),
+        ("SESSION_ID", Some(event.session_id().to_owned())),
+        ("WORKING_DIR", cwd.clone()),
+        ("TOOL_NAME", text("tool_name")),
+        ("TOOL_ARGS", json("tool_input")),
+        ("TOOL_RESULT", json("tool_response")),
+        ("LLM_MODEL", text("model")),
+        ("LLM_TOKENS", text("tokens")),
+        ("PERM_LEVEL", text("permission_level")),
+        ("PERM_RULE", text("permission_rule")),
+    ]
+    .into_iter()
+    .filter_map(|(name, value)| Some((format!("{prefix}_{name}"), value?)))
+    .collect::<Vec<_>>();
+    vars.extend(cwd.map(|dir| ("CLAUDE_PROJECT_DIR".to_owned(), dir)));
+    vars
+}
+
+/// The `command` kind; an entry with a `command` and no `type` is one too.
+pub(crate) struct CommandKind;
+
+/// A command hook's own fields.
+#[derive(Deserialize)]
+pub(crate) struct CommandEntry {
+    /// A line run by `sh -c`.
+    command: Option<Value>,
+    /// A program and its arguments, run directly.
+    args: Option<Value>,
+    /// Where it runs.
+    working_dir: Option<Value>,
+    /// Extra environment variables.
+    env: Option<Value>,
+}
+
+impl HookKind for CommandKind {
+    const TYPES: &'static [&'static str] = &["command"];
+    const IMPLIED_BY: Option<&'static str> = Some("command");
+    type Entry = CommandEntry;
+
+    fn build(entry: CommandEntry, cx: &mut BuildContext<'_>) -> Result<Built, HookProblem> {
+        let program = match (&entry.command, &entry.args) {
+            (Some(_), Some(_)) => {
+                return Err("give `command` (run by sh -c) or `args` (run directly), not both".into());
+            }
+            (Some(Value::String(line)), None) if !line.trim().is_empty() => {
+                Program::Shell(line.clone())
+            }
+            (Some(_), None) => {
+                return Err("`command` must be a non-empty string, run by `sh -c`".into());
+            }
+            (None, Some(Value::Array(items))) if !items.is_empty() => {
+                Program::Argv(string_list(entry.args.as_ref(), "args")?)
+            }
+            (None, Some(_)) => {
+                return Err(
+                    "`args` must be a non-empty list of strings: the program, then its arguments"
+                        .into(),
+                );
+            }
+            (None, None) => {
+                return Err(
+                    "a command hook needs `command` (run by sh -c) or `args` (run directly)".into(),
+                );
+            }
+        };
+        let working_dir = match &entry.working_dir {
+            None => None,
+            Some(Value::String(dir)) => Some(PathBuf::from(dir)),
+            Some(_) => return Err("`working_dir` must be a string".into()),
+        };
+        let env = string_map(entry.env.as_ref(), "env")?;
+        let default_name = match &program {
+            Program::Shell(line) => line.clone(),
+            Program::Argv(argv) => argv.join(" "),
+        };
+        let identity = serde_json::json!({
+            "command": entry.command,
+            "args": entry.args,
+            "working_dir": entry.working_dir,
+            "env": entry.env,
+            "timeout_ms": cx.timeout_ms,
+        });
+        let hook = CommandHook::new(program, working_dir, env, cx.timeout_ms, &cx.settings.commands)?;
+        Ok(Built {
+            handler: Arc::new(hook),
+            default_name,
+            identity,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_fields_become_prefixed_variables() {
+        let event =
+            Event::post_tool_use("Write", json!({"file_path": "a.rs"}), json!({"ok": true}))
+                .with("session_id", "s1")
+                .with("cwd", "/project");
+        let vars: std::collections::HashMap<_, _> =
+            event_variables("FORGE", &event).into_iter().collect();
+        assert_eq!(vars["FORGE_EVENT"], "PostToolUse");
+        assert_eq!(vars["FORGE_SESSION_ID"], "s1");
+        assert_eq!(vars["FORGE_WORKING_DIR"], "/project");
+        assert_eq!(vars["FORGE_TOOL_NAME"], "Write");
+        assert_eq!(vars["FORGE_TOOL_ARGS"], r#"{"file_path":"a.rs"}"#);
+        assert_eq!(vars["FORGE_TOOL_RESULT"], r#"{"ok":true}"#);
+        assert_eq!(vars["CLAUDE_PROJECT_DIR"], "/project");
+        assert!(
+            !vars.contains_key("FORGE_LLM_MODEL"),
+            "absent fields set no variable"
+        );
+    }
+}

@@ -1,0 +1,248 @@
+//! The contract between the hook-file loader and the hook kinds: each kind
+//! names its `type`s, owns the serde struct of its own fields, and builds
+//! its handler from it. The loader (`config`) reads only the fields every
+//! hook has (`name`, `priority`, `on_failure`, `timeout`, `async`, …), picks
+//! the kind by `type`, checks the remaining fields against the kind's struct
+//! and hands them over: it knows no kind's fields.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Deserializer;
+use serde::de::value::Error as ProbeError;
+use serde::de::{DeserializeOwned, Error as _, Visitor};
+use serde_json::{Map, Value};
+use wasm_hooks_core::{Error, Handler};
+
+use super::command::CommandDefaults;
+use super::http::HttpSettings;
+use super::prompt::PromptDefaults;
+use super::wasm::WasmSetup;
+
+/// One kind of hook as a hook file spells it.
+pub(crate) trait HookKind {
+    /// The `type` names it answers to, the canonical one first.
+    const TYPES: &'static [&'static str];
+    /// A field whose presence means this kind when an entry has no `type`
+    /// (the flat list of seed 003 gives a `command` and no type).
+    const IMPLIED_BY: Option<&'static str> = None;
+    /// Its own fields of a hook entry. Unknown fields are rejected before
+    /// it is deserialized, so the struct needs no `deny_unknown_fields`,
+    /// but must be a plain struct (its field list is read from serde).
+    type Entry: DeserializeOwned;
+    /// The handler, its default name and its identity.
+    ///
+    /// # Errors
+    /// A [`HookProblem`] saying what is wrong with the entry.
+    fn build(entry: Self::Entry, cx: &mut BuildContext<'_>) -> Result<Built, HookProblem>;
+}
+
+/// What a kind makes of one entry.
+pub(crate) struct Built {
+    /// What runs.
+    pub(crate) handler: Arc<dyn Handler>,
+    /// The hook's name when the entry gives none.
+    pub(crate) default_name: String,
+    /// What makes two entries of this kind the same hook (resolved paths,
+    /// effective limits…); the name is only a label.
+    pub(crate) identity: Value,
+}
+
+/// Why an entry could not become a handler.
+pub(crate) enum HookProblem {
+    /// A problem with the entry itself.
+    Message(String),
+    /// A problem loading what it names (a plugin).
+    Load(Error),
+}
+
+impl From<String> for HookProblem {
+    fn from(message: String) -> Self {
+        Self::Message(message)
+    }
+}
+
+impl From<&str> for HookProblem {
+    fn from(message: &str) -> Self {
+        Self::Message(message.to_owned())
+    }
+}
+
+/// What the kinds share while one set of hook files is loaded: engine-wide
+/// defaults, the wasm runtime and compiled plugins, the HTTP client.
+pub(crate) struct KindSettings {
+    /// Wasm hooks' runtime, grants' base and default limits.
+    pub(crate) wasm: WasmSetup,
+    /// Command hooks' defaults.
+    pub(crate) commands: CommandDefaults,
+    /// Prompt hooks' defaults.
+    pub(crate) prompts: PromptDefaults,
+    /// What HTTP and prompt hooks may call, and their client.
+    pub(crate) http: HttpSettings,
+}
+
+/// What a kind may use while it builds one entry.
+pub(crate) struct BuildContext<'a> {
+    /// The shared settings and caches.
+    pub(crate) settings: &'a mut KindSettings,
+    /// The hook file's directory: relative paths start here.
+    pub(crate) base: &'a Path,
+    /// The `type` as written (`inline` and `matcher` share a kind).
+    pub(crate) type_name: &'a str,
+    /// The entry's `timeout`/`timeout_ms`, in milliseconds.
+    pub(crate) timeout_ms: Option<u64>,
+}
+
+/// One kind, type-erased for the loader's table.
+pub(crate) struct KindEntry {
+    /// See [`HookKind::TYPES`].
+    pub(crate) types: &'static [&'static str],
+    /// See [`HookKind::IMPLIED_BY`].
+    pub(crate) implied_by: Option<&'static str>,
+    /// The names of its fields.
+    pub(crate) fields: fn() -> &'static [&'static str],
+    /// Deserialize its fields and build.
+    pub(crate) build: fn(Map<String, Value>, &mut BuildContext<'_>) -> Result<Built, FieldsError>,
+}
+
+impl KindEntry {
+    /// The table entry of kind `K`.
+    pub(crate) const fn of<K: HookKind>() -> Self {
+        Self {
+            types: K::TYPES,
+            implied_by: K::IMPLIED_BY,
+            fields: field_names::<K::Entry>,
+            build: build_kind::<K>,
+        }
+    }
+
+    /// The canonical `type` name.
+    pub(crate) fn name(&self) -> &'static str {
+        self.types[0]
+    }
+}
+
+/// Why a kind's fields did not become a handler.
+pub(crate) enum FieldsError {
+    /// A field of the wrong shape: its path in the entry (`limits.fuel`) and
+    /// what serde said.
+    Field {
+        /// Dotted path below the entry.
+        path: String,
+        /// The complaint.
+        message: String,
+    },
+    /// The entry deserialized, but the kind refused it.
+    Problem(HookProblem),
+}
+
+fn build_kind<K: HookKind>(
+    fields: Map<String, Value>,
+    cx: &mut BuildContext<'_>,
+) -> Result<Built, FieldsError> {
+    let entry: K::Entry =
+        serde_path_to_error::deserialize(Value::Object(fields)).map_err(|e| FieldsError::Field {
+            path: e.path().to_string(),
+            message: e.into_inner().to_string(),
+        })?;
+    K::build(entry, cx).map_err(FieldsError::Problem)
+}
+
+/// The field names serde knows for struct `T` (aliases included), read by
+/// asking `T` to deserialize itself from a probe that only records them.
+fn field_names<T: DeserializeOwned>() -> &'static [&'static str] {
+    let mut fields: &'static [&'static str] = &[];
+    // The probe always fails: only what it recorded matters.
+    let _ = T::deserialize(FieldProbe(&mut fields));
+    fields
+}
+
+/// A deserializer that records the fields a struct asks for and fails.
+struct FieldProbe<'a>(&'a mut &'static [&'static str]);
+
+impl<'de> Deserializer<'de> for FieldProbe<'_> {
+    type Error = ProbeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, ProbeError> {
+        Err(ProbeError::custom("a hook kind's entry must be a struct"))
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        fields: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, ProbeError> {
+        *self.0 = fields;
+        Err(ProbeError::custom("fields recorded"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+        byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map
+        enum identifier ignored_any
+    }
+}
+
+/// A field holding an object of string values, as pairs (none when absent).
+pub(crate) fn string_map(
+    value: Option<&Value>,
+    field: &str,
+) -> Result<Vec<(String, String)>, HookProblem> {
+    let wrong = || HookProblem::Message(format!("`{field}` must map names to strings"));
+    match value {
+        None => Ok(Vec::new()),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
+            .collect::<Option<_>>()
+            .ok_or_else(wrong),
+        Some(_) => Err(wrong()),
+    }
+}
+
+/// A field holding a list of strings (none when absent).
+pub(crate) fn string_list(value: Option<&Value>, field: &str) -> Result<Vec<String>, HookProblem> {
+    let wrong = || HookProblem::Message(format!("`{field}` must be a list of strings"));
+    match value {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_owned))
+            .collect::<Option<_>>()
+            .ok_or_else(wrong),
+        Some(_) => Err(wrong()),
+    }
+}
+
+/// A field that must be a string when present.
+pub(crate) fn optional_text(value: Option<&Value>, field: &str) -> Result<Option<String>, HookProblem> {
+    match value {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(HookProblem::Message(format!("`{field}` must be a string"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+
+    use super::*;
+
+    #[derive(Deserialize)]
+    #[allow(dead_code, reason = "only its field list is read")]
+    struct Probed {
+        plugin: String,
+        #[serde(alias = "allowedEnvVars")]
+        allowed_env: Vec<String>,
+    }
+
+    #[test]
+    fn the_probe_reads_a_structs_fields_and_aliases() {
+        let fields = field_names::<Probed>();
+        assert!(fields.contains(&"plugin"), "{fields:?}");
+        assert!(fields.contains(&"allowed_env"), "{fields:?}");
+        assert!(fields.contains(&"allowedEnvVars"), "{fields:?}");
+    }
+}

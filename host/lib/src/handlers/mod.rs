@@ -1,0 +1,26 @@
+//! The hook kinds of hook files, each in its own module behind the
+//! [`Handler`](wasm_hooks_core::Handler) trait and each owning its fields
+//! ([`kind::HookKind`]): `wasm` (running plugins is `wasm-hooks-wasm`'s),
+//! `command`, `inline` and `matcher`, `http`, `prompt`. `answer` reads the
+//! JSON answers of command, http and prompt hooks.
+
+mod answer;
+pub mod command;
+pub mod http;
+pub mod inline;
+pub(crate) mod kind;
+pub mod prompt;
+pub(crate) mod wasm;
+
+use self::kind::KindEntry;
+
+/// Every kind a hook file's `type` may name, in the order error messages
+/// list them.
+pub(crate) const KINDS: &[KindEntry] = &[
+    KindEntry::of::<wasm::WasmKind>(),
+    KindEntry::of::<command::CommandKind>(),
+    KindEntry::of::<inline::InlineKind>(),
+    KindEntry::of::<inline::MatcherKind>(),
+    KindEntry::of::<prompt::PromptKind>(),
+    KindEntry::of::<http::HttpKind>(),
+];

@@ -1,0 +1,528 @@
+//! LLM prompt hooks (`type: "prompt"`, alias `"llm"`): fill a prompt
+//! template from the event, ask a model, and read its JSON answer.
+//!
+//! Providers: the Anthropic Messages API and the OpenAI-compatible chat
+//! completions API (which also covers llama.cpp, vLLM and Ollama), over
+//! the engine's shared HTTP client. The answer may be `{"ok": bool,
+//! "reason"}` (Claude Code), `{"safe": bool, "reason"}` (seed 001) or a full
+//! result object in any shape of `PROTOCOL.md`; anything else is a hook
+//! failure, with the model's text in the trace. A 429 is retried after its
+//! `retry-after` while the deadline allows. With `cache: true`, identical
+//! prompts within a session are answered from a bounded cache with a TTL.
+//! The API key is read from the named variable per request and is never
+//! written to a message, a log line or the trace.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use wasm_hooks_core::{
+    Decision, Event, EventName, Handler, HandlerFuture, HookError, HookId, HookOutput, HookResult,
+    Reply,
+};
+
+use super::answer;
+use super::http::request_error;
+use super::kind::{BuildContext, Built, HookKind, HookProblem, optional_text};
+use crate::template::Template;
+
+/// Which wire format a prompt hook speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    /// The Anthropic Messages API (`POST {base_url}/v1/messages`).
+    Anthropic,
+    /// OpenAI-compatible chat completions (`POST {base_url}/chat/completions`).
+    #[serde(rename = "openai")]
+    OpenAi,
+}
+
+impl Provider {
+    fn default_base_url(self) -> &'static str {
+        match self {
+            Self::Anthropic => "https://api.anthropic.com",
+            Self::OpenAi => "https://api.openai.com/v1",
+        }
+    }
+
+    fn default_key_env(self) -> &'static str {
+        match self {
+            Self::Anthropic => "ANTHROPIC_API_KEY",
+            Self::OpenAi => "OPENAI_API_KEY",
+        }
+    }
+}
+
+/// Engine-wide defaults for prompt hooks, so that a hook can give only its
+/// `prompt`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptDefaults {
+    /// Default `anthropic`.
+    pub provider: Provider,
+    /// Default: the provider's public API.
+    pub base_url: Option<String>,
+    /// Default `claude-haiku-4-5`: fast and cheap, as hooks need.
+    pub model: String,
+    /// Default: `ANTHROPIC_API_KEY` or `OPENAI_API_KEY`.
+    pub api_key_env: Option<String>,
+    /// Default 256.
+    pub max_tokens: u32,
+    /// Default 30 000.
+    pub timeout_ms: u64,
+}
+
+impl Default for PromptDefaults {
+    fn default() -> Self {
+        Self {
+            provider: Provider::Anthropic,
+            base_url: None,
+            model: "claude-haiku-4-5".to_owned(),
+            api_key_env: None,
+            max_tokens: 256,
+            timeout_ms: 30_000,
+        }
+    }
+}
+
+/// What a prompt hook entry sets; unset fields come from [`PromptDefaults`].
+#[derive(Debug, Clone, Default)]
+pub struct PromptSettings {
+    /// The prompt template; `$ARGUMENTS` is the whole event as JSON.
+    pub prompt: String,
+    /// See [`PromptDefaults::provider`].
+    pub provider: Option<Provider>,
+    /// See [`PromptDefaults::base_url`].
+    pub base_url: Option<String>,
+    /// See [`PromptDefaults::model`].
+    pub model: Option<String>,
+    /// See [`PromptDefaults::api_key_env`].
+    pub api_key_env: Option<String>,
+    /// See [`PromptDefaults::max_tokens`].
+    pub max_tokens: Option<u32>,
+    /// See [`PromptDefaults::timeout_ms`].
+    pub timeout_ms: Option<u64>,
+    /// Answer identical prompts within a session from a cache.
+    pub cache: bool,
+}
+
+/// Tells the model what to answer.
+const SYSTEM: &str = "You are a policy hook in an AI coding agent. Judge the event you are given. \
+Answer with one JSON object and nothing else: {\"ok\": true} when it may go on, or \
+{\"ok\": false, \"reason\": \"...\"} when it must not, with a short reason for the agent.";
+
+/// Cached answers live this long.
+const CACHE_TTL: Duration = Duration::from_secs(600);
+/// At most this many cached answers per hook.
+const CACHE_ENTRIES: usize = 512;
+/// At most this many retries after a 429.
+const RATE_LIMIT_RETRIES: usize = 2;
+
+/// Answers by session and prompt, with when they were given.
+type AnswerCache = HashMap<String, (Instant, HookResult)>;
+
+/// An LLM prompt hook: a [`Handler`] that asks a model.
+#[derive(Debug, Clone)]
+pub struct PromptHook {
+    client: reqwest::Client,
+    provider: Provider,
+    endpoint: String,
+    model: String,
+    key_env: String,
+    max_tokens: u32,
+    timeout_ms: u64,
+    template: Template,
+    cache: Option<Arc<Mutex<AnswerCache>>>,
+}
+
+impl PromptHook {
+    /// A hook from its entry's settings and the engine's defaults.
+    ///
+    /// # Errors
+    /// When the prompt is empty or its template names something unknown.
+    pub fn new(
+        client: reqwest::Client,
+        settings: PromptSettings,
+        defaults: &PromptDefaults,
+    ) -> Result<Self, String> {
+        if settings.prompt.trim().is_empty() {
+            return Err("a prompt hook needs a non-empty `prompt`".into());
+        }
+        let template = Template::parse(&settings.prompt.replace("$ARGUMENTS", "{{event}}"))?;
+        let provider = settings.provider.unwrap_or(defaults.provider);
+        let base = settings
+            .base_url
+            .or_else(|| defaults.base_url.clone())
+            .unwrap_or_else(|| provider.default_base_url().to_owned());
+        let base = base.trim_end_matches('/');
+        let endpoint = match provider {
+            Provider::Anthropic => format!("{base}/v1/messages"),
+            Provider::OpenAi => format!("{base}/chat/completions"),
+        };
+        Ok(Self {
+            client,
+            provider,
+            endpoint,
+            model: settings.model.unwrap_or_else(|| defaults.model.clone()),
+            key_env: settings
+                .api_key_env
+                .or_else(|| defaults.api_key_env.clone())
+                .unwrap_or_else(|| provider.default_key_env().to_owned()),
+            max_tokens: settings.max_tokens.unwrap_or(defaults.max_tokens),
+            timeout_ms: settings.timeout_ms.unwrap_or(defaults.timeout_ms),
+            template,
+            cache: settings.cache.then(Arc::default),
+        })
+    }
+
+    fn request_body(&self, prompt: &str) -> Value {
+        let user = json!({"role": "user", "content": prompt});
+        match self.provider {
+            Provider::Anthropic => json!({
+                "model": self.model, "max_tokens": self.max_tokens, "system": SYSTEM, "messages": [user],
+            }),
+            Provider::OpenAi => json!({
+                "model": self.model, "max_tokens": self.max_tokens,
+                "messages": [{"role": "system", "content": SYSTEM}, user],
+            }),
+        }
+    }
+
+    async fn call(&self, hook: &HookId, event: &Event) -> (Result<HookResult, HookError>, String) {
+        let prompt = self.template.render(event);
+        let key = format!("{}\u{0}{prompt}", event.session_id());
+        if let Some(hit) = self.cached(&key) {
+            return (Ok(hit), String::new());
+        }
+        let text = match self.ask(hook, &prompt).await {
+            Ok(text) => text,
+            Err(e) => return (Err(e), String::new()),
+        };
+        let result = read_answer(event.name(), &text).map_err(|message| HookError::BadResult {
+            hook: hook.clone(),
+            message,
+        });
+        if let (Ok(answer), Some(cache)) = (&result, &self.cache) {
+            let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
+            cache.retain(|_, (at, _)| at.elapsed() < CACHE_TTL);
+            if cache.len() >= CACHE_ENTRIES
+                && let Some(oldest) = cache
+                    .iter()
+                    .min_by_key(|(_, (at, _))| *at)
+                    .map(|(k, _)| k.clone())
+            {
+                cache.remove(&oldest);
+            }
+            cache.insert(key, (Instant::now(), answer.clone()));
+        }
+        (result, text)
+    }
+
+    fn cached(&self, key: &str) -> Option<HookResult> {
+        let cache = self
+            .cache
+            .as_ref()?
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        cache
+            .get(key)
+            .filter(|(at, _)| at.elapsed() < CACHE_TTL)
+            .map(|(_, result)| result.clone())
+    }
+
+    /// Send the prompt and return the model's text, retrying 429s while the
+    /// deadline allows.
+    async fn ask(&self, hook: &HookId, prompt: &str) -> Result<String, HookError> {
+        let deadline = Instant::now() + Duration::from_millis(self.timeout_ms);
+        let timeout = || HookError::Timeout {
+            hook: hook.clone(),
+            limit_ms: self.timeout_ms,
+        };
+        let failed = |message: String| HookError::Failed {
+            hook: hook.clone(),
+            message,
+        };
+        let api_key = std::env::var(&self.key_env).ok().filter(|k| !k.is_empty());
+        if api_key.is_none() && self.provider == Provider::Anthropic {
+            return Err(failed(format!(
+                "`{}` is not set: no API key for the model",
+                self.key_env
+            )));
+        }
+        let body = self.request_body(prompt);
+        for attempt in 0..=RATE_LIMIT_RETRIES {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(timeout());
+            }
+            let mut request = self.client.post(&self.endpoint).timeout(left).json(&body);
+            request = match (self.provider, &api_key) {
+                (Provider::Anthropic, Some(key)) => request
+                    .header("x-api-key", key)
+                    .header("anthropic-version", "2023-06-01"),
+                (Provider::OpenAi, Some(key)) => request.bearer_auth(key),
+                (_, None) => request,
+            };
+            let response = request
+                .send()
+                .await
+                .map_err(|e| request_error(hook, self.timeout_ms, "calling the model", e))?;
+            let status = response.status();
+            let retry_after = response
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok());
+            let text = response.text().await.map_err(|e| {
+                request_error(hook, self.timeout_ms, "reading the model's answer", e)
+            })?;
+            if status.as_u16() == 429 && attempt < RATE_LIMIT_RETRIES {
+                let wait = Duration::from_secs(retry_after.unwrap_or(1));
+                if Instant::now() + wait < deadline {
+                    tracing::info!(hook = %hook, "rate limited; retrying in {wait:?}");
+                    tokio::time::sleep(wait).await;
+                    continue;
+                }
+            }
+            if !status.is_success() {
+                return Err(HookError::HttpStatus {
+                    hook: hook.clone(),
+                    status: status.as_u16(),
+                    body: error_message(&text),
+                });
+            }
+            return self.model_text(&text).ok_or_else(|| HookError::BadResult {
+                hook: hook.clone(),
+                message: format!(
+                    "the provider's response has no text: {}",
+                    error_message(&text)
+                ),
+            });
+        }
+        Err(failed("still rate limited after retrying".into()))
+    }
+
+    /// The model's text in a provider's response.
+    fn model_text(&self, body: &str) -> Option<String> {
+        let v: Value = serde_json::from_str(body).ok()?;
+        let text = match self.provider {
+            Provider::Anthropic => v["content"]
+                .as_array()?
+                .iter()
+                .filter_map(|block| block["text"].as_str())
+                .collect::<Vec<_>>()
+                .join(""),
+            Provider::OpenAi => v["choices"][0]["message"]["content"].as_str()?.to_owned(),
+        };
+        Some(text)
+    }
+}
+
+/// A provider's error body, short and on one line (`error.message` when it
+/// has one).
+fn error_message(body: &str) -> String {
+    let message = serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|v| v["error"]["message"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| body.to_owned());
+    let line = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    line.chars().take(300).collect()
+}
+
+/// The model's answer: `{"ok"|"safe": bool, "reason"}` or a full result
+/// object, possibly inside a code fence.
+fn read_answer(event: EventName, text: &str) -> Result<HookResult, String> {
+    let start = text.find('{');
+    let end = text.rfind('}');
+    let (Some(start), Some(end)) = (start, end) else {
+        return Err(format!(
+            "the model did not answer with JSON: {}",
+            error_message(text)
+        ));
+    };
+    let json = &text[start..=end];
+    let value: Value = serde_json::from_str(json).map_err(|e| {
+        format!(
+            "the model's JSON does not parse ({e}): {}",
+            error_message(text)
+        )
+    })?;
+    let verdict = ["ok", "safe"]
+        .into_iter()
+        .find_map(|k| value.get(k).and_then(Value::as_bool));
+    match verdict {
+        Some(true) => Ok(HookResult::new(Decision::Proceed)),
+        Some(false) => Ok(HookResult::new(Decision::Deny {
+            reason: value["reason"]
+                .as_str()
+                .unwrap_or("the model judged this not ok")
+                .to_owned(),
+        })),
+        None => answer::json_answer(event, json).map_err(|e| format!("the model's answer: {e}")),
+    }
+}
+
+impl Handler for PromptHook {
+    fn handle<'a>(&'a self, hook: &'a HookId, event: &'a Event) -> HandlerFuture<'a> {
+        Box::pin(async move {
+            let (result, text) = self.call(hook, event).await;
+            Reply {
+                result,
+                output: HookOutput {
+                    stdout: text,
+                    ..HookOutput::default()
+                },
+            }
+        })
+    }
+}
+
+/// The `prompt` kind (`llm` in profile-style YAML).
+pub(crate) struct PromptKind;
+
+/// A prompt hook's own fields; absent ones take [`PromptDefaults`].
+#[derive(Deserialize)]
+pub(crate) struct PromptEntry {
+    /// The prompt template.
+    prompt: Option<Value>,
+    /// The model.
+    model: Option<Value>,
+    /// `anthropic` or `openai`.
+    provider: Option<Provider>,
+    /// The API's base URL.
+    base_url: Option<Value>,
+    /// The variable holding the API key.
+    api_key_env: Option<Value>,
+    /// The answer's token budget.
+    max_tokens: Option<Value>,
+    /// Answer identical prompts within a session from a cache.
+    cache: Option<Value>,
+}
+
+impl HookKind for PromptKind {
+    const TYPES: &'static [&'static str] = &["prompt", "llm"];
+    type Entry = PromptEntry;
+
+    fn build(entry: PromptEntry, cx: &mut BuildContext<'_>) -> Result<Built, HookProblem> {
+        let Some(prompt) = optional_text(entry.prompt.as_ref(), "prompt")? else {
+            return Err("a prompt hook needs `prompt`, the text sent to the model".into());
+        };
+        let max_tokens = match &entry.max_tokens {
+            None => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .ok_or("`max_tokens` must be a positive whole number")?,
+            ),
+        };
+        let cache = match &entry.cache {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err("`cache` must be true or false".into()),
+        };
+        let settings = PromptSettings {
+            prompt,
+            provider: entry.provider,
+            base_url: optional_text(entry.base_url.as_ref(), "base_url")?,
+            model: optional_text(entry.model.as_ref(), "model")?,
+            api_key_env: optional_text(entry.api_key_env.as_ref(), "api_key_env")?,
+            max_tokens,
+            timeout_ms: cx.timeout_ms,
+            cache,
+        };
+        let identity = json!({
+            "prompt": entry.prompt, "provider": entry.provider, "base_url": entry.base_url,
+            "model": entry.model, "api_key_env": entry.api_key_env, "max_tokens": entry.max_tokens,
+            "cache": entry.cache, "timeout_ms": cx.timeout_ms,
+        });
+        let client = cx.settings.http.client()?;
+        let hook = PromptHook::new(client, settings, &cx.settings.prompts)?;
+        Ok(Built {
+            handler: Arc::new(hook),
+            default_name: "prompt".to_owned(),
+            identity,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_answer_shape_the_model_may_give() {
+        assert_eq!(
+            read_answer(EventName::PreToolUse, r#"{"ok": true}"#)
+                .unwrap()
+                .decision,
+            Decision::Proceed
+        );
+        assert_eq!(
+            read_answer(
+                EventName::PreToolUse,
+                "```json\n{\"ok\": false, \"reason\": \"risky\"}\n```"
+            )
+            .unwrap()
+            .decision,
+            Decision::Deny {
+                reason: "risky".into()
+            }
+        );
+        assert_eq!(
+            read_answer(
+                EventName::PreToolUse,
+                r#"Sure! {"safe": false, "reason": "deletes data"}"#
+            )
+            .unwrap()
+            .decision,
+            Decision::Deny {
+                reason: "deletes data".into()
+            }
+        );
+        assert_eq!(
+            read_answer(
+                EventName::PreToolUse,
+                r#"{"decision": "block", "reason": "R"}"#
+            )
+            .unwrap()
+            .decision,
+            Decision::Deny { reason: "R".into() }
+        );
+        assert!(
+            read_answer(EventName::PreToolUse, "looks fine to me")
+                .unwrap_err()
+                .contains("did not answer with JSON")
+        );
+        assert!(
+            read_answer(EventName::PreToolUse, "{not json}")
+                .unwrap_err()
+                .contains("does not parse")
+        );
+    }
+
+    #[test]
+    fn arguments_is_the_whole_event_and_endpoints_follow_the_provider() {
+        let settings = PromptSettings {
+            prompt: "Judge: $ARGUMENTS".into(),
+            provider: Some(Provider::OpenAi),
+            base_url: Some("http://127.0.0.1:9/v1/".into()),
+            ..PromptSettings::default()
+        };
+        let hook =
+            PromptHook::new(reqwest::Client::new(), settings, &PromptDefaults::default()).unwrap();
+        assert_eq!(hook.endpoint, "http://127.0.0.1:9/v1/chat/completions");
+        assert_eq!(hook.key_env, "OPENAI_API_KEY");
+        let event = Event::pre_tool_use("Bash", json!({"command": "ls"}));
+        assert_eq!(
+            hook.template.render(&event),
+            format!("Judge: {}", event.to_json_string())
+        );
+        let bad = PromptSettings {
+            prompt: "{{nope}}".into(),
+            ..PromptSettings::default()
+        };
+        assert!(PromptHook::new(reqwest::Client::new(), bad, &PromptDefaults::default()).is_err());
+    }
+}

@@ -1,0 +1,151 @@
+//! The `wasm` hook kind as a hook file spells it: its fields, and how they
+//! become a [`WasmHook`] (plugin loaded once per file and pin, grants
+//! resolved, limits over the engine's defaults). Running plugins is
+//! `wasm-hooks-wasm`'s job.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+use wasm_hooks_core::Error;
+use wasm_hooks_wasm::{
+    GrantBase, Grants, LimitOverrides, Plugin, WasmHook, WasmLimits, WasmRuntime,
+    WasmRuntimeBuilder,
+};
+
+use super::kind::{BuildContext, Built, HookKind, HookProblem, string_list};
+
+/// How wasm hooks get their runtime and resolve grants, and the plugins
+/// loaded so far (each file and pin compiled once, however many hooks use
+/// it).
+pub(crate) struct WasmSetup {
+    /// A runtime to share, if the embedder gave one; else made on the
+    /// first wasm hook.
+    pub(crate) runtime: Option<WasmRuntime>,
+    /// How to make one otherwise.
+    pub(crate) builder: WasmRuntimeBuilder,
+    /// What `${PROJECT_DIR}` means in grants.
+    pub(crate) project_dir: PathBuf,
+    /// Default limits for every wasm hook.
+    pub(crate) limits: WasmLimits,
+    plugins: HashMap<(PathBuf, Option<String>), Plugin>,
+}
+
+impl WasmSetup {
+    /// A setup with nothing loaded yet.
+    pub(crate) fn new(
+        runtime: Option<WasmRuntime>,
+        builder: WasmRuntimeBuilder,
+        project_dir: PathBuf,
+        limits: WasmLimits,
+    ) -> Self {
+        Self {
+            runtime,
+            builder,
+            project_dir,
+            limits,
+            plugins: HashMap::new(),
+        }
+    }
+
+    /// The plugin at `path`, loaded once per file and pin.
+    fn plugin(&mut self, path: &Path, sha256: Option<&str>) -> Result<Plugin, Error> {
+        let key = (path.to_owned(), sha256.map(str::to_owned));
+        if let Some(plugin) = self.plugins.get(&key) {
+            return Ok(plugin.clone());
+        }
+        let runtime = match &self.runtime {
+            Some(runtime) => runtime.clone(),
+            None => {
+                let runtime = self.builder.build()?;
+                self.runtime = Some(runtime.clone());
+                runtime
+            }
+        };
+        let plugin = runtime.load_pinned(path, sha256)?;
+        self.plugins.insert(key, plugin.clone());
+        Ok(plugin)
+    }
+}
+
+/// The `wasm` kind.
+pub(crate) struct WasmKind;
+
+/// A wasm hook's own fields.
+#[derive(Deserialize)]
+pub(crate) struct WasmEntry {
+    /// The component, relative to the hook file.
+    plugin: Option<PathBuf>,
+    /// Handed to the plugin through `host.config`.
+    config: Option<Value>,
+    /// Overrides of the engine's default limits.
+    limits: Option<LimitOverrides>,
+    /// The plugin's expected sha256.
+    sha256: Option<Value>,
+    /// Directories granted read-only.
+    allow_read: Option<Value>,
+    /// Directories granted read-write.
+    allow_write: Option<Value>,
+    /// Environment variables passed through.
+    env: Option<Value>,
+}
+
+impl HookKind for WasmKind {
+    const TYPES: &'static [&'static str] = &["wasm"];
+    type Entry = WasmEntry;
+
+    fn build(entry: WasmEntry, cx: &mut BuildContext<'_>) -> Result<Built, HookProblem> {
+        let Some(plugin) = &entry.plugin else {
+            return Err("a wasm hook needs `plugin`, the path of its .wasm component".into());
+        };
+        let plugin_path = cx.base.join(plugin);
+        let sha256 = match &entry.sha256 {
+            None => None,
+            Some(Value::String(hex))
+                if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) =>
+            {
+                Some(hex.to_ascii_lowercase())
+            }
+            Some(_) => return Err("`sha256` must be the plugin's sha256, 64 hex digits".into()),
+        };
+        let setup = &mut cx.settings.wasm;
+        let grants = Grants::resolve(
+            &string_list(entry.allow_read.as_ref(), "allow_read")?,
+            &string_list(entry.allow_write.as_ref(), "allow_write")?,
+            &string_list(entry.env.as_ref(), "env")?,
+            &GrantBase {
+                project_dir: &setup.project_dir,
+                relative_to: cx.base,
+            },
+        )?;
+        let plugin = setup
+            .plugin(&plugin_path, sha256.as_deref())
+            .map_err(HookProblem::Load)?;
+        let mut overrides = entry.limits.unwrap_or_default();
+        overrides.timeout_ms = overrides.timeout_ms.or(cx.timeout_ms);
+        let limits = setup.limits.with(&overrides);
+        let config = entry
+            .config
+            .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+        let default_name = plugin_path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let identity = serde_json::json!({
+            "plugin": plugin_path.canonicalize().unwrap_or_else(|_| plugin_path.clone()),
+            "sha256": sha256,
+            "config": config,
+            "limits": limits,
+            "grants": grants.to_string(),
+        });
+        let hook = WasmHook::new(plugin, &config, limits).with_grants(grants);
+        Ok(Built {
+            handler: Arc::new(hook),
+            default_name,
+            identity,
+        })
+    }
+}

@@ -1,0 +1,77 @@
+//! `wasm-hooks`: a hooks engine for AI coding agents.
+//!
+//! An agent reports lifecycle events (a tool is about to run, a prompt was
+//! submitted, a session ended); the engine runs the hooks configured for
+//! them — sandboxed WebAssembly components first of all — and folds their
+//! answers into one [`Outcome`] the agent obeys.
+//!
+//! Start from [`HookEngine::builder`], add hook files, and call
+//! [`HookEngine::dispatch`] with an [`Event`]:
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use serde_json::json;
+//! use wasm_hooks::{Event, HookEngine, Verdict};
+//!
+//! let engine = HookEngine::builder().hook_file("hooks.json").build()?;
+//! let outcome = engine
+//!     .dispatch(Event::pre_tool_use("Bash", json!({"command": "rm -rf /"})))
+//!     .await;
+//! if let Verdict::Deny { reason } = &outcome.verdict {
+//!     eprintln!("blocked: {reason}");
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! An agent that wants more than a decision — context routed to the model,
+//! approvals asked of the person, messages shown, an audit trail — wraps the
+//! engine in a [`Session`] and fires events through [`ToolHooks`] and
+//! [`SessionHooks`]; `host/examples/agent.rs` is a whole agent doing so.
+//! [`AuditLog`] is the tamper-evident record; [`verify_audit_log`] checks it.
+//!
+//! The crates below this one: `wasm-hooks-core` (events, outcomes, the
+//! [`Handler`] trait, [`HookRegistry`] and dispatch, the audit log) and
+//! `wasm-hooks-wasm` (the sandboxed wasm handler). Their public names are
+//! re-exported here, so an agent depends on this crate alone.
+//!
+//! Modules are private; everything public is re-exported here.
+
+mod config;
+mod engine;
+mod handlers;
+mod policy;
+mod protocol;
+mod server;
+mod session;
+mod template;
+
+pub use engine::{HookEngine, HookEngineBuilder, LoadError};
+pub use handlers::command::{CommandDefaults, CommandHook, Program};
+pub use handlers::http::{HttpHook, UrlAllowlist};
+pub use handlers::inline::InlineHook;
+pub use handlers::prompt::{PromptDefaults, PromptHook, PromptSettings, Provider};
+pub use policy::{Expectation, ExpectedDecision, Mismatch, PolicyTest, read_fixtures};
+pub use protocol::{
+    Answer, CLAUDE_EVENTS, InstalledHook, Protocol, SettingsError, install as install_claude_hooks,
+    uninstall as uninstall_claude_hooks,
+};
+pub use server::{DEFAULT_MAX_BODY, HookServer};
+pub use session::{
+    ApprovalChoice, ApprovalFuture, ApprovalRecord, ApprovalRequest, ApprovalSystem,
+    ContextMessage, ContextSink, DEFAULT_OPTIONS, DecidedBy, DisplaySystem, InjectionLimits,
+    InjectionReport, InjectionStatus, Provenance, Resolved, ScriptedApprovals, Session,
+    SessionBuilder, SessionHooks, TerminalApproval, TerminalDisplay, ToolDenied, ToolError,
+    ToolHooks,
+};
+pub use wasm_hooks_core::{
+    Approval, Attributed, AuditEntry, AuditKind, AuditLine, AuditLog, Break, CATALOGUE, Context,
+    Decision, Error, Event, EventError, EventName, EventPattern, FnHandler, Flow, Fold, Handler,
+    HandlerFuture, HookError, HookHandle, HookId, HookOutput, HookRegistry, HookResult, HookSource,
+    HookSpec, OnFailure, Outcome, REDACTED, Redactor, Reply, Role, Severity, ToolMatcher,
+    TraceEntry, TraceStatus, UnknownEvent, UserMessage, Verdict, Verification, read_audit_log,
+    verify_audit_log,
+};
+pub use wasm_hooks_wasm::{
+    CacheSurvey, CompileCache, GrantBase, GrantedDir, Grants, LimitOverrides, Plugin, PluginInfo,
+    WIT_PACKAGE, WasmHook, WasmLimits, WasmRuntime, WasmRuntimeBuilder,
+};

@@ -1,0 +1,276 @@
+//! Claude Code's answer format (and Codex's, the same with fewer answers).
+//!
+//! Always exit 0 with a JSON answer: that is the form Claude Code reads
+//! whole (on exit 2 it ignores stdout). Per `PROTOCOL.md`'s observed table:
+//! - PreToolUse: `hookSpecificOutput.permissionDecision` `deny` (the reason
+//!   reaches the model, even in bypass mode), `ask`, or `allow`;
+//!   `updatedInput` for a rewrite, sent with `allow` because that is the
+//!   combination observed to run the new input;
+//! - UserPromptSubmit, PostToolUse(Failure), Stop, SubagentStop:
+//!   `decision: "block"` + `reason`;
+//! - PostToolUse, a rewritten output: `updatedMCPToolOutput` for MCP tools
+//!   (`mcp__…`), the only ones whose output Claude Code replaces; for the
+//!   others the model is told, in context, to use the rewritten output
+//!   instead, and stderr says it could not be replaced (Codex: always so);
+//! - context as `hookSpecificOutput.additionalContext` where Claude Code
+//!   reads it; `continue: false` + `stopReason`; `systemMessage`;
+//!   `suppressOutput`.
+
+use serde_json::{Map, Value};
+
+use super::{Answer, Draft, blocking_reason};
+use wasm_hooks_core::plain_text;
+use wasm_hooks_core::{Event, EventName, Outcome, Verdict};
+
+/// Which agent reads the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Dialect {
+    Claude,
+    /// No `ask`, `allow` or `updatedInput` on PreToolUse: what cannot be
+    /// said is turned into a deny, never dropped.
+    Codex,
+}
+
+/// Events whose `additionalContext` Claude Code reads.
+fn reads_context(event: EventName) -> bool {
+    matches!(
+        event,
+        EventName::PreToolUse
+            | EventName::PostToolUse
+            | EventName::PostToolUseFailure
+            | EventName::UserPromptSubmit
+            | EventName::SessionStart
+    )
+}
+
+/// Events a `decision: "block"` answer acts on.
+fn takes_block(event: EventName) -> bool {
+    matches!(
+        event,
+        EventName::UserPromptSubmit
+            | EventName::PostToolUse
+            | EventName::PostToolUseFailure
+            | EventName::Stop
+            | EventName::SubagentStop
+    )
+}
+
+pub(super) fn encode(event: &Event, outcome: &Outcome, dialect: Dialect) -> Answer {
+    let name = event.name();
+    let mut draft = Draft::new(outcome, name.as_str());
+    if name == EventName::PreToolUse {
+        pre_tool_use(outcome, dialect, &mut draft.specific);
+    } else if let Some(reason) = blocking_reason(&outcome.verdict, "this event") {
+        if takes_block(name) {
+            draft.body.insert("decision".into(), "block".into());
+            draft.body.insert("reason".into(), reason.into());
+        } else {
+            draft.unblockable(&reason);
+        }
+    }
+    if let Some(output) = &outcome.updated_output {
+        rewritten_output(event, output, dialect, &mut draft);
+    }
+    draft.context(reads_context(name));
+    draft.finish()
+}
+
+/// The most of a rewritten output handed to the model as context.
+const NOTE_MAX: usize = 10_000;
+
+/// A PostToolUse output rewritten by the hooks: replaced where Claude Code
+/// can (MCP tools), else handed to the model as context with a warning.
+fn rewritten_output(event: &Event, output: &Value, dialect: Dialect, draft: &mut Draft<'_>) {
+    let tool = event.tool_name().unwrap_or("the tool");
+    if dialect == Dialect::Claude && tool.starts_with("mcp__") {
+        draft
+            .specific
+            .insert("updatedMCPToolOutput".into(), output.clone());
+        return;
+    }
+    let mut text = plain_text(output).into_owned();
+    if text.len() > NOTE_MAX {
+        let cut = text.floor_char_boundary(NOTE_MAX);
+        let rest = text.len() - cut;
+        text.truncate(cut);
+        text.push_str(&format!(
+            "\n[… {rest} more bytes of the rewritten output left out]"
+        ));
+    }
+    draft.stderr.push(format!(
+        "wasm-hooks: hooks rewrote the output of {tool}, which this agent replaces only for MCP tools; the model was told to use the rewritten output instead"
+    ));
+    draft.note(format!(
+        "A hook rewrote the output of this {tool} call, but the agent cannot replace it. Use this rewritten output instead of the original, and do not repeat anything the original had that this one leaves out:\n{text}"
+    ));
+}
+
+fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut Map<String, Value>) {
+    let rewritten = outcome.updated_input.as_ref();
+    let (decision, reason) = match (&outcome.verdict, dialect) {
+        (Verdict::Deny { reason }, _) => ("deny", Some(reason.clone())),
+        (Verdict::Ask(approval), Dialect::Claude) => ("ask", Some(approval.prompt.clone())),
+        (Verdict::Ask(_), Dialect::Codex) => ("deny", blocking_reason(&outcome.verdict, "Codex hooks")),
+        (_, Dialect::Codex) if rewritten.is_some() => (
+            "deny",
+            Some(
+                "a hook rewrote the tool input, which Codex hooks cannot apply; blocked rather than run unchanged"
+                    .to_owned(),
+            ),
+        ),
+        (Verdict::Allow { reason }, Dialect::Claude) => ("allow", reason.clone()),
+        (Verdict::Proceed, Dialect::Claude) if rewritten.is_some() => {
+            ("allow", Some("tool input rewritten by a hook".to_owned()))
+        }
+        // Codex takes no `allow`: saying nothing lets its own check run.
+        (Verdict::Allow { .. } | Verdict::Proceed, _) => return,
+    };
+    specific.insert("permissionDecision".into(), decision.into());
+    if let Some(reason) = reason {
+        specific.insert("permissionDecisionReason".into(), reason.into());
+    }
+    if let (Some(input), "allow" | "ask") = (rewritten, decision) {
+        specific.insert("updatedInput".into(), input.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use wasm_hooks_core::{Approval, Attributed, Context, HookId, Role};
+
+    fn outcome(verdict: Verdict) -> Outcome {
+        Outcome {
+            verdict,
+            ..Outcome::proceed()
+        }
+    }
+
+    fn pre() -> Event {
+        Event::pre_tool_use("Bash", json!({"command": "ls"}))
+    }
+
+    #[test]
+    fn pre_tool_use_answers() {
+        let deny = encode(
+            &pre(),
+            &outcome(Verdict::Deny {
+                reason: "no".into(),
+            }),
+            Dialect::Claude,
+        );
+        assert_eq!(
+            deny.body,
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}})
+        );
+        let mut rewritten = Outcome::proceed();
+        rewritten.updated_input = Some(json!({"command": "ls -a"}));
+        let answer = encode(&pre(), &rewritten, Dialect::Claude);
+        assert_eq!(
+            answer.body["hookSpecificOutput"]["updatedInput"],
+            json!({"command": "ls -a"})
+        );
+        assert_eq!(
+            answer.body["hookSpecificOutput"]["permissionDecision"],
+            "allow"
+        );
+        let codex = encode(&pre(), &rewritten, Dialect::Codex);
+        assert_eq!(
+            codex.body["hookSpecificOutput"]["permissionDecision"],
+            "deny"
+        );
+        assert!(
+            codex.body["hookSpecificOutput"]
+                .get("updatedInput")
+                .is_none()
+        );
+        assert_eq!(
+            encode(&pre(), &Outcome::proceed(), Dialect::Claude).body,
+            json!({})
+        );
+    }
+
+    #[test]
+    fn a_rewritten_output_replaces_mcp_output_and_is_context_elsewhere() {
+        let masked = json!([{"type": "text", "text": "token [REDACTED]"}]);
+        let mut o = Outcome::proceed();
+        o.updated_output = Some(masked.clone());
+        let mcp = Event::post_tool_use("mcp__vault__read", json!({}), json!([]));
+        let answer = encode(&mcp, &o, Dialect::Claude);
+        assert_eq!(
+            answer.body,
+            json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": masked}})
+        );
+        assert!(answer.stderr.is_empty(), "{:?}", answer.stderr);
+
+        o.updated_output = Some(json!({"stdout": "token [REDACTED]"}));
+        let bash = Event::post_tool_use("Bash", json!({}), json!({"stdout": "token ghp_…"}));
+        for dialect in [Dialect::Claude, Dialect::Codex] {
+            let answer = encode(&bash, &o, dialect);
+            let context = answer.body["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .unwrap();
+            assert!(context.contains("token [REDACTED]"), "{context}");
+            assert!(context.contains("instead of the original"), "{context}");
+            assert!(
+                answer.body["hookSpecificOutput"]
+                    .get("updatedMCPToolOutput")
+                    .is_none()
+            );
+            assert!(
+                answer.stderr[0].contains("only for MCP tools"),
+                "{:?}",
+                answer.stderr
+            );
+        }
+        o.updated_output = Some(json!("é".repeat(6_000)));
+        let long = encode(&bash, &o, Dialect::Claude);
+        let context = long.body["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap();
+        assert!(context.len() < 10_500, "{}", context.len());
+        assert!(context.ends_with("[… 2000 more bytes of the rewritten output left out]"));
+
+        let codex_mcp = encode(&mcp, &o, Dialect::Codex);
+        assert!(
+            codex_mcp.body["hookSpecificOutput"]
+                .get("updatedMCPToolOutput")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn ask_becomes_block_where_it_cannot_be_asked() {
+        let ask = outcome(Verdict::Ask(Approval {
+            prompt: "sure?".into(),
+            options: vec![],
+            timeout_ms: None,
+            default_allow: false,
+        }));
+        let answer = encode(&Event::stop(false), &ask, Dialect::Claude);
+        assert_eq!(answer.body["decision"], "block");
+        assert!(answer.body["reason"].as_str().unwrap().ends_with("sure?"));
+    }
+
+    #[test]
+    fn context_where_read_and_reported_where_not() {
+        let mut o = Outcome::proceed();
+        o.contexts.push(Attributed {
+            hook: HookId::new("h"),
+            value: Context {
+                text: "remember".into(),
+                role: Role::System,
+            },
+        });
+        let start = encode(&Event::session_start("startup"), &o, Dialect::Claude);
+        assert_eq!(
+            start.body,
+            json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "remember"}})
+        );
+        let end = encode(&Event::session_end("other"), &o, Dialect::Claude);
+        assert_eq!(end.body, json!({}));
+        assert!(end.stderr[0].contains("SessionEnd takes no context"));
+    }
+}

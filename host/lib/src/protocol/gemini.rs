@@ -1,0 +1,176 @@
+//! Gemini CLI's hook format.
+//!
+//! Its events (BeforeTool, AfterTool, BeforeAgent, AfterAgent, BeforeModel,
+//! AfterModel, PreCompress, SessionStart, SessionEnd, Notification) are
+//! aliases in the catalogue; its built-in tools are renamed to the
+//! canonical (Claude Code) names so one hook file serves every agent, and
+//! the original names are kept in `agent_event_name` / `agent_tool_name`.
+//! Answers are `decision: allow|deny` + `reason`, with
+//! `hookSpecificOutput.tool_input` for a rewrite, `tool_output` (text) for
+//! a rewritten AfterTool output and `additionalContext` for context, exit
+//! code 0.
+
+use serde_json::Value;
+
+use super::{Answer, Draft, blocking_reason};
+use wasm_hooks_core::plain_text;
+use wasm_hooks_core::{Event, EventError, EventName, Outcome, Verdict};
+
+/// Gemini CLI's built-in tools and their canonical names.
+const TOOLS: &[(&str, &str)] = &[
+    ("run_shell_command", "Bash"),
+    ("write_file", "Write"),
+    ("replace", "Edit"),
+    ("read_file", "Read"),
+    ("glob", "Glob"),
+    ("search_file_content", "Grep"),
+    ("list_directory", "LS"),
+    ("web_fetch", "WebFetch"),
+    ("google_web_search", "WebSearch"),
+    ("write_todos", "TodoWrite"),
+];
+
+pub(super) fn decode(value: Value) -> Result<Event, EventError> {
+    let Value::Object(mut record) = value else {
+        return Err(EventError::NotAnObject);
+    };
+    if let Some(name) = record.get("hook_event_name").cloned() {
+        record.insert("agent_event_name".into(), name);
+    }
+    let canonical = record
+        .get("tool_name")
+        .and_then(Value::as_str)
+        .and_then(|tool| TOOLS.iter().find(|(gemini, _)| *gemini == tool))
+        .map(|(gemini, canonical)| (*gemini, *canonical));
+    if let Some((gemini, canonical)) = canonical {
+        record.insert("agent_tool_name".into(), gemini.into());
+        record.insert("tool_name".into(), canonical.into());
+    }
+    Event::from_json(Value::Object(record))
+}
+
+pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
+    let name = event.name();
+    let agent_name = event
+        .record()
+        .get("agent_event_name")
+        .and_then(Value::as_str)
+        .unwrap_or(name.as_str());
+    let mut draft = Draft::new(outcome, agent_name);
+    let blockable = matches!(
+        name,
+        EventName::PreToolUse
+            | EventName::PostToolUse
+            | EventName::UserPromptSubmit
+            | EventName::Stop
+            | EventName::PreModelRequest
+            | EventName::PostModelResponse
+    );
+    match (
+        blocking_reason(&outcome.verdict, "Gemini CLI hooks"),
+        &outcome.verdict,
+    ) {
+        (Some(reason), _) if blockable => {
+            draft.body.insert("decision".into(), "deny".into());
+            draft.body.insert("reason".into(), reason.into());
+        }
+        (Some(reason), _) => draft.unblockable(&reason),
+        (None, Verdict::Allow { reason }) if name == EventName::PreToolUse => {
+            draft.body.insert("decision".into(), "allow".into());
+            if let Some(reason) = reason {
+                draft.body.insert("reason".into(), reason.clone().into());
+            }
+        }
+        _ => {}
+    }
+    if let (Some(input), EventName::PreToolUse) = (&outcome.updated_input, name) {
+        draft.specific.insert("tool_input".into(), input.clone());
+    }
+    if let Some(output) = outcome
+        .updated_output
+        .as_ref()
+        .filter(|_| name.has_tool_output())
+    {
+        draft
+            .specific
+            .insert("tool_output".into(), model_text(output).into());
+    }
+    draft.context(matches!(
+        name,
+        EventName::PostToolUse | EventName::UserPromptSubmit | EventName::SessionStart
+    ));
+    draft.finish()
+}
+
+/// What the model reads of a tool output: Gemini CLI's `llmContent` when
+/// the output is its `tool_response` shape, else the output as text.
+fn model_text(output: &Value) -> String {
+    match output.get("llmContent") {
+        Some(Value::String(text)) => text.clone(),
+        _ => plain_text(output).into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn events_and_tools_are_mapped_and_originals_kept() {
+        let event = decode(json!({
+            "hook_event_name": "BeforeTool", "session_id": "g1", "cwd": "/p",
+            "timestamp": "2026-11-21T10:00:00Z",
+            "tool_name": "run_shell_command", "tool_input": {"command": "ls"},
+            "mcp_context": {"server": "x"}
+        }))
+        .unwrap();
+        assert_eq!(event.name(), EventName::PreToolUse);
+        assert_eq!(event.tool_name(), Some("Bash"));
+        assert_eq!(event.record()["agent_tool_name"], "run_shell_command");
+        assert_eq!(event.record()["agent_event_name"], "BeforeTool");
+        assert_eq!(event.record()["mcp_context"], json!({"server": "x"}));
+        let unknown =
+            decode(json!({"hook_event_name": "AfterTool", "tool_name": "mcp__a__b"})).unwrap();
+        assert_eq!(unknown.tool_name(), Some("mcp__a__b"));
+    }
+
+    #[test]
+    fn answers_use_gemini_names() {
+        let event =
+            decode(json!({"hook_event_name": "BeforeTool", "tool_name": "run_shell_command"}))
+                .unwrap();
+        let mut outcome = Outcome::proceed();
+        outcome.updated_input = Some(json!({"command": "ls -a"}));
+        assert_eq!(
+            encode(&event, &outcome).body,
+            json!({"hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": {"command": "ls -a"}}})
+        );
+        outcome.verdict = Verdict::Deny {
+            reason: "no".into(),
+        };
+        assert_eq!(encode(&event, &outcome).body["decision"], "deny");
+    }
+
+    #[test]
+    fn a_rewritten_output_replaces_what_the_model_reads() {
+        let event = decode(
+            json!({"hook_event_name": "AfterTool", "tool_name": "read_file",
+            "tool_response": {"llmContent": "key=AKIA…", "returnDisplay": "key=AKIA…"}}),
+        )
+        .unwrap();
+        let mut outcome = Outcome::proceed();
+        outcome.updated_output =
+            Some(json!({"llmContent": "key=[REDACTED]", "returnDisplay": "key=[REDACTED]"}));
+        assert_eq!(
+            encode(&event, &outcome).body,
+            json!({"hookSpecificOutput": {"hookEventName": "AfterTool", "tool_output": "key=[REDACTED]"}})
+        );
+        outcome.updated_output = Some(json!(["a", 1]));
+        assert_eq!(
+            encode(&event, &outcome).body["hookSpecificOutput"]["tool_output"],
+            r#"["a",1]"#
+        );
+    }
+}

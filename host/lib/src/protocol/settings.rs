@@ -1,0 +1,298 @@
+//! Installing wasm-hooks as the hook of Claude Code: adding and removing
+//! its entries in a `settings.json`, editing the text in place (through a
+//! concrete syntax tree) so that everything else — other settings, other
+//! hooks, comments, formatting — stays byte for byte.
+//!
+//! An entry is ours when it is a `command` hook running `… wasm-hooks hook
+//! …`, or the `http` hook of the URL installed. Installing twice changes
+//! nothing; uninstalling removes exactly our entries, then the groups and
+//! event lists they leave empty.
+
+use jsonc_parser::ParseOptions;
+use jsonc_parser::cst::{CstArray, CstInputValue, CstObject, CstRootNode};
+use serde_json::Value;
+
+use wasm_hooks_core::EventName;
+
+/// The Claude Code events wasm-hooks is installed on.
+pub const CLAUDE_EVENTS: [EventName; 10] = [
+    EventName::PreToolUse,
+    EventName::PostToolUse,
+    EventName::PostToolUseFailure,
+    EventName::UserPromptSubmit,
+    EventName::Stop,
+    EventName::SubagentStop,
+    EventName::SessionStart,
+    EventName::SessionEnd,
+    EventName::Notification,
+    EventName::PreCompact,
+];
+
+/// The hook entry to install.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InstalledHook {
+    /// A command hook running this command line (`… wasm-hooks hook …`).
+    Command(String),
+    /// An HTTP hook posting to this URL (`wasm-hooks serve`).
+    Http(String),
+}
+
+impl InstalledHook {
+    fn entry(&self) -> CstInputValue {
+        let fields = match self {
+            InstalledHook::Command(command) => vec![
+                ("type".to_owned(), "command".into()),
+                ("command".to_owned(), command.as_str().into()),
+            ],
+            InstalledHook::Http(url) => vec![
+                ("type".to_owned(), "http".into()),
+                ("url".to_owned(), url.as_str().into()),
+            ],
+        };
+        CstInputValue::Object(fields)
+    }
+
+    /// Whether a hook entry of a settings file is this one (for a
+    /// command: any command line running `wasm-hooks hook`).
+    fn is(&self, entry: &Value) -> bool {
+        match self {
+            InstalledHook::Command(_) => entry["type"] == "command" && runs_us(&entry["command"]),
+            InstalledHook::Http(url) => entry["type"] == "http" && entry["url"] == url.as_str(),
+        }
+    }
+}
+
+/// `… wasm-hooks hook …`: a program named `wasm-hooks` whose first
+/// argument is `hook`.
+fn runs_us(command: &Value) -> bool {
+    let words = command.as_str().and_then(shlex::split).unwrap_or_default();
+    matches!(words.as_slice(), [program, sub, ..] if program.rsplit('/').next() == Some("wasm-hooks") && sub == "hook")
+}
+
+/// A settings file that is not a JSON object.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SettingsError(String);
+
+fn parse(text: &str) -> Result<(CstRootNode, CstObject), SettingsError> {
+    let text = if text.trim().is_empty() { "{}\n" } else { text };
+    let root = CstRootNode::parse(text, &ParseOptions::default())
+        .map_err(|e| SettingsError(format!("not JSON: {e}")))?;
+    let object = root
+        .object_value()
+        .ok_or_else(|| SettingsError("the settings are not a JSON object".into()))?;
+    Ok((root, object))
+}
+
+fn hooks_object(settings: &CstObject) -> Result<CstObject, SettingsError> {
+    match settings.get("hooks") {
+        None => Ok(settings.object_value_or_set("hooks")),
+        Some(prop) => prop
+            .value()
+            .and_then(|v| v.as_object())
+            .ok_or_else(|| SettingsError("`hooks` is not an object".into())),
+    }
+}
+
+/// `text` with `hook` added on every event of [`CLAUDE_EVENTS`] that lacks
+/// it; `None` when it is already everywhere.
+///
+/// # Errors
+/// When the settings are not a JSON object or their `hooks` (or an event's
+/// list) has another type.
+pub fn install(text: &str, hook: &InstalledHook) -> Result<Option<String>, SettingsError> {
+    let (root, settings) = parse(text)?;
+    let hooks = hooks_object(&settings)?;
+    let mut changed = false;
+    for event in CLAUDE_EVENTS {
+        let groups = event_list(&hooks, event.as_str())?;
+        let present = groups.elements().iter().any(|group| {
+            group.to_serde_value().is_some_and(|g| {
+                g["hooks"]
+                    .as_array()
+                    .is_some_and(|entries| entries.iter().any(|e| hook.is(e)))
+            })
+        });
+        if present {
+            continue;
+        }
+        let mut group = Vec::new();
+        if tool_event(event) {
+            group.push(("matcher".to_owned(), "*".into()));
+        }
+        group.push(("hooks".to_owned(), CstInputValue::Array(vec![hook.entry()])));
+        groups.append(CstInputValue::Object(group));
+        changed = true;
+    }
+    Ok(changed.then(|| root.to_string()))
+}
+
+fn tool_event(event: EventName) -> bool {
+    matches!(
+        event,
+        EventName::PreToolUse | EventName::PostToolUse | EventName::PostToolUseFailure
+    )
+}
+
+fn event_list(hooks: &CstObject, event: &str) -> Result<CstArray, SettingsError> {
+    match hooks.get(event) {
+        None => Ok(hooks.array_value_or_set(event)),
+        Some(prop) => prop
+            .value()
+            .and_then(|v| v.as_array())
+            .ok_or_else(|| SettingsError(format!("`hooks.{event}` is not a list"))),
+    }
+}
+
+/// `text` without `hook`'s entries, and the number removed; `None` when
+/// there were none.
+///
+/// # Errors
+/// When the settings are not a JSON object.
+pub fn uninstall(
+    text: &str,
+    hook: &InstalledHook,
+) -> Result<Option<(String, usize)>, SettingsError> {
+    let (root, settings) = parse(text)?;
+    let Some(hooks) = settings.object_value("hooks") else {
+        return Ok(None);
+    };
+    let mut removed = 0;
+    for event in hooks.properties() {
+        let Some(groups) = event.value().and_then(|v| v.as_array()) else {
+            continue;
+        };
+        for group in groups.elements() {
+            let Some(entries) = group.as_object().and_then(|g| g.array_value("hooks")) else {
+                continue;
+            };
+            let before = entries.elements().len();
+            for entry in entries.elements() {
+                if entry.to_serde_value().is_some_and(|e| hook.is(&e)) {
+                    entry.remove();
+                    removed += 1;
+                }
+            }
+            if before > 0 && entries.elements().is_empty() {
+                group.remove();
+            }
+        }
+        if groups.elements().is_empty() {
+            event.remove();
+        }
+    }
+    if removed == 0 {
+        return Ok(None);
+    }
+    if hooks.properties().is_empty()
+        && let Some(prop) = settings.get("hooks")
+    {
+        prop.remove();
+    }
+    Ok(Some((root.to_string(), removed)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SETTINGS: &str = r#"{
+  // the team's settings
+  "permissions": { "allow": ["Bash(ls:*)"],   "deny": [] },
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "Bash", "hooks": [ { "type": "command", "command": "./audit.sh" } ] }
+    ]
+  },
+  "model": "opus"
+}
+"#;
+
+    fn value_of(text: &str) -> Value {
+        let (_, settings) = parse(text).unwrap();
+        settings.to_serde_value().unwrap()
+    }
+
+    fn ours() -> InstalledHook {
+        InstalledHook::Command("/opt/bin/wasm-hooks hook --protocol claude".into())
+    }
+
+    #[test]
+    fn install_adds_every_event_once_and_keeps_the_rest() {
+        let installed = install(SETTINGS, &ours()).unwrap().unwrap();
+        let value: Value = value_of(&installed);
+        for event in CLAUDE_EVENTS {
+            let groups = value["hooks"][event.as_str()].as_array().unwrap();
+            let ours_count = groups
+                .iter()
+                .flat_map(|g| g["hooks"].as_array().unwrap())
+                .filter(|e| ours().is(e))
+                .count();
+            assert_eq!(ours_count, 1, "{event:?}");
+        }
+        assert_eq!(
+            value["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+            "./audit.sh"
+        );
+        assert_eq!(value["hooks"]["PreToolUse"][1]["matcher"], "*");
+        assert!(value["hooks"]["Stop"][0].get("matcher").is_none());
+        for kept in [
+            "  // the team's settings\n",
+            r#"  "permissions": { "allow": ["Bash(ls:*)"],   "deny": [] },"#,
+            r#"      { "matcher": "Bash", "hooks": [ { "type": "command", "command": "./audit.sh" } ] }"#,
+            r#"  "model": "opus""#,
+        ] {
+            assert!(installed.contains(kept), "{kept} in:\n{installed}");
+        }
+        assert_eq!(install(&installed, &ours()).unwrap(), None, "idempotent");
+    }
+
+    #[test]
+    fn uninstall_removes_exactly_ours() {
+        let installed = install(SETTINGS, &ours()).unwrap().unwrap();
+        // Ours under another path counts too.
+        let (removed, count) = uninstall(
+            &installed,
+            &InstalledHook::Command("wasm-hooks hook".into()),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(count, CLAUDE_EVENTS.len());
+        assert_eq!(removed, SETTINGS);
+        assert_eq!(uninstall(&removed, &ours()).unwrap(), None);
+    }
+
+    #[test]
+    fn http_entries_and_empty_files() {
+        let http = InstalledHook::Http("http://127.0.0.1:8787/hook".into());
+        let installed = install("", &http).unwrap().unwrap();
+        let (removed, _) = uninstall(&installed, &http).unwrap().unwrap();
+        assert_eq!(value_of(&removed), serde_json::json!({}));
+        assert!(
+            install("[1]", &http)
+                .unwrap_err()
+                .to_string()
+                .contains("not a JSON object")
+        );
+        assert!(
+            install(r#"{"hooks": {"Stop": 3}}"#, &http)
+                .unwrap_err()
+                .to_string()
+                .contains("`hooks.Stop` is not a list")
+        );
+    }
+
+    #[test]
+    fn our_command_is_recognised_by_program_and_subcommand() {
+        for (command, ours) in [
+            ("wasm-hooks hook", true),
+            ("/usr/local/bin/wasm-hooks hook --protocol claude", true),
+            ("'/path with space/wasm-hooks' hook", true),
+            ("wasm-hooks run", false),
+            ("my-wasm-hooks hook", false),
+            ("./audit.sh", false),
+        ] {
+            assert_eq!(runs_us(&Value::from(command)), ours, "{command}");
+        }
+    }
+}

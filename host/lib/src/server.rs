@@ -1,0 +1,157 @@
+//! The engine behind an HTTP endpoint, for agents' HTTP hooks (Claude
+//! Code's `type: "http"`): events are POSTed to `/hook` as the agent's
+//! event JSON and answered with the JSON its command hook would print, so
+//! the agent pays no process start per event and compiled plugins stay
+//! warm. `GET /health` answers `{"status": "ok", "hooks": N}`.
+//!
+//! Requests are handled concurrently; a body over the size limit gets 413,
+//! a body that is not an event 400, and, when a token is set, a request
+//! without `Authorization: Bearer <token>` 401.
+
+use std::future::Future;
+use std::io;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+
+use crate::engine::HookEngine;
+
+use crate::protocol::Protocol;
+
+/// The default request body limit: 1 MiB.
+pub const DEFAULT_MAX_BODY: usize = 1024 * 1024;
+
+/// An HTTP front for a [`HookEngine`]. Build it, then serve it on a TCP
+/// or Unix listener until a shutdown future completes.
+#[derive(Debug, Clone)]
+pub struct HookServer {
+    engine: HookEngine,
+    protocol: Protocol,
+    token: Option<String>,
+    max_body: usize,
+}
+
+impl HookServer {
+    /// Answer in `protocol`, with no token and a 1 MiB body limit.
+    pub fn new(engine: HookEngine, protocol: Protocol) -> Self {
+        Self {
+            engine,
+            protocol,
+            token: None,
+            max_body: DEFAULT_MAX_BODY,
+        }
+    }
+
+    /// Require `Authorization: Bearer <token>` on `/hook`.
+    pub fn token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// Refuse bodies larger than this (413).
+    pub fn max_body(mut self, bytes: usize) -> Self {
+        self.max_body = bytes;
+        self
+    }
+
+    fn router(&self) -> axum::Router {
+        axum::Router::new()
+            .route("/hook", post(hook))
+            .route("/health", get(health))
+            .layer(DefaultBodyLimit::max(self.max_body))
+            .with_state(Arc::new(self.clone()))
+    }
+
+    /// Serve on a TCP listener until `shutdown` completes; requests in
+    /// flight are finished first.
+    ///
+    /// # Errors
+    /// When accepting connections fails for good.
+    pub async fn serve_tcp(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> io::Result<()> {
+        self.serve(listener, shutdown).await
+    }
+
+    /// Serve on a Unix socket until `shutdown` completes; requests in
+    /// flight are finished first.
+    ///
+    /// # Errors
+    /// When accepting connections fails for good.
+    pub async fn serve_unix(
+        self,
+        listener: tokio::net::UnixListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> io::Result<()> {
+        self.serve(listener, shutdown).await
+    }
+
+    async fn serve<L>(
+        self,
+        listener: L,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> io::Result<()>
+    where
+        L: axum::serve::Listener,
+        L::Addr: std::fmt::Debug,
+    {
+        axum::serve(listener, self.router())
+            .with_graceful_shutdown(shutdown)
+            .await
+    }
+}
+
+fn error(status: StatusCode, message: String) -> Response {
+    (status, Json(json!({ "error": message }))).into_response()
+}
+
+async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: Bytes) -> Response {
+    if let Some(token) = &server.token {
+        let given = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        if given != Some(token.as_str()) {
+            return error(
+                StatusCode::UNAUTHORIZED,
+                "missing or wrong bearer token".into(),
+            );
+        }
+    }
+    let value: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                format!("the body is not JSON: {e}"),
+            );
+        }
+    };
+    let event = match server.protocol.decode(value) {
+        Ok(e) => e,
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                format!("the body is not an event: {e}"),
+            );
+        }
+    };
+    let outcome = server.engine.dispatch(&event).await;
+    let answer = server.protocol.encode(&event, &outcome);
+    for line in &answer.stderr {
+        tracing::warn!("{line}");
+    }
+    Json(answer.body).into_response()
+}
+
+async fn health(State(server): State<Arc<HookServer>>) -> Json<Value> {
+    Json(json!({ "status": "ok", "hooks": server.engine.hooks().len() }))
+}

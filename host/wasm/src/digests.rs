@@ -1,0 +1,190 @@
+//! The sha256 of each plugin file as last read, remembered by the file's
+//! identity, so that a fresh process whose compiled entry is in the cache
+//! never reads nor hashes the plugin itself (a third of a cached load).
+//!
+//! A record is `<cache dir>/digests/<hash of the path>`: one line with the
+//! file's device, inode, length, modification and change times, this
+//! host's WIT package (the record also says the file's WIT stamps fit it)
+//! and the sha256, and a second with the path (so that a record whose file
+//! is gone or changed can be pruned). Any write to the file moves its change time, which no
+//! unprivileged process can set back, so a changed file never matches its
+//! old record. A file changed less than a second before it was read is not
+//! recorded: a second write within the clock's resolution could otherwise
+//! go unseen. Records are trusted like cache entries: only when this user
+//! owns them and nobody else can write them.
+
+use std::fs::Metadata;
+use std::io::{Read as _, Write as _};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use super::WIT_PACKAGE;
+use super::cache::CacheSurvey;
+use wasm_hooks_core::sha256_hex;
+
+/// How long a file must have been left alone before its digest is
+/// recorded.
+const SETTLED: Duration = Duration::from_secs(1);
+
+/// What tells one version of a file from another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct FileId {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl FileId {
+    /// The identity of the file at `path` now.
+    pub(super) fn of(path: &Path) -> std::io::Result<Self> {
+        let meta = std::fs::metadata(path)?;
+        let ns = |secs: i64, nanos: i64| i128::from(secs) * 1_000_000_000 + i128::from(nanos);
+        Ok(Self {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+            ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+
+    /// Whether the file was last changed long enough ago to be recorded.
+    fn settled(&self) -> bool {
+        let now = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i128);
+        now - self.ctime_ns >= SETTLED.as_nanos() as i128
+    }
+
+    /// The start of this version's record, up to the sha256.
+    fn key(&self) -> String {
+        format!(
+            "{} {} {} {} {} {WIT_PACKAGE} ",
+            self.dev, self.ino, self.len, self.mtime_ns, self.ctime_ns
+        )
+    }
+}
+
+/// The digests recorded in a compile cache's directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct DigestIndex {
+    dir: PathBuf,
+}
+
+impl DigestIndex {
+    /// The index of the cache in `cache_dir`.
+    pub(super) fn new(cache_dir: &Path) -> Self {
+        Self {
+            dir: cache_dir.join("digests"),
+        }
+    }
+
+    fn record(&self, plugin: &Path) -> PathBuf {
+        let mut name = sha256_hex(plugin.as_os_str().as_encoded_bytes());
+        name.truncate(32);
+        self.dir.join(name)
+    }
+
+    /// The sha256 of the plugin at `plugin` when its record matches `id`.
+    pub(super) fn lookup(&self, plugin: &Path, id: &FileId) -> Option<String> {
+        let mut file = std::fs::File::open(self.record(plugin)).ok()?;
+        if !owned_by_me_only(&file.metadata().ok()?) {
+            return None;
+        }
+        let mut text = String::new();
+        file.read_to_string(&mut text).ok()?;
+        let sha256 = text.strip_prefix(&id.key())?.lines().next()?;
+        (sha256.len() == 64 && sha256.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| sha256.to_owned())
+    }
+
+    /// Record that the plugin at `plugin`, as of `id` (taken before it was
+    /// read), has this sha256. Failures are only logged: the index saves
+    /// time, it is never needed.
+    pub(super) fn remember(&self, plugin: &Path, id: &FileId, sha256: &str) {
+        if !id.settled() {
+            return;
+        }
+        let write = || -> std::io::Result<()> {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&self.dir)?;
+            let mut file = tempfile::NamedTempFile::new_in(&self.dir)?;
+            writeln!(file, "{}{sha256}", id.key())?;
+            file.write_all(plugin.as_os_str().as_bytes())?;
+            writeln!(file)?;
+            file.persist(self.record(plugin)).map_err(|e| e.error)?;
+            Ok(())
+        };
+        if let Err(e) = write() {
+            tracing::debug!(plugin = %plugin.display(), "digest index: cannot write: {e}");
+        }
+    }
+
+    /// Add to `survey` every record, those of them that no longer match
+    /// their file (gone, changed, or recorded by a host of another WIT
+    /// version), and abandoned temporary files.
+    pub(super) fn survey(&self, survey: &mut CacheSurvey) -> std::io::Result<()> {
+        for path in read_dir_if_any(&self.dir)? {
+            if is_temporary(&path) {
+                if is_abandoned(&path) {
+                    survey.temporary.push(path);
+                }
+                continue;
+            }
+            survey.records += 1;
+            if !record_matches_its_file(&path) {
+                survey.stale_records.push(path);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether the record at `record` still describes the file it names.
+fn record_matches_its_file(record: &Path) -> bool {
+    let Ok(text) = std::fs::read(record) else {
+        return false;
+    };
+    let mut lines = text.split(|b| *b == b'\n');
+    let (Some(first), Some(path)) = (lines.next(), lines.next()) else {
+        return false;
+    };
+    let plugin = Path::new(std::ffi::OsStr::from_bytes(path));
+    FileId::of(plugin).is_ok_and(|id| first.starts_with(id.key().as_bytes()))
+}
+
+/// Whether `path` is a temporary file of an unfinished (or crashed) write.
+pub(super) fn is_temporary(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|name| name.as_encoded_bytes().starts_with(b".tmp"))
+}
+
+/// Whether a temporary file has sat for so long (an hour) that no write in
+/// progress can own it.
+pub(super) fn is_abandoned(path: &Path) -> bool {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > Duration::from_secs(3600)))
+}
+
+/// The paths in `dir`; none when it does not exist.
+pub(super) fn read_dir_if_any(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => entries.map(|e| e.map(|e| e.path())).collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether this user owns the file and nobody else may write it.
+pub(super) fn owned_by_me_only(meta: &Metadata) -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    meta.uid() == me && meta.mode() & 0o022 == 0
+}

@@ -1,0 +1,280 @@
+//! The wasm handler: hooks that are sandboxed WebAssembly components.
+//!
+//! [`WasmRuntime`] is the process-wide part (one `wasmtime::Engine` with the
+//! component model, fuel and epochs on, the pooling allocator where the
+//! machine allows it, one linker, a background epoch ticker); [`Plugin`] is
+//! one compiled component, checked against the hook world once at load;
+//! [`WasmHook`] is a plugin with one hook's config and limits, and is the
+//! [`Handler`] the engine runs. Every event gets a fresh `Store` and instance
+//! from the plugin's `InstancePre`, with WASI granting nothing: no
+//! environment, no files, no network, empty stdin, stdout and stderr
+//! captured with a cap.
+
+mod abi;
+mod cache;
+mod digests;
+mod grants;
+mod inspect;
+mod kv;
+mod limits;
+mod plugin;
+mod runtime;
+mod state;
+mod stdio;
+mod v0_1;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use wasmtime::component::ResourceTable;
+use wasmtime::{Store, Trap, UpdateDeadline};
+use wasmtime_wasi::WasiCtxBuilder;
+
+pub use cache::{CacheSurvey, CompileCache};
+pub use grants::{GrantBase, GrantedDir, Grants};
+pub use inspect::PluginInfo;
+pub use limits::{LimitOverrides, WasmLimits};
+pub use plugin::Plugin;
+pub use runtime::{WasmRuntime, WasmRuntimeBuilder};
+
+use self::state::{HostState, Limiter, LogLines};
+use self::stdio::CappedPipe;
+use wasm_hooks_core::{
+    Event, EventName, Handler, HandlerFuture, HookError, HookId, HookOutput, HookResult, Reply,
+};
+
+/// The WIT package this host implements.
+pub const WIT_PACKAGE: &str = v0_1::WIT_PACKAGE;
+
+/// A plugin bound to one hook's config, limits and grants: the wasm
+/// [`Handler`].
+#[derive(Debug, Clone)]
+pub struct WasmHook {
+    plugin: Plugin,
+    config: Arc<str>,
+    limits: WasmLimits,
+    grants: Grants,
+}
+
+impl WasmHook {
+    /// A hook running `plugin` with this `config` (a JSON object, handed to
+    /// the plugin through `host.config`) and these limits, granted nothing.
+    pub fn new(plugin: Plugin, config: &serde_json::Value, limits: WasmLimits) -> Self {
+        Self {
+            plugin,
+            config: Arc::from(config.to_string()),
+            limits,
+            grants: Grants::default(),
+        }
+    }
+
+    /// This hook, with these capabilities granted.
+    pub fn with_grants(mut self, grants: Grants) -> Self {
+        self.grants = grants;
+        self
+    }
+
+    /// The limits every call of this hook runs under.
+    pub fn limits(&self) -> &WasmLimits {
+        &self.limits
+    }
+
+    async fn call(&self, hook: &HookId, event: &Event) -> Reply {
+        let limits = &self.limits;
+        let compiled = self.plugin.current();
+        let stdout = CappedPipe::new(limits.output_bytes());
+        let stderr = CappedPipe::new(limits.output_bytes());
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.stdout(stdout.clone()).stderr(stderr.clone());
+        if let Err(message) = self.grants.apply(&mut wasi) {
+            return Reply {
+                result: Err(HookError::Failed {
+                    hook: hook.clone(),
+                    message,
+                }),
+                output: HookOutput::default(),
+            };
+        }
+        let runtime = self.plugin.runtime();
+        let mut store = Store::new(
+            runtime.engine(),
+            HostState {
+                wasi: wasi.build(),
+                table: ResourceTable::new(),
+                limiter: Limiter::new(limits),
+                hook: hook.clone(),
+                config: self.config.clone(),
+                logs: LogLines::new(limits.output_bytes()),
+                kv: runtime.kv_scope(&self.plugin, event.session_id()),
+            },
+        );
+        store.limiter(|s| &mut s.limiter);
+        // Fuel is enabled on the engine, so setting it cannot fail.
+        let _ = store.set_fuel(limits.fuel);
+        // At every epoch tick past the first, check the real deadline: stop
+        // the plugin past it, else let other tasks run before going on.
+        let timeout = Duration::from_millis(limits.timeout_ms);
+        let deadline = Instant::now() + timeout;
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_callback(move |_| {
+            Ok(if Instant::now() >= deadline {
+                UpdateDeadline::Interrupt
+            } else {
+                UpdateDeadline::Yield(1)
+            })
+        });
+
+        // The timer also bounds time spent blocked in host calls, where
+        // epochs cannot interrupt.
+        let answer =
+            tokio::time::timeout(timeout, v0_1::call(&compiled.pre, &mut store, event)).await;
+
+        let (stdout, out_cut) = stdout.contents();
+        let (stderr, err_cut) = stderr.contents();
+        let memory_hit = store.data().limiter.memory_hit;
+        let logs = std::mem::replace(&mut store.data_mut().logs, LogLines::new(0));
+        drop(store);
+        let result = match answer {
+            Err(_) => Err(HookError::Timeout {
+                hook: hook.clone(),
+                limit_ms: limits.timeout_ms,
+            }),
+            Ok(Err(trap)) => Err(classify_trap(&trap, hook, limits, memory_hit, &stderr)),
+            Ok(Ok(Err(message))) => Err(HookError::Failed {
+                hook: hook.clone(),
+                message,
+            }),
+            Ok(Ok(Ok(outcome))) => check_answer(outcome, event.name(), hook, limits),
+        };
+        Reply {
+            result,
+            output: HookOutput {
+                stdout,
+                stderr,
+                logs: logs.lines,
+                truncated: out_cut || err_cut || logs.truncated,
+            },
+        }
+    }
+}
+
+impl Handler for WasmHook {
+    fn handle<'a>(&'a self, hook: &'a HookId, event: &'a Event) -> HandlerFuture<'a> {
+        Box::pin(self.call(hook, event))
+    }
+
+    fn details(&self) -> Vec<String> {
+        let l = &self.limits;
+        vec![
+            format!(
+                "plugin {} (sha256 {}, {})",
+                self.plugin.path().display(),
+                self.plugin.sha256(),
+                if self.plugin.from_cache() {
+                    "from the compile cache"
+                } else {
+                    "compiled"
+                }
+            ),
+            format!("grants: {}", self.grants),
+            format!(
+                "limits: fuel {}, timeout_ms {}, memory_mb {}, max_result_kb {}, \
+                 max_output_kb {}, max_table_elements {}",
+                l.fuel,
+                l.timeout_ms,
+                l.memory_mb,
+                l.max_result_kb,
+                l.max_output_kb,
+                l.max_table_elements
+            ),
+        ]
+    }
+}
+
+/// Turn a wasmtime error into the failure that names the limit hit, telling
+/// trap kinds apart by type, never by message text.
+fn classify_trap(
+    error: &wasmtime::Error,
+    hook: &HookId,
+    limits: &WasmLimits,
+    memory_hit: bool,
+    stderr: &str,
+) -> HookError {
+    let hook = hook.clone();
+    match error.downcast_ref::<Trap>() {
+        Some(Trap::OutOfFuel) => HookError::FuelExhausted {
+            hook,
+            fuel: limits.fuel,
+        },
+        Some(Trap::Interrupt) => HookError::Timeout {
+            hook,
+            limit_ms: limits.timeout_ms,
+        },
+        _ if memory_hit => HookError::MemoryLimit {
+            hook,
+            limit_mb: limits.memory_mb,
+        },
+        trap => {
+            let what = trap.map_or_else(|| format!("{error:#}"), ToString::to_string);
+            let said: Vec<&str> = stderr
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with("note: run with"))
+                .collect();
+            let message = if said.is_empty() {
+                what
+            } else {
+                format!("{what}; stderr: {}", said.join(" / "))
+            };
+            HookError::Trap { hook, message }
+        }
+    }
+}
+
+/// Apply the result-size limit, then convert the answer.
+fn check_answer(
+    outcome: v0_1::WitOutcome,
+    event: EventName,
+    hook: &HookId,
+    limits: &WasmLimits,
+) -> Result<HookResult, HookError> {
+    let size = outcome.size();
+    if size > limits.result_bytes() {
+        return Err(HookError::ResultTooLarge {
+            hook: hook.clone(),
+            size_kb: (size as u64).div_ceil(1024),
+            limit_kb: limits.max_result_kb,
+        });
+    }
+    outcome
+        .into_result(event)
+        .map_err(|message| HookError::BadResult {
+            hook: hook.clone(),
+            message,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_that_are_not_components_are_refused_before_compiling() {
+        let runtime = WasmRuntime::builder().no_cache().build().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let core = dir.path().join("core.wasm");
+        std::fs::write(&core, b"\0asm\x01\0\0\0").unwrap();
+        let text = dir.path().join("text.wasm");
+        std::fs::write(&text, b"hello").unwrap();
+        let err = runtime.load(&core).unwrap_err().to_string();
+        assert!(
+            err.contains("core.wasm") && err.contains("core wasm module"),
+            "{err}"
+        );
+        let err = runtime.load(&text).unwrap_err().to_string();
+        assert!(
+            err.contains("text.wasm") && err.contains("not a WebAssembly file"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,279 @@
+//! One plugin file, compiled and checked against the hook world, ready to
+//! instantiate; and its hot reload, which swaps the compiled version
+//! atomically while calls already running keep the one they started with.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
+
+use super::WIT_PACKAGE;
+use super::abi;
+use super::digests::FileId;
+use super::runtime::WasmRuntime;
+use super::state::HostState;
+use super::v0_1;
+use wasm_hooks_core::Error;
+use wasm_hooks_core::sha256_hex;
+
+/// One loaded plugin. Cheap to clone; clones share the compiled version.
+#[derive(Clone)]
+pub struct Plugin {
+    inner: Arc<PluginInner>,
+}
+
+pub(super) struct PluginInner {
+    path: PathBuf,
+    /// Its name in the `kv` store: the file, so that values survive a
+    /// rebuild or a hot reload.
+    kv_name: Arc<str>,
+    /// The sha256 the hook file pinned, if any.
+    pinned: Option<String>,
+    runtime: WasmRuntime,
+    current: RwLock<Arc<Compiled>>,
+    /// The file as last looked at, loaded or not (so a broken file is not
+    /// recompiled on every poll).
+    seen: Mutex<FileId>,
+}
+
+/// One compiled version of a plugin.
+pub(super) struct Compiled {
+    pub(super) pre: v0_1::HookPre<HostState>,
+    sha256: String,
+    from_cache: bool,
+}
+
+impl std::fmt::Debug for Plugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plugin")
+            .field("path", &self.inner.path)
+            .field("sha256", &self.sha256())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Plugin {
+    pub(super) fn load(
+        runtime: WasmRuntime,
+        path: &Path,
+        pinned: Option<String>,
+    ) -> Result<Self, Error> {
+        let started = std::time::Instant::now();
+        let id = FileId::of(path).map_err(|e| read_error(path, &e))?;
+        let compiled = compile(&runtime, path, &id, pinned.as_deref())?;
+        tracing::debug!(
+            plugin = %path.display(),
+            from_cache = compiled.from_cache,
+            elapsed = ?started.elapsed(),
+            "plugin loaded"
+        );
+        Ok(Self {
+            inner: Arc::new(PluginInner {
+                path: path.to_owned(),
+                kv_name: Arc::from(path.to_string_lossy()),
+                pinned,
+                runtime,
+                current: RwLock::new(Arc::new(compiled)),
+                seen: Mutex::new(id),
+            }),
+        })
+    }
+
+    pub(super) fn downgrade(&self) -> Weak<PluginInner> {
+        Arc::downgrade(&self.inner)
+    }
+
+    pub(super) fn upgrade(weak: &Weak<PluginInner>) -> Option<Self> {
+        weak.upgrade().map(|inner| Self { inner })
+    }
+
+    pub(super) fn runtime(&self) -> &WasmRuntime {
+        &self.inner.runtime
+    }
+
+    pub(super) fn kv_name(&self) -> &Arc<str> {
+        &self.inner.kv_name
+    }
+
+    /// The file the plugin was loaded from.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// The sha256 (hex) of the version in use.
+    pub fn sha256(&self) -> String {
+        self.current().sha256.clone()
+    }
+
+    /// Whether the version in use was read from the compile cache rather
+    /// than compiled.
+    pub fn from_cache(&self) -> bool {
+        self.current().from_cache
+    }
+
+    /// The version in use; a call holds on to it until it finishes.
+    pub(super) fn current(&self) -> Arc<Compiled> {
+        self.inner
+            .current
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Reload the file if it changed since it was last looked at: true when
+    /// a new version is now in use.
+    ///
+    /// # Errors
+    /// When the changed file does not load; the old version stays in use.
+    pub fn reload_if_changed(&self) -> Result<bool, Error> {
+        let path = &self.inner.path;
+        let id = FileId::of(path).map_err(|e| read_error(path, &e))?;
+        {
+            let mut seen = self
+                .inner
+                .seen
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if *seen == id {
+                return Ok(false);
+            }
+            *seen = id;
+        }
+        let (bytes, sha256) = read(path, self.inner.pinned.as_deref())?;
+        if sha256 == self.current().sha256 {
+            // Touched, not changed.
+            return Ok(false);
+        }
+        let compiled = prepare(&self.inner.runtime, path, &bytes, sha256)?;
+        self.inner
+            .runtime
+            .remember_digest(path, &id, &compiled.sha256);
+        tracing::info!(plugin = %path.display(), sha256 = %compiled.sha256, "hot reload");
+        *self
+            .inner
+            .current
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(compiled);
+        Ok(true)
+    }
+}
+
+fn read_error(path: &Path, e: &std::io::Error) -> Error {
+    Error::Plugin {
+        path: path.to_owned(),
+        message: match e.kind() {
+            std::io::ErrorKind::NotFound => "file not found".to_owned(),
+            _ => format!("cannot read it: {e}"),
+        },
+    }
+}
+
+/// The plugin at `path`, as of `id`: from the cache without reading the
+/// file when the digest index knows this version of it, else read, checked
+/// and compiled (or fetched from the cache).
+fn compile(
+    runtime: &WasmRuntime,
+    path: &Path,
+    id: &FileId,
+    pinned: Option<&str>,
+) -> Result<Compiled, Error> {
+    if let Some(compiled) = known(runtime, path, id, pinned) {
+        return Ok(compiled);
+    }
+    let (bytes, sha256) = read(path, pinned)?;
+    let compiled = prepare(runtime, path, &bytes, sha256)?;
+    runtime.remember_digest(path, id, &compiled.sha256);
+    Ok(compiled)
+}
+
+/// The plugin from the cache, when the digest index knows this version of
+/// the file, its pin (if any) agrees, and the cache has it. Anything else
+/// takes the long way, which also reports what is wrong.
+fn known(
+    runtime: &WasmRuntime,
+    path: &Path,
+    id: &FileId,
+    pinned: Option<&str>,
+) -> Option<Compiled> {
+    let sha256 = runtime.known_digest(path, id)?;
+    if pinned.is_some_and(|pin| pin != sha256) {
+        return None;
+    }
+    let component = runtime.cached_component(&sha256)?;
+    link(runtime, path, &component, sha256, true).ok()
+}
+
+fn fail(path: &Path, message: String) -> Error {
+    Error::Plugin {
+        path: path.to_owned(),
+        message,
+    }
+}
+
+/// The bytes of the component at `path` and their sha256, which must be
+/// `pinned` when given.
+fn read(path: &Path, pinned: Option<&str>) -> Result<(Vec<u8>, String), Error> {
+    let fail = |message| fail(path, message);
+    let bytes = std::fs::read(path).map_err(|e| read_error(path, &e))?;
+    abi::require_component(&bytes).map_err(fail)?;
+    let sha256 = sha256_hex(&bytes);
+    if let Some(expected) = pinned
+        && expected != sha256
+    {
+        return Err(fail(format!(
+            "sha256 mismatch: the hook file expects {expected}, the file is {sha256}; \
+             refusing to load it"
+        )));
+    }
+    Ok((bytes, sha256))
+}
+
+/// Check the WIT stamps of `bytes`, get the compiled component and check
+/// that it fits the hook world.
+fn prepare(
+    runtime: &WasmRuntime,
+    path: &Path,
+    bytes: &[u8],
+    sha256: String,
+) -> Result<Compiled, Error> {
+    let fail = |message| fail(path, message);
+    let stamps = abi::wit_stamps(bytes).map_err(|e| fail(format!("malformed component: {e}")))?;
+    if let Some(found) = stamps
+        .into_iter()
+        .find(|s| !abi::compatible(s, WIT_PACKAGE))
+    {
+        return Err(Error::IncompatiblePlugin {
+            path: path.to_owned(),
+            found,
+            expected: WIT_PACKAGE,
+        });
+    }
+    let (component, from_cache) = runtime.component(path, bytes, &sha256).map_err(fail)?;
+    link(runtime, path, &component, sha256, from_cache)
+}
+
+/// Check that `component` fits the hook world and make it ready to
+/// instantiate.
+fn link(
+    runtime: &WasmRuntime,
+    path: &Path,
+    component: &wasmtime::component::Component,
+    sha256: String,
+    from_cache: bool,
+) -> Result<Compiled, Error> {
+    let fail = |message| fail(path, message);
+    let instance_pre = runtime
+        .inner
+        .linker
+        .instantiate_pre(component)
+        .map_err(|e| fail(format!("imports something this host does not provide: {e}")))?;
+    let pre = v0_1::HookPre::new(instance_pre).map_err(|e| {
+        fail(format!(
+            "does not fit the hook world of {}: {e}",
+            v0_1::WIT_PACKAGE
+        ))
+    })?;
+    Ok(Compiled {
+        pre,
+        sha256,
+        from_cache,
+    })
+}

@@ -1,0 +1,431 @@
+//! The process-wide wasm runtime: one `wasmtime::Engine` (component model,
+//! fuel and epochs on), its allocator, one linker, the background epoch
+//! ticker, the compile cache, and the optional hot-reload watcher.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+use super::cache::{CacheSurvey, CompileCache};
+use super::digests::FileId;
+use super::kv::{KvScope, KvStore};
+use super::plugin::{Plugin, PluginInner};
+use super::state::HostState;
+use super::v0_1;
+use wasm_hooks_core::Error;
+
+/// How often the background thread advances the engine's epoch: a plugin
+/// past its wall-clock deadline is stopped within about one tick, and a
+/// long-running one yields to other tasks once per tick.
+const EPOCH_TICK: Duration = Duration::from_millis(2);
+
+/// The wasm stack every call gets unless the builder says otherwise: 512
+/// KiB, wasmtime's default, enough for deeply nested serde_json values.
+const DEFAULT_MAX_WASM_STACK_KB: usize = 512;
+
+/// The process-wide wasm runtime. Cheap to clone; all clones share one
+/// engine, one linker and one epoch ticker (which stops when the last clone
+/// is dropped).
+///
+/// # Examples
+/// ```
+/// let runtime = wasm_hooks_wasm::WasmRuntime::builder().no_cache().build()?;
+/// let err = runtime.load("no/such/plugin.wasm".as_ref()).unwrap_err();
+/// assert!(err.to_string().contains("no/such/plugin.wasm"));
+/// # Ok::<(), wasm_hooks_core::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct WasmRuntime {
+    pub(super) inner: Arc<Runtime>,
+}
+
+pub(super) struct Runtime {
+    pub(super) engine: Engine,
+    pub(super) linker: Linker<HostState>,
+    pooling: bool,
+    cache: Option<CompileCache>,
+    /// sha256 (hex) of the engine's precompile compatibility hash.
+    engine_key: String,
+    /// Every plugin loaded, for hot reload.
+    plugins: Mutex<Vec<Weak<PluginInner>>>,
+    /// The `kv` interface's values.
+    kv: Arc<KvStore>,
+}
+
+impl std::fmt::Debug for WasmRuntime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WasmRuntime")
+            .field("pooling", &self.inner.pooling)
+            .field("cache", &self.inner.cache)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How to set up a [`WasmRuntime`].
+///
+/// Defaults: the pooling allocator where the machine can reserve its
+/// address space (on-demand allocation otherwise), the compile cache in
+/// [`CompileCache::default_dir`], a 512 KiB wasm stack, no hot reload.
+#[derive(Debug, Clone)]
+pub struct WasmRuntimeBuilder {
+    pooling: bool,
+    cache: CacheChoice,
+    max_wasm_stack_kb: usize,
+    hot_reload: Option<Duration>,
+}
+
+#[derive(Debug, Clone)]
+enum CacheChoice {
+    Default,
+    Dir(PathBuf),
+    Off,
+}
+
+impl Default for WasmRuntimeBuilder {
+    fn default() -> Self {
+        Self {
+            pooling: true,
+            cache: CacheChoice::Default,
+            max_wasm_stack_kb: DEFAULT_MAX_WASM_STACK_KB,
+            hot_reload: None,
+        }
+    }
+}
+
+impl WasmRuntimeBuilder {
+    /// Whether to try the pooling allocator (default true). It makes every
+    /// instantiation cheaper but costs milliseconds to set up, so a process
+    /// that handles one event (`wasm-hooks hook`) is faster without it.
+    pub fn pooling(&mut self, pooling: bool) -> &mut Self {
+        self.pooling = pooling;
+        self
+    }
+
+    /// Keep compiled plugins in this directory.
+    pub fn cache_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.cache = CacheChoice::Dir(dir.into());
+        self
+    }
+
+    /// Compile every plugin at load; read and write no cache.
+    pub fn no_cache(&mut self) -> &mut Self {
+        self.cache = CacheChoice::Off;
+        self
+    }
+
+    /// The wasm stack of every call, in KiB: deeper recursion traps with a
+    /// stack overflow. It belongs to the engine, so it is not per hook.
+    pub fn max_wasm_stack_kb(&mut self, kb: usize) -> &mut Self {
+        self.max_wasm_stack_kb = kb;
+        self
+    }
+
+    /// Watch every loaded plugin file, polling every `interval`: a changed
+    /// file is recompiled in the background and swapped in; calls already
+    /// running finish on the old version. For long-running hosts.
+    pub fn hot_reload(&mut self, interval: Duration) -> &mut Self {
+        self.hot_reload = Some(interval);
+        self
+    }
+
+    /// Start the runtime.
+    ///
+    /// # Errors
+    /// When wasmtime cannot create an engine at all, or WASI cannot be linked.
+    pub fn build(&self) -> Result<WasmRuntime, Error> {
+        let started = Instant::now();
+        let mut config = Config::new();
+        config
+            .wasm_component_model(true)
+            .consume_fuel(true)
+            .epoch_interruption(true)
+            .max_wasm_stack(self.max_wasm_stack_kb.saturating_mul(1024));
+        let pooled = if self.pooling {
+            config.allocation_strategy(InstanceAllocationStrategy::Pooling(pooling_config()));
+            match Engine::new(&config) {
+                Ok(engine) => Some(engine),
+                Err(e) => {
+                    tracing::info!(
+                        "wasm runtime: pooling allocator unavailable ({e}); allocating on demand"
+                    );
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let pooling = pooled.is_some();
+        let engine = match pooled {
+            Some(engine) => {
+                tracing::info!("wasm runtime: pooling allocator");
+                engine
+            }
+            None => {
+                config.allocation_strategy(InstanceAllocationStrategy::OnDemand);
+                tracing::info!("wasm runtime: on-demand allocation");
+                Engine::new(&config).map_err(|e| Error::Runtime(e.to_string()))?
+            }
+        };
+        let mut linker = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)
+            .and_then(|()| v0_1::add_to_linker(&mut linker))
+            .map_err(|e| Error::Runtime(e.to_string()))?;
+        let cache = match &self.cache {
+            CacheChoice::Default => CompileCache::default_dir().map(CompileCache::new),
+            CacheChoice::Dir(dir) => Some(CompileCache::new(dir)),
+            CacheChoice::Off => None,
+        };
+        let runtime = WasmRuntime {
+            inner: Arc::new(Runtime {
+                engine_key: engine_key(&engine),
+                engine,
+                linker,
+                pooling,
+                cache,
+                plugins: Mutex::default(),
+                kv: Arc::default(),
+            }),
+        };
+        start_epoch_ticker(&runtime.inner.engine);
+        if let Some(interval) = self.hot_reload {
+            start_watcher(&runtime, interval);
+        }
+        tracing::debug!(elapsed = ?started.elapsed(), "wasm runtime ready");
+        Ok(runtime)
+    }
+}
+
+impl WasmRuntime {
+    /// A runtime with the defaults of [`WasmRuntimeBuilder`].
+    ///
+    /// # Errors
+    /// When wasmtime cannot create an engine at all, or WASI cannot be linked.
+    pub fn new() -> Result<Self, Error> {
+        Self::builder().build()
+    }
+
+    /// A builder, to choose the allocator, the cache, the stack, hot reload.
+    pub fn builder() -> WasmRuntimeBuilder {
+        WasmRuntimeBuilder::default()
+    }
+
+    pub(super) fn engine(&self) -> &Engine {
+        &self.inner.engine
+    }
+
+    /// The `kv` scope of `plugin` in `session`.
+    pub(super) fn kv_scope(&self, plugin: &Plugin, session: &str) -> KvScope {
+        self.inner.kv.scope(plugin.kv_name(), session)
+    }
+
+    /// Whether instances come from the pooling allocator.
+    pub fn uses_pooling(&self) -> bool {
+        self.inner.pooling
+    }
+
+    /// The compile cache, if there is one.
+    pub fn cache(&self) -> Option<&CompileCache> {
+        self.inner.cache.as_ref()
+    }
+
+    /// What the compile cache holds for this runtime's engine, and what of
+    /// it is stale; none without a cache.
+    ///
+    /// # Errors
+    /// When the cache directory cannot be read.
+    pub fn survey_cache(&self) -> Option<std::io::Result<CacheSurvey>> {
+        let rt = &self.inner;
+        Some(rt.cache.as_ref()?.survey(&rt.engine_key))
+    }
+
+    /// Where the compiled form of a plugin with this sha256 is (or would
+    /// be) cached; none without a cache.
+    pub fn cache_entry(&self, plugin_sha256: &str) -> Option<PathBuf> {
+        let cache = self.inner.cache.as_ref()?;
+        Some(cache.entry(&self.inner.engine_key, plugin_sha256))
+    }
+
+    /// Load a plugin: check that it is a component built for a compatible
+    /// WIT version, take its compiled form from the cache or compile it
+    /// (and cache that), and check that it fits the `hook` world.
+    ///
+    /// # Errors
+    /// [`Error::Plugin`] naming the file and the problem, or
+    /// [`Error::IncompatiblePlugin`] naming both WIT versions.
+    pub fn load(&self, path: &Path) -> Result<Plugin, Error> {
+        self.load_pinned(path, None)
+    }
+
+    /// Like [`WasmRuntime::load`], refusing the file unless its sha256 is
+    /// `expected` (hex); a hot reload to other bytes is refused too.
+    ///
+    /// # Errors
+    /// As [`WasmRuntime::load`], and [`Error::Plugin`] naming both hashes
+    /// on a mismatch.
+    pub fn load_pinned(&self, path: &Path, expected: Option<&str>) -> Result<Plugin, Error> {
+        let plugin = Plugin::load(self.clone(), path, expected.map(str::to_ascii_lowercase))?;
+        let mut plugins = self
+            .inner
+            .plugins
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        plugins.retain(|p| p.strong_count() > 0);
+        plugins.push(plugin.downgrade());
+        Ok(plugin)
+    }
+
+    /// Reload every loaded plugin whose file changed since it was loaded;
+    /// the number reloaded. A file that fails to load is reported in the
+    /// log and the old version stays. The hot-reload watcher calls this.
+    pub fn reload_changed(&self) -> usize {
+        let plugins: Vec<Plugin> = self
+            .inner
+            .plugins
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter_map(Plugin::upgrade)
+            .collect();
+        let mut reloaded = 0;
+        for plugin in plugins {
+            match plugin.reload_if_changed() {
+                Ok(true) => reloaded += 1,
+                Ok(false) => {}
+                Err(e) => tracing::warn!("hot reload: {e}; the previous version stays"),
+            }
+        }
+        reloaded
+    }
+
+    /// The compiled component of `bytes` (whose sha256 is `sha256`): from
+    /// the cache when it holds a usable entry, compiled (and cached)
+    /// otherwise. The flag says whether it came from the cache.
+    /// The sha256 of the plugin at `path` as of `id`, if the digest index
+    /// has it.
+    pub(super) fn known_digest(&self, path: &Path, id: &FileId) -> Option<String> {
+        self.inner.cache.as_ref()?.digests().lookup(path, id)
+    }
+
+    /// Record the sha256 of the plugin at `path` as of `id`.
+    pub(super) fn remember_digest(&self, path: &Path, id: &FileId, sha256: &str) {
+        if let Some(cache) = &self.inner.cache {
+            cache.digests().remember(path, id, sha256);
+        }
+    }
+
+    /// The cached compiled plugin with this sha256, if the cache has a good
+    /// one (a damaged one is logged, and left for the next compile to
+    /// overwrite).
+    pub(super) fn cached_component(&self, sha256: &str) -> Option<Component> {
+        let rt = &self.inner;
+        let cache = rt.cache.as_ref()?;
+        let entry = cache.entry(&rt.engine_key, sha256);
+        cache
+            .load(&rt.engine, &entry)
+            .inspect_err(|e| {
+                tracing::warn!(entry = %entry.display(), "compile cache: {e}; recompiling");
+            })
+            .ok()
+            .flatten()
+    }
+
+    /// The compiled plugin, from the cache or compiled (and then cached);
+    /// true when it came from the cache.
+    pub(super) fn component(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        sha256: &str,
+    ) -> Result<(Component, bool), String> {
+        if let Some(component) = self.cached_component(sha256) {
+            return Ok((component, true));
+        }
+        let rt = &self.inner;
+        let started = Instant::now();
+        let component = Component::new(&rt.engine, bytes).map_err(|e| format!("compiling: {e}"))?;
+        tracing::debug!(plugin = %path.display(), elapsed = ?started.elapsed(), "compiled");
+        if let Some(cache) = &rt.cache {
+            let entry = cache.entry(&rt.engine_key, sha256);
+            if let Err(e) = cache.store(&entry, &component) {
+                tracing::warn!(entry = %entry.display(), "compile cache: cannot write: {e}");
+            }
+        }
+        Ok((component, false))
+    }
+}
+
+/// The pooling allocator's settings. Resetting a slot for the next instance
+/// is most of what a fresh instance costs: where the kernel can say which
+/// pages a plugin dirtied (`PAGEMAP_SCAN`, Linux 6.7+), only those are reset
+/// by hand and the rest stay mapped, instead of `madvise` dropping them all
+/// and the next instance faulting them back in.
+fn pooling_config() -> PoolingAllocationConfig {
+    let mut pooling = PoolingAllocationConfig::default();
+    pooling
+        .pagemap_scan(Enabled::Auto)
+        .linear_memory_keep_resident(KEEP_RESIDENT)
+        .table_keep_resident(KEEP_RESIDENT / 16)
+        .async_stack_keep_resident(KEEP_RESIDENT / 16);
+    pooling
+}
+
+/// How much of each slot may stay resident between instances.
+const KEEP_RESIDENT: usize = 4 << 20;
+
+/// A stable name for the engine's compiled-code compatibility: the sha256
+/// of everything `precompile_compatibility_hash` feeds a hasher.
+fn engine_key(engine: &Engine) -> String {
+    struct Sha(Sha256);
+    impl std::hash::Hasher for Sha {
+        fn write(&mut self, bytes: &[u8]) {
+            self.0.update(bytes);
+        }
+        fn finish(&self) -> u64 {
+            0
+        }
+    }
+    let mut hasher = Sha(Sha256::new());
+    std::hash::Hash::hash(&engine.precompile_compatibility_hash(), &mut hasher);
+    let mut hex = format!("{:x}", hasher.0.finalize());
+    hex.truncate(16);
+    hex
+}
+
+/// Advance `engine`'s epoch every [`EPOCH_TICK`] until the engine is dropped.
+fn start_epoch_ticker(engine: &Engine) {
+    let weak = engine.weak();
+    std::thread::Builder::new()
+        .name("wasm-hooks-epoch".into())
+        .spawn(move || {
+            while let Some(engine) = weak.upgrade() {
+                engine.increment_epoch();
+                drop(engine);
+                std::thread::sleep(EPOCH_TICK);
+            }
+        })
+        .map(drop)
+        .unwrap_or_else(|e| {
+            tracing::warn!("no epoch ticker ({e}): only fuel and timers bound wasm hooks")
+        });
+}
+
+/// Poll the runtime's plugin files every `interval` until the runtime is
+/// dropped, reloading those that changed.
+fn start_watcher(runtime: &WasmRuntime, interval: Duration) {
+    let weak = Arc::downgrade(&runtime.inner);
+    std::thread::Builder::new()
+        .name("wasm-hooks-reload".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(interval);
+                let Some(inner) = weak.upgrade() else { break };
+                WasmRuntime { inner }.reload_changed();
+            }
+        })
+        .map(drop)
+        .unwrap_or_else(|e| tracing::warn!("no hot reload ({e})"));
+}

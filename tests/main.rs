@@ -1,0 +1,30 @@
+//! The integration tests: one binary (one link of wasmtime), one module per
+//! concern. They drive the `wasm-hooks` binary and the library with real
+//! guest plugins built from `example-plugins/` and `tests/hostile/`, real
+//! subprocesses and real servers on 127.0.0.1.
+//!
+//! Run one concern with `cargo test -p wasm-hooks-cli --test integration
+//! wasm_runtime::`.
+
+mod support;
+
+mod agent_hook;
+mod audit_cli;
+mod bench;
+mod cli;
+mod command_hooks;
+mod compile_cache;
+mod example_agent;
+mod hook_files;
+mod hook_templates;
+mod hostile;
+mod http_hooks;
+mod inspect;
+mod install;
+mod policy_tests;
+mod prompt_hooks;
+mod scaffold;
+mod serve;
+mod session;
+mod soak;
+mod wasm_runtime;
