@@ -6,6 +6,9 @@
 //! Run one concern with `cargo test -p wasm-hooks-cli --test integration
 //! wasm_runtime::`.
 
+// Tests read as one scenario each, however long.
+#![allow(clippy::too_many_lines)]
+
 mod support;
 
 mod agent_hook;

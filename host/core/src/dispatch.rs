@@ -190,7 +190,7 @@ impl HookRegistry {
             let result = handler.handle(&id, &event).await.result;
             match &result {
                 Ok(result) => {
-                    tracing::info!(hook = %id, background = true, "answered {:?}", result.decision)
+                    tracing::info!(hook = %id, background = true, "answered {:?}", result.decision);
                 }
                 Err(error) => tracing::warn!(hook = %id, background = true, "{error}"),
             }
@@ -523,10 +523,7 @@ mod tests {
             Verdict::Proceed,
             "a background answer takes no part"
         );
-        assert!(matches!(
-            outcome.trace[0].status,
-            TraceStatus::Detached
-        ));
+        assert!(matches!(outcome.trace[0].status, TraceStatus::Detached));
         assert_eq!(finished.load(Ordering::SeqCst), 0);
         release.send(()).unwrap();
         engine.wait_for_background().await;

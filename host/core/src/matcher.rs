@@ -30,19 +30,19 @@ use crate::event::{CATALOGUE, EventName, UnknownEvent};
 /// assert!(bash.matches(EventName::PreToolUse, Some("Bash")));
 /// assert!(!bash.matches(EventName::PreToolUse, Some("Edit")));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct EventPattern {
     alternatives: Vec<Alternative>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Alternative {
     events: EventSet,
     tool: Option<String>,
 }
 
 /// A set of events, one bit each.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 struct EventSet(u64);
 
 impl EventSet {

@@ -4,10 +4,7 @@
 /// The candidate nearest to `name`, if it is close enough to be a likely
 /// typo: at most a third of the name's length in edits (at least 2), compared
 /// without regard to case.
-pub fn nearest<'a>(
-    name: &str,
-    candidates: impl Iterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub fn nearest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let wanted = name.to_lowercase();
     let budget = (wanted.chars().count() / 3).max(2);
     candidates

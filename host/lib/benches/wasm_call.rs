@@ -7,7 +7,10 @@
 //! Run with `cargo bench -p wasm-hooks --bench wasm_call`. Whole processes,
 //! `serve`, percentiles and throughput are measured by `wasm-hooks bench`
 //! (`scripts/bench`); results are in `docs/benchmarks.md`.
-#![allow(missing_docs, reason = "criterion_group! makes an undocumented public fn")]
+#![allow(
+    missing_docs,
+    reason = "criterion_group! makes an undocumented public fn"
+)]
 
 #[path = "../../../tests/support/mod.rs"]
 mod support;

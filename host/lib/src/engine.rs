@@ -8,10 +8,12 @@ use std::fmt;
 use std::ops::Deref;
 use std::path::PathBuf;
 
-use crate::config::{self, EngineSettings, HttpSettings, Loader, WasmSetup};
+use crate::config::{self, EngineSettings, Loader};
 use crate::handlers::command::CommandDefaults;
-use crate::handlers::http::UrlAllowlist;
+use crate::handlers::http::{HttpSettings, UrlAllowlist};
+use crate::handlers::kind::KindSettings;
 use crate::handlers::prompt::PromptDefaults;
+use crate::handlers::wasm::WasmSetup;
 use wasm_hooks_core::{AuditLog, Error, HookRegistry, Redactor};
 use wasm_hooks_wasm::{WasmLimits, WasmRuntime, WasmRuntimeBuilder};
 
@@ -208,17 +210,17 @@ impl HookEngineBuilder {
             .http_allowlist
             .extended(settings.allow_urls)
             .expect("settings URL patterns were checked when read");
-        let mut loader = Loader::new(
-            WasmSetup {
-                runtime: self.runtime.clone(),
-                builder: self.runtime_builder.clone(),
+        let mut loader = Loader::new(KindSettings {
+            wasm: WasmSetup::new(
+                self.runtime.clone(),
+                self.runtime_builder.clone(),
                 project_dir,
-                limits: self.limits,
-            },
-            self.commands.clone(),
-            self.prompts.clone(),
-            HttpSettings::new(allowlist),
-        );
+                self.limits,
+            ),
+            commands: self.commands.clone(),
+            prompts: self.prompts.clone(),
+            http: HttpSettings::new(allowlist),
+        });
         let mut layers = Vec::new();
         let mut errors = Vec::new();
         for file in self.files() {
@@ -268,7 +270,6 @@ impl HookEngineBuilder {
             })
     }
 }
-
 
 /// The hook engine: a [`HookRegistry`] (register, unregister, dispatch,
 /// background hooks, the audit log), made from hook files by

@@ -65,7 +65,7 @@ pub use session::{
 };
 pub use wasm_hooks_core::{
     Approval, Attributed, AuditEntry, AuditKind, AuditLine, AuditLog, Break, CATALOGUE, Context,
-    Decision, Error, Event, EventError, EventName, EventPattern, FnHandler, Flow, Fold, Handler,
+    Decision, Error, Event, EventError, EventName, EventPattern, Flow, FnHandler, Fold, Handler,
     HandlerFuture, HookError, HookHandle, HookId, HookOutput, HookRegistry, HookResult, HookSource,
     HookSpec, OnFailure, Outcome, REDACTED, Redactor, Reply, Role, Severity, ToolMatcher,
     TraceEntry, TraceStatus, UnknownEvent, UserMessage, Verdict, Verification, read_audit_log,

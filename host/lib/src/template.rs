@@ -76,7 +76,7 @@ impl Template {
         self.fill(event, |v| {
             let v = v.replace('\0', "");
             shlex::try_quote(&v)
-                .map(|q| q.into_owned())
+                .map(std::borrow::Cow::into_owned)
                 .unwrap_or_default()
         })
     }

@@ -409,7 +409,7 @@ fn start_epoch_ticker(engine: &Engine) {
         })
         .map(drop)
         .unwrap_or_else(|e| {
-            tracing::warn!("no epoch ticker ({e}): only fuel and timers bound wasm hooks")
+            tracing::warn!("no epoch ticker ({e}): only fuel and timers bound wasm hooks");
         });
 }
 

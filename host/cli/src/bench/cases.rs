@@ -61,12 +61,7 @@ pub(super) fn run_all(args: &BenchArgs) -> anyhow::Result<Vec<Summary>> {
         inline.dispatch(&event)
     }));
 
-    let closure = HookEngine::default();
-    closure.register(HookSpec::from_fn(
-        "closure",
-        EventPattern::event(EventName::PreToolUse),
-        |_| async { Ok(HookResult::new(Decision::Proceed)) },
-    ));
+    let closure = closure_engine();
     out.push(measure(&rt, "Rust closure hook (the floor)", n, || {
         closure.dispatch(&event)
     }));
@@ -95,35 +90,12 @@ pub(super) fn run_all(args: &BenchArgs) -> anyhow::Result<Vec<Summary>> {
     ));
 
     let exe = std::env::current_exe().context("finding this executable")?;
-    let hook_process = |file: &Path| {
-        let mut cmd = Command::new(&exe);
-        cmd.arg("hook")
-            .arg("-c")
-            .arg(file)
-            .arg("--cache-dir")
-            .arg(&cache);
-        cmd
-    };
-    out.push(processes(
-        "process: wasm-hooks hook, wasm plugin, warm cache",
+    out.extend(process_cases(
+        &exe,
+        &wasm_file,
+        &inline_file,
+        &cache,
         spawns,
-        || hook_process(&wasm_file),
-        &stdin,
-    )?);
-    out.push(processes(
-        "process: wasm-hooks hook, inline rule",
-        spawns,
-        || hook_process(&inline_file),
-        &stdin,
-    )?);
-    out.push(processes(
-        "process: python3 json.load(stdin)",
-        spawns,
-        || {
-            let mut cmd = Command::new("python3");
-            cmd.args(["-c", PYTHON_JSON]);
-            cmd
-        },
         &stdin,
     )?);
 
@@ -137,6 +109,63 @@ pub(super) fn run_all(args: &BenchArgs) -> anyhow::Result<Vec<Summary>> {
             &cache,
         )?);
     }
+    Ok(out)
+}
+
+/// An engine whose one hook is a Rust closure that proceeds: the floor.
+fn closure_engine() -> HookEngine {
+    let engine = HookEngine::default();
+    engine.register(HookSpec::from_fn(
+        "closure",
+        EventPattern::event(EventName::PreToolUse),
+        |_| async { Ok(HookResult::new(Decision::Proceed)) },
+    ));
+    engine
+}
+
+/// Whole processes, as an agent starts them: `wasm-hooks hook` with a wasm
+/// plugin and with an inline rule, and python3 reading the same event.
+fn process_cases(
+    exe: &Path,
+    wasm_file: &Path,
+    inline_file: &Path,
+    cache: &Path,
+    spawns: usize,
+    stdin: &str,
+) -> anyhow::Result<Vec<Summary>> {
+    let mut out = Vec::new();
+    let hook_process = |file: &Path| {
+        let mut cmd = Command::new(exe);
+        cmd.arg("hook")
+            .arg("-c")
+            .arg(file)
+            .arg("--cache-dir")
+            .arg(cache);
+        cmd
+    };
+    out.push(processes(
+        "process: wasm-hooks hook, wasm plugin, warm cache",
+        spawns,
+        || hook_process(wasm_file),
+        stdin,
+    )?);
+    out.push(processes(
+        "process: wasm-hooks hook, inline rule",
+        spawns,
+        || hook_process(inline_file),
+        stdin,
+    )?);
+    out.push(processes(
+        "process: python3 json.load(stdin)",
+        spawns,
+        || {
+            let mut cmd = Command::new("python3");
+            cmd.args(["-c", PYTHON_JSON]);
+            cmd
+        },
+        stdin,
+    )?);
+
     Ok(out)
 }
 

@@ -1,18 +1,15 @@
 //! The serde model of a hook file, shared by every shape and syntax (JSON,
 //! YAML): what the text says, before any meaning is given to it. One
-//! [`EntryDoc`] type covers groups and hook entries of all shapes, so that
-//! unknown fields are rejected with their exact line and column; the loader
-//! (`config/mod.rs`) decides what each entry is.
+//! [`EntryDoc`] type covers groups and hook entries of all shapes; a hook
+//! kind's own fields are kept aside for the kind (`handlers::kind`), and the
+//! loader (`config/mod.rs`) decides what each entry is.
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::path::PathBuf;
 
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
-
-use wasm_hooks_wasm::LimitOverrides;
+use serde_json::{Map, Value};
 use wasm_hooks_core::{EventPattern, OnFailure};
 
 /// A whole hook file. Other top-level keys (a Claude Code settings file's
@@ -79,37 +76,10 @@ impl<'de> Deserialize<'de> for EventKey {
     }
 }
 
-/// The `type` of a hook entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(super) enum HandlerKind {
-    Wasm,
-    Command,
-    Inline,
-    /// Profile-style YAML's inline rule (`match`, `action`, `message`).
-    Matcher,
-    #[serde(alias = "llm")]
-    Prompt,
-    Http,
-}
-
-impl HandlerKind {
-    pub(super) fn as_str(self) -> &'static str {
-        match self {
-            Self::Wasm => "wasm",
-            Self::Command => "command",
-            Self::Inline => "inline",
-            Self::Matcher => "matcher",
-            Self::Prompt => "prompt",
-            Self::Http => "http",
-        }
-    }
-}
-
 /// One entry of any shape: a group (`matcher` + `hooks`), or a hook (its
-/// `type` and fields; in the flat list also its `event`).
+/// `type`, the fields every hook has, and its kind's own fields; in the flat
+/// list also its `event`).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(super) struct EntryDoc {
     // A group.
     pub(super) matcher: Option<String>,
@@ -118,7 +88,7 @@ pub(super) struct EntryDoc {
     pub(super) event: Option<String>,
     // Every hook.
     #[serde(rename = "type")]
-    pub(super) kind: Option<HandlerKind>,
+    pub(super) kind: Option<String>,
     pub(super) name: Option<String>,
     pub(super) description: Option<String>,
     #[serde(default)]
@@ -132,83 +102,39 @@ pub(super) struct EntryDoc {
     pub(super) timeout_ms: Option<u64>,
     #[serde(rename = "async", default)]
     pub(super) background: bool,
-    // wasm
-    pub(super) plugin: Option<PathBuf>,
-    pub(super) config: Option<Value>,
-    pub(super) limits: Option<LimitOverrides>,
-    pub(super) sha256: Option<Value>,
-    pub(super) allow_read: Option<Value>,
-    pub(super) allow_write: Option<Value>,
-    // The other handler kinds (`env` is a wasm hook's too).
-    pub(super) command: Option<Value>,
-    pub(super) args: Option<Value>,
-    pub(super) working_dir: Option<Value>,
-    pub(super) env: Option<Value>,
-    #[serde(alias = "inline_rules")]
-    pub(super) rules: Option<Value>,
-    #[serde(rename = "match")]
-    pub(super) match_: Option<Value>,
-    pub(super) action: Option<Value>,
-    pub(super) message: Option<Value>,
-    pub(super) prompt: Option<Value>,
-    pub(super) model: Option<Value>,
-    pub(super) provider: Option<Value>,
-    pub(super) base_url: Option<Value>,
-    pub(super) api_key_env: Option<Value>,
-    pub(super) max_tokens: Option<Value>,
-    pub(super) cache: Option<Value>,
-    pub(super) url: Option<Value>,
-    pub(super) headers: Option<Value>,
-    #[serde(alias = "allowedEnvVars")]
-    pub(super) allowed_env: Option<Value>,
+    /// The kind's own fields (and anything unknown), checked against the
+    /// kind once `type` is known.
+    #[serde(flatten)]
+    pub(super) fields: Map<String, Value>,
 }
+
+/// The fields [`EntryDoc`] reads for every hook, beside the kind's own.
+pub(super) const COMMON_FIELDS: &[&str] = &[
+    "type",
+    "name",
+    "description",
+    "priority",
+    "enabled",
+    "on_failure",
+    "timeout",
+    "timeout_ms",
+    "async",
+];
 
 fn enabled_default() -> bool {
     true
 }
 
 impl EntryDoc {
-    /// The names of the hook fields this entry sets, beyond the group and
-    /// event fields, for telling groups from hooks.
-    pub(super) fn hook_fields(&self) -> Vec<&'static str> {
-        let set = [
-            ("type", self.kind.is_some()),
-            ("name", self.name.is_some()),
-            ("plugin", self.plugin.is_some()),
-            ("config", self.config.is_some()),
-            ("limits", self.limits.is_some()),
-            ("sha256", self.sha256.is_some()),
-            ("allow_read", self.allow_read.is_some()),
-            ("allow_write", self.allow_write.is_some()),
-            ("command", self.command.is_some()),
-            ("args", self.args.is_some()),
-            ("working_dir", self.working_dir.is_some()),
-            ("env", self.env.is_some()),
-            ("rules", self.rules.is_some()),
-            ("match", self.match_.is_some()),
-            ("action", self.action.is_some()),
-            ("message", self.message.is_some()),
-            ("prompt", self.prompt.is_some()),
-            ("model", self.model.is_some()),
-            ("provider", self.provider.is_some()),
-            ("base_url", self.base_url.is_some()),
-            ("api_key_env", self.api_key_env.is_some()),
-            ("max_tokens", self.max_tokens.is_some()),
-            ("cache", self.cache.is_some()),
-            ("url", self.url.is_some()),
-            ("headers", self.headers.is_some()),
-            ("allowed_env", self.allowed_env.is_some()),
-        ];
-        set.into_iter()
+    /// The hook fields this entry sets (its `type`, `name` and kind fields),
+    /// for telling groups from hooks.
+    pub(super) fn hook_fields(&self) -> Vec<&str> {
+        let named = [("type", self.kind.is_some()), ("name", self.name.is_some())];
+        named
+            .into_iter()
             .filter(|(_, on)| *on)
             .map(|(f, _)| f)
+            .chain(self.fields.keys().map(String::as_str))
             .collect()
-    }
-
-    /// The entry's type: as written, or `command` when it gives a command
-    /// and no type (the flat list form of seed 003 does).
-    pub(super) fn kind(&self) -> Option<HandlerKind> {
-        self.kind
-            .or_else(|| self.command.is_some().then_some(HandlerKind::Command))
     }
 }

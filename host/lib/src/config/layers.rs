@@ -79,6 +79,7 @@ pub(crate) fn merge(layers: Vec<FileHooks>) -> Vec<HookSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::HookIdentity;
     use wasm_hooks_core::{Decision, EventName, EventPattern, HookResult};
 
     fn spec(name: &str) -> HookSpec {
@@ -91,7 +92,7 @@ mod tests {
         FileHooks {
             hooks: hooks
                 .iter()
-                .map(|(id, name)| ((*id).to_owned(), spec(name)))
+                .map(|(id, name)| (HookIdentity::of_test(id), spec(name)))
                 .collect(),
             disabled: disabled.iter().map(|d| (*d).to_owned()).collect(),
         }

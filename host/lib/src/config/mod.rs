@@ -32,71 +32,55 @@ mod settings;
 pub(crate) use layers::{default_files, merge, user_config_dir};
 pub(crate) use settings::{EngineSettings, settings_files};
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 
-use serde_json::Value;
-
-use self::doc::{EntryDoc, FileDoc, HandlerKind, HooksDoc};
-use self::locate::Locator;
-use crate::handlers::command::{CommandDefaults, CommandHook, Program};
-use crate::handlers::http::{HttpHook, UrlAllowlist};
-use crate::handlers::inline::InlineHook;
-use crate::handlers::prompt::{PromptDefaults, PromptHook, PromptSettings, Provider};
-use wasm_hooks_wasm::{
-    GrantBase, Grants, Plugin, WasmHook, WasmLimits, WasmRuntime, WasmRuntimeBuilder,
+use wasm_hooks_core::{
+    Error, EventPattern, HookId, HookSource, HookSpec, OnFailure, ToolMatcher, nearest,
 };
-use wasm_hooks_core::{Error, EventPattern, Handler, HookId, HookSource, HookSpec, ToolMatcher};
 
-/// Reads hook files into [`HookSpec`]s, compiling each plugin file once
-/// however many hooks use it.
+use self::doc::{COMMON_FIELDS, EntryDoc, FileDoc, HooksDoc};
+use self::locate::Locator;
+use crate::handlers::KINDS;
+use crate::handlers::kind::{
+    BuildContext, Built, FieldsError, HookProblem, KindEntry, KindSettings,
+};
+
+/// Reads hook files into [`HookSpec`]s. Which kinds there are and what
+/// their fields mean is the kinds' business ([`KINDS`]); this reads the
+/// shapes, the fields every hook has, and picks the kind by `type`.
 pub(crate) struct Loader {
-    /// The runtime (made on the first wasm hook unless one was given), the
-    /// grants' base and the default limits.
-    wasm: WasmSetup,
-    commands: CommandDefaults,
-    prompts: PromptDefaults,
-    http: HttpSettings,
-    plugins: HashMap<(PathBuf, Option<String>), Plugin>,
+    kinds: KindSettings,
 }
 
-/// How the loader gets its wasm runtime and resolves grants.
-pub(crate) struct WasmSetup {
-    /// A runtime to share, if the embedder gave one.
-    pub(crate) runtime: Option<WasmRuntime>,
-    /// How to make one otherwise (only when a wasm hook is found).
-    pub(crate) builder: WasmRuntimeBuilder,
-    /// What `${PROJECT_DIR}` means in grants.
-    pub(crate) project_dir: PathBuf,
-    /// Default limits for every wasm hook.
-    pub(crate) limits: WasmLimits,
+/// What makes two entries the same hook, so that a hook in two layers runs
+/// once: its kind and what the kind resolved (plugin file, limits, URL…),
+/// where it applies, and how it runs. The name is only a label.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct HookIdentity {
+    kind: &'static str,
+    /// The kind's identity, as JSON text.
+    handler: String,
+    events: EventPattern,
+    /// The matcher's source text.
+    matcher: String,
+    priority: i32,
+    on_failure: OnFailure,
+    background: bool,
 }
 
-/// What HTTP hooks share: the allowlist, and one client (one connection
-/// pool), made when the first HTTP hook is loaded.
-pub(crate) struct HttpSettings {
-    pub(crate) allowlist: UrlAllowlist,
-    client: Option<reqwest::Client>,
-}
-
-impl HttpSettings {
-    pub(crate) fn new(allowlist: UrlAllowlist) -> Self {
+#[cfg(test)]
+impl HookIdentity {
+    /// An identity that only `handler` tells apart from others.
+    pub(crate) fn of_test(handler: &str) -> Self {
         Self {
-            allowlist,
-            client: None,
+            kind: "test",
+            handler: handler.to_owned(),
+            events: EventPattern::event(wasm_hooks_core::EventName::Stop),
+            matcher: String::new(),
+            priority: 0,
+            on_failure: OnFailure::default(),
+            background: false,
         }
-    }
-
-    fn client(&mut self) -> Result<reqwest::Client, String> {
-        if let Some(client) = &self.client {
-            return Ok(client.clone());
-        }
-        let client = reqwest::Client::builder()
-            .build()
-            .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
-        self.client = Some(client.clone());
-        Ok(client)
     }
 }
 
@@ -105,7 +89,7 @@ impl HttpSettings {
 pub(crate) struct FileHooks {
     /// Its enabled hooks, in file order, each with its identity: the same
     /// identity in two files is the same hook, and runs once.
-    pub(crate) hooks: Vec<(String, HookSpec)>,
+    pub(crate) hooks: Vec<(HookIdentity, HookSpec)>,
     /// Names its `enabled: false` entries switch off in lower layers.
     pub(crate) disabled: Vec<String>,
 }
@@ -124,6 +108,28 @@ impl FileRead<'_> {
     /// `hooks.PreToolUse[0].matcher`), with its line and column when found.
     fn problem(&mut self, entry: &str, message: impl std::fmt::Display) {
         let position = self.locator.find(entry);
+        self.errors.push(Error::Config {
+            path: self.path.to_owned(),
+            line: position.map(|p| p.0),
+            column: position.map(|p| p.1),
+            message: format!("{entry}: {message}"),
+        });
+    }
+
+    /// A problem with a field of the entry at `entry` (`field` is a dotted
+    /// path below it): located at the field, or the nearest part of its
+    /// path that the locator finds.
+    fn field_problem(&mut self, entry: &str, field: &str, message: impl std::fmt::Display) {
+        let mut path = format!("{entry}.{field}");
+        let position = loop {
+            if let Some(found) = self.locator.find(&path) {
+                break Some(found);
+            }
+            match path.rfind('.') {
+                Some(cut) if cut > entry.len() => path.truncate(cut),
+                _ => break self.locator.find(entry),
+            }
+        };
         self.errors.push(Error::Config {
             path: self.path.to_owned(),
             line: position.map(|p| p.0),
@@ -179,21 +185,9 @@ pub(crate) fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> 
 }
 
 impl Loader {
-    /// A loader that sets wasm hooks up as `wasm` says, and gives the other
-    /// kinds these defaults unless their entry overrides them.
-    pub(crate) fn new(
-        wasm: WasmSetup,
-        commands: CommandDefaults,
-        prompts: PromptDefaults,
-        http: HttpSettings,
-    ) -> Self {
-        Self {
-            wasm,
-            commands,
-            prompts,
-            http,
-            plugins: HashMap::new(),
-        }
+    /// A loader that builds each kind of hook with these settings.
+    pub(crate) fn new(kinds: KindSettings) -> Self {
+        Self { kinds }
     }
 
     /// Read one hook file. Every problem found is returned, not only the
@@ -314,7 +308,7 @@ impl Loader {
     fn hook(
         &mut self,
         read: &mut FileRead<'_>,
-        doc: EntryDoc,
+        mut doc: EntryDoc,
         events: &EventPattern,
         group_matcher: Option<&ToolMatcher>,
         at: String,
@@ -332,328 +326,128 @@ impl Loader {
                 None => return,
             },
         };
-        let Some(kind) = doc.kind() else {
-            return read.problem(
-                &at,
-                "a hook needs `type` (one of wasm, command, inline, matcher, prompt, llm, http)",
-            );
+        let kind = match kind_of(&doc) {
+            Ok(kind) => kind,
+            Err(message) => return read.field_problem(&at, "type", message),
         };
-        let allowed: &[&str] = match kind {
-            HandlerKind::Wasm => &[
-                "type",
-                "name",
-                "plugin",
-                "config",
-                "limits",
-                "sha256",
-                "allow_read",
-                "allow_write",
-                "env",
-            ],
-            HandlerKind::Command => &["type", "name", "command", "args", "working_dir", "env"],
-            HandlerKind::Inline => &["type", "name", "rules"],
-            HandlerKind::Matcher => &["type", "name", "match", "action", "message"],
-            HandlerKind::Http => &["type", "name", "url", "headers", "allowed_env"],
-            HandlerKind::Prompt => &[
-                "type",
-                "name",
-                "prompt",
-                "model",
-                "provider",
-                "base_url",
-                "api_key_env",
-                "max_tokens",
-                "cache",
-            ],
-        };
-        let stray: Vec<&str> = doc
-            .hook_fields()
-            .into_iter()
-            .filter(|f| !allowed.contains(f))
-            .collect();
-        if !stray.is_empty() {
-            return read.problem(
-                &at,
-                format!(
-                    "{} does not apply to a {} hook",
-                    quoted(&stray),
-                    kind.as_str()
-                ),
-            );
+        if !fields_fit(read, &at, kind, &doc) {
+            return;
         }
         if doc.timeout.is_some_and(|s| !(s.is_finite() && s > 0.0)) || doc.timeout_ms == Some(0) {
             return read.problem(&at, "`timeout` (seconds) and `timeout_ms` must be positive");
         }
-        let timeout_ms = doc
-            .timeout_ms
-            .or_else(|| doc.timeout.map(|s| (s * 1000.0).round().max(1.0) as u64));
-        let made = match kind {
-            HandlerKind::Wasm => self.wasm_hook(&doc, timeout_ms, read.base),
-            HandlerKind::Command => self.command_hook(&doc, timeout_ms),
-            HandlerKind::Inline | HandlerKind::Matcher => inline_hook(&doc, kind),
-            HandlerKind::Http => self.http_hook(&doc, timeout_ms),
-            HandlerKind::Prompt => self.prompt_hook(&doc, timeout_ms),
+        let mut cx = BuildContext {
+            settings: &mut self.kinds,
+            base: read.base,
+            timeout_ms: doc
+                .timeout_ms
+                .or_else(|| doc.timeout.map(|s| (s * 1000.0).round().max(1.0) as u64)),
         };
-        let (handler, default_name, mut identity) = match made {
-            Ok(made) => made,
-            Err(HookProblem::Message(message)) => return read.problem(&at, message),
-            Err(HookProblem::Load(e)) => return read.load_problem(at, e),
+        let built = match (kind.build)(std::mem::take(&mut doc.fields), &mut cx) {
+            Ok(built) => built,
+            Err(FieldsError::Field { path, message }) => {
+                return read.field_problem(&at, &path, format!("`{path}`: {message}"));
+            }
+            Err(FieldsError::Problem(HookProblem::Message(message))) => {
+                return read.problem(&at, message);
+            }
+            Err(FieldsError::Problem(HookProblem::Load(e))) => return read.load_problem(at, e),
         };
-        // What makes two entries the same hook; the name is only a label.
-        identity.extend([
-            ("events".to_owned(), Value::from(format!("{events:?}"))),
-            ("matcher".to_owned(), Value::from(format!("{matcher:?}"))),
-            ("priority".to_owned(), Value::from(doc.priority)),
-            (
-                "on_failure".to_owned(),
-                serde_json::to_value(doc.on_failure).unwrap_or_default(),
-            ),
-            ("async".to_owned(), Value::from(doc.background)),
-        ]);
-        let spec = HookSpec {
-            id: HookId::new(doc.name.unwrap_or(default_name)),
-            events: events.clone(),
-            matcher,
-            description: doc.description,
-            priority: doc.priority,
-            on_failure: doc.on_failure,
-            background: doc.background,
-            source: HookSource::File {
-                file: read.path.to_owned(),
-                entry: at,
-            },
-            handler,
-        };
-        read.found
-            .hooks
-            .push((Value::Object(identity).to_string(), spec));
+        let (spec, identity) = spec_of(doc, kind, built, events, matcher, read.path, at);
+        read.found.hooks.push((identity, spec));
     }
+}
 
-    /// A wasm hook's handler, default name (the plugin's file stem) and
-    /// identity.
-    fn wasm_hook(
-        &mut self,
-        doc: &EntryDoc,
-        timeout_ms: Option<u64>,
-        base: &Path,
-    ) -> Result<Made, HookProblem> {
-        let Some(plugin) = &doc.plugin else {
-            return Err(HookProblem::Message(
-                "a wasm hook needs `plugin`, the path of its .wasm component".into(),
-            ));
-        };
-        let plugin_path = base.join(plugin);
-        let sha256 = match &doc.sha256 {
-            None => None,
-            Some(Value::String(hex))
-                if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) =>
-            {
-                Some(hex.to_ascii_lowercase())
-            }
-            Some(_) => {
-                return Err(HookProblem::Message(
-                    "`sha256` must be the plugin's sha256, 64 hex digits".into(),
-                ));
-            }
-        };
-        let grants = Grants::resolve(
-            &string_list(&doc.allow_read, "allow_read")?,
-            &string_list(&doc.allow_write, "allow_write")?,
-            &string_list(&doc.env, "env")?,
-            &GrantBase {
-                project_dir: &self.wasm.project_dir,
-                relative_to: base,
-            },
-        )
-        .map_err(HookProblem::Message)?;
-        let plugin = self
-            .plugin(&plugin_path, sha256.as_deref())
-            .map_err(HookProblem::Load)?;
-        let mut overrides = doc.limits.unwrap_or_default();
-        overrides.timeout_ms = overrides.timeout_ms.or(timeout_ms);
-        let limits = self.wasm.limits.with(&overrides);
-        let config = doc
-            .config
-            .clone()
-            .unwrap_or_else(|| Value::Object(Default::default()));
-        let name = plugin_path
-            .file_stem()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        let identity = serde_json::json!({
-            "type": "wasm",
-            "plugin": plugin_path.canonicalize().unwrap_or_else(|_| plugin_path.clone()),
-            "sha256": sha256,
-            "config": config,
-            "limits": limits,
-            "grants": grants.to_string(),
-        });
-        let hook = WasmHook::new(plugin, &config, limits).with_grants(grants);
-        let handler: Arc<dyn Handler> = Arc::new(hook);
-        Ok((handler, name, as_map(identity)))
-    }
+/// The registered hook and its identity.
+fn spec_of(
+    doc: EntryDoc,
+    kind: &KindEntry,
+    built: Built,
+    events: &EventPattern,
+    matcher: ToolMatcher,
+    file: &Path,
+    entry: String,
+) -> (HookSpec, HookIdentity) {
+    let identity = HookIdentity {
+        kind: kind.name(),
+        handler: built.identity.to_string(),
+        events: events.clone(),
+        matcher: matcher.to_string(),
+        priority: doc.priority,
+        on_failure: doc.on_failure,
+        background: doc.background,
+    };
+    let spec = HookSpec {
+        id: HookId::new(doc.name.unwrap_or(built.default_name)),
+        events: events.clone(),
+        matcher,
+        description: doc.description,
+        priority: doc.priority,
+        on_failure: doc.on_failure,
+        background: doc.background,
+        source: HookSource::File {
+            file: file.to_owned(),
+            entry,
+        },
+        handler: built.handler,
+    };
+    (spec, identity)
+}
 
-    /// An HTTP hook's handler, default name (the URL) and identity.
-    fn http_hook(&mut self, doc: &EntryDoc, timeout_ms: Option<u64>) -> Result<Made, HookProblem> {
-        let problem = |m: String| HookProblem::Message(m);
-        let Some(Value::String(url)) = &doc.url else {
-            return Err(problem("an http hook needs `url`, a string".into()));
-        };
-        let headers = string_map(&doc.headers, "headers")?;
-        let allowed_env = string_list(&doc.allowed_env, "allowed_env")?;
-        let client = self.http.client().map_err(problem)?;
-        let hook = HttpHook::new(
-            client,
-            url,
-            headers,
-            &allowed_env,
-            timeout_ms,
-            &self.http.allowlist,
-        )
-        .map_err(problem)?;
-        let identity = serde_json::json!({
-            "type": "http", "url": url, "headers": doc.headers, "allowed_env": doc.allowed_env, "timeout_ms": timeout_ms,
-        });
-        let handler: Arc<dyn Handler> = Arc::new(hook);
-        Ok((handler, url.clone(), as_map(identity)))
+/// The kind an entry's `type` names, or the kind its fields imply when it
+/// has none.
+fn kind_of(doc: &EntryDoc) -> Result<&'static KindEntry, String> {
+    let names = || KINDS.iter().flat_map(|k| k.types.iter().copied());
+    match doc.kind.as_deref() {
+        Some(name) => KINDS
+            .iter()
+            .find(|k| k.types.contains(&name))
+            .ok_or_else(|| {
+                let list = names().collect::<Vec<_>>().join(", ");
+                match nearest(name, names()) {
+                    Some(near) => format!(
+                        "unknown hook type `{name}` (did you mean `{near}`? expected one of {list})"
+                    ),
+                    None => format!("unknown hook type `{name}` (expected one of {list})"),
+                }
+            }),
+        None => KINDS
+            .iter()
+            .find(|k| k.implied_by.is_some_and(|f| doc.fields.contains_key(f)))
+            .ok_or_else(|| {
+                format!(
+                    "a hook needs `type` (one of {})",
+                    names().collect::<Vec<_>>().join(", ")
+                )
+            }),
     }
+}
 
-    /// A prompt hook's handler, default name and identity.
-    fn prompt_hook(
-        &mut self,
-        doc: &EntryDoc,
-        timeout_ms: Option<u64>,
-    ) -> Result<Made, HookProblem> {
-        let problem = |m: String| HookProblem::Message(m);
-        let text = |field: &str, v: &Option<Value>| -> Result<Option<String>, HookProblem> {
-            match v {
-                None => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(_) => Err(problem(format!("`{field}` must be a string"))),
+/// Whether every field the entry sets beyond the common ones is one of its
+/// kind's; each that is not is reported where it stands, as belonging to
+/// another kind or as unknown (with the nearest field it may have meant).
+fn fields_fit(read: &mut FileRead<'_>, at: &str, kind: &KindEntry, doc: &EntryDoc) -> bool {
+    let own = (kind.fields)();
+    let mut fit = true;
+    for field in doc.fields.keys().filter(|f| !own.contains(&f.as_str())) {
+        fit = false;
+        let elsewhere = KINDS.iter().any(|k| (k.fields)().contains(&field.as_str()));
+        let message = if elsewhere {
+            format!("`{field}` does not apply to a {} hook", kind.name())
+        } else {
+            let candidates = own.iter().chain(COMMON_FIELDS).copied();
+            match nearest(field, candidates) {
+                Some(near) => format!("unknown field `{field}` (did you mean `{near}`?)"),
+                None => format!(
+                    "unknown field `{field}`; a {} hook takes {}",
+                    kind.name(),
+                    quoted(own)
+                ),
             }
         };
-        let Some(prompt) = text("prompt", &doc.prompt)? else {
-            return Err(problem(
-                "a prompt hook needs `prompt`, the text sent to the model".into(),
-            ));
-        };
-        let provider = match text("provider", &doc.provider)?.as_deref() {
-            None => None,
-            Some("anthropic") => Some(Provider::Anthropic),
-            Some("openai") => Some(Provider::OpenAi),
-            Some(other) => {
-                return Err(problem(format!(
-                    "unknown provider `{other}` (expected anthropic or openai)"
-                )));
-            }
-        };
-        let max_tokens =
-            match &doc.max_tokens {
-                None => None,
-                Some(v) => Some(v.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or_else(
-                    || problem("`max_tokens` must be a positive whole number".into()),
-                )?),
-            };
-        let cache = match &doc.cache {
-            None => false,
-            Some(Value::Bool(b)) => *b,
-            Some(_) => return Err(problem("`cache` must be true or false".into())),
-        };
-        let settings = PromptSettings {
-            prompt,
-            provider,
-            base_url: text("base_url", &doc.base_url)?,
-            model: text("model", &doc.model)?,
-            api_key_env: text("api_key_env", &doc.api_key_env)?,
-            max_tokens,
-            timeout_ms,
-            cache,
-        };
-        let identity = serde_json::json!({
-            "type": "prompt", "prompt": doc.prompt, "provider": doc.provider, "base_url": doc.base_url,
-            "model": doc.model, "api_key_env": doc.api_key_env, "max_tokens": doc.max_tokens,
-            "cache": doc.cache, "timeout_ms": timeout_ms,
-        });
-        let client = self.http.client().map_err(problem)?;
-        let hook = PromptHook::new(client, settings, &self.prompts).map_err(problem)?;
-        let handler: Arc<dyn Handler> = Arc::new(hook);
-        Ok((handler, "prompt".to_owned(), as_map(identity)))
+        read.field_problem(at, field, message);
     }
-
-    /// A command hook's handler, default name (the command) and identity.
-    fn command_hook(&self, doc: &EntryDoc, timeout_ms: Option<u64>) -> Result<Made, HookProblem> {
-        let problem = |m: &str| HookProblem::Message(m.to_owned());
-        let program = match (&doc.command, &doc.args) {
-            (Some(_), Some(_)) => {
-                return Err(problem(
-                    "give `command` (run by sh -c) or `args` (run directly), not both",
-                ));
-            }
-            (Some(Value::String(line)), None) if !line.trim().is_empty() => {
-                Program::Shell(line.clone())
-            }
-            (Some(_), None) => {
-                return Err(problem(
-                    "`command` must be a non-empty string, run by `sh -c`",
-                ));
-            }
-            (None, Some(Value::Array(items))) if !items.is_empty() => {
-                Program::Argv(string_list(&doc.args, "args")?)
-            }
-            (None, Some(_)) => {
-                return Err(problem(
-                    "`args` must be a non-empty list of strings: the program, then its arguments",
-                ));
-            }
-            (None, None) => {
-                return Err(problem(
-                    "a command hook needs `command` (run by sh -c) or `args` (run directly)",
-                ));
-            }
-        };
-        let working_dir = match &doc.working_dir {
-            None => None,
-            Some(Value::String(dir)) => Some(PathBuf::from(dir)),
-            Some(_) => return Err(problem("`working_dir` must be a string")),
-        };
-        let env = string_map(&doc.env, "env")?;
-        let name = match &program {
-            Program::Shell(line) => line.clone(),
-            Program::Argv(argv) => argv.join(" "),
-        };
-        let identity = serde_json::json!({
-            "type": "command",
-            "command": doc.command,
-            "args": doc.args,
-            "working_dir": doc.working_dir,
-            "env": doc.env,
-            "timeout_ms": timeout_ms,
-        });
-        let hook = CommandHook::new(program, working_dir, env, timeout_ms, &self.commands)
-            .map_err(HookProblem::Message)?;
-        let handler: Arc<dyn Handler> = Arc::new(hook);
-        Ok((handler, name, as_map(identity)))
-    }
-
-    /// The plugin at `path`, loaded once per file and pin.
-    fn plugin(&mut self, path: &Path, sha256: Option<&str>) -> Result<Plugin, Error> {
-        let key = (path.to_owned(), sha256.map(str::to_owned));
-        if let Some(plugin) = self.plugins.get(&key) {
-            return Ok(plugin.clone());
-        }
-        let runtime = match &self.wasm.runtime {
-            Some(runtime) => runtime.clone(),
-            None => {
-                let runtime = self.wasm.builder.build()?;
-                self.wasm.runtime = Some(runtime.clone());
-                runtime
-            }
-        };
-        let plugin = runtime.load_pinned(path, sha256)?;
-        self.plugins.insert(key, plugin.clone());
-        Ok(plugin)
-    }
+    fit
 }
 
 fn compile_matcher(
@@ -669,87 +463,9 @@ fn compile_matcher(
                     "not a valid regular expression: {}",
                     wasm_hooks_core::regex_error(&e)
                 ),
-            )
+            );
         })
         .ok()
-}
-
-/// An inline rule hook (or a profile-style matcher entry): its handler,
-/// default name and identity.
-fn inline_hook(doc: &EntryDoc, kind: HandlerKind) -> Result<Made, HookProblem> {
-    let (hook, identity) = if kind == HandlerKind::Inline {
-        let rules = doc.rules.as_ref().ok_or_else(|| {
-            HookProblem::Message(
-                "an inline hook needs `rules`: [{field, operator, value, action, …}]".into(),
-            )
-        })?;
-        let hook = InlineHook::from_rules(rules).map_err(HookProblem::Message)?;
-        (hook, serde_json::json!({"type": "inline", "rules": rules}))
-    } else {
-        let (Some(matches), Some(action)) = (&doc.match_, &doc.action) else {
-            return Err(HookProblem::Message(
-                "a matcher hook needs `match` ({tool, args}) and `action`".into(),
-            ));
-        };
-        let action = action
-            .as_str()
-            .ok_or_else(|| HookProblem::Message("`action` must be a string".into()))?;
-        let message = doc.message.as_ref().and_then(Value::as_str);
-        let hook =
-            InlineHook::from_matcher(matches, action, message).map_err(HookProblem::Message)?;
-        (
-            hook,
-            serde_json::json!({"type": "matcher", "match": matches, "action": action, "message": message}),
-        )
-    };
-    let handler: Arc<dyn Handler> = Arc::new(hook);
-    Ok((handler, kind.as_str().to_owned(), as_map(identity)))
-}
-
-/// A hook's handler, its default name and its identity fields.
-type Made = (Arc<dyn Handler>, String, serde_json::Map<String, Value>);
-
-/// Why a hook entry could not be turned into a handler.
-enum HookProblem {
-    /// A problem with the entry itself.
-    Message(String),
-    /// A problem loading what it names (a plugin).
-    Load(Error),
-}
-
-/// A field holding an object of string values, as pairs (none when absent).
-fn string_map(value: &Option<Value>, field: &str) -> Result<Vec<(String, String)>, HookProblem> {
-    let wrong = || HookProblem::Message(format!("`{field}` must map names to strings"));
-    match value {
-        None => Ok(Vec::new()),
-        Some(Value::Object(map)) => map
-            .iter()
-            .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
-            .collect::<Option<_>>()
-            .ok_or_else(wrong),
-        Some(_) => Err(wrong()),
-    }
-}
-
-/// A field holding a list of strings (none when absent).
-fn string_list(value: &Option<Value>, field: &str) -> Result<Vec<String>, HookProblem> {
-    let wrong = || HookProblem::Message(format!("`{field}` must be a list of strings"));
-    match value {
-        None => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|i| i.as_str().map(str::to_owned))
-            .collect::<Option<_>>()
-            .ok_or_else(wrong),
-        Some(_) => Err(wrong()),
-    }
-}
-
-fn as_map(value: Value) -> serde_json::Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => serde_json::Map::new(),
-    }
 }
 
 fn quoted(fields: &[&str]) -> String {
@@ -763,22 +479,29 @@ fn quoted(fields: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+
+    use crate::handlers::command::CommandDefaults;
+    use crate::handlers::http::{HttpSettings, UrlAllowlist};
+    use crate::handlers::prompt::PromptDefaults;
+    use crate::handlers::wasm::WasmSetup;
+    use wasm_hooks_wasm::{WasmLimits, WasmRuntime};
 
     fn load_named(name: &str, text: &str) -> Result<FileHooks, Vec<Error>> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
-        Loader::new(
-            WasmSetup {
-                runtime: None,
-                builder: WasmRuntime::builder(),
-                project_dir: dir.path().to_owned(),
-                limits: WasmLimits::default(),
-            },
-            CommandDefaults::default(),
-            PromptDefaults::default(),
-            HttpSettings::new(UrlAllowlist::default()),
-        )
+        Loader::new(KindSettings {
+            wasm: WasmSetup::new(
+                None,
+                WasmRuntime::builder(),
+                dir.path().to_owned(),
+                WasmLimits::default(),
+            ),
+            commands: CommandDefaults::default(),
+            prompts: PromptDefaults::default(),
+            http: HttpSettings::new(UrlAllowlist::default()),
+        })
         .load_file(&path)
     }
 
@@ -936,7 +659,7 @@ hooks:
         );
         assert_problem(
             r#"{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "ok?", "provider": "gemini"}]}]}}"#,
-            "unknown provider `gemini`",
+            "`provider`: unknown variant `gemini`, expected `anthropic` or `openai`",
         );
         assert_problem(
             r#"{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "{{tool_nmae}}"}]}]}}"#,
@@ -986,12 +709,44 @@ hooks:
     fn unknown_handler_types_and_fields_are_errors() {
         assert_problem(
             r#"{"hooks": {"Stop": [{"hooks": [{"type": "wams", "plugin": "x"}]}]}}"#,
-            "unknown variant `wams`",
+            "unknown hook type `wams` (did you mean `wasm`?",
         );
         assert_problem(
             r#"{"hooks": {"Stop": [{"hooks": [{"type": "wasm", "plugin": "x", "limit": {}}]}]}}"#,
             "unknown field `limit`",
         );
+    }
+
+    #[test]
+    fn a_misspelt_field_is_located_and_gets_a_suggestion() {
+        let errs = messages(
+            "{\"hooks\": {\"Stop\": [{\"hooks\": [\n  {\"type\": \"http\",\n   \"url\": \"http://127.0.0.1/\", \"allowed_evn\": []}]}]}}",
+        );
+        assert_eq!(errs.len(), 1, "{errs:#?}");
+        assert!(errs[0].contains("hooks.json:3:"), "{}", errs[0]);
+        assert!(
+            errs[0].contains("unknown field `allowed_evn` (did you mean `allowed_env`?)"),
+            "{}",
+            errs[0]
+        );
+        // Claude Code's spelling is an alias the kind owns.
+        load(r#"{"hooks": {"Stop": [{"hooks": [{"type": "http", "url": "http://127.0.0.1/", "allowedEnvVars": []}]}]}}"#)
+            .unwrap();
+        // A nested field of the wrong shape is named by its path.
+        assert_problem(
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "wasm", "plugin": "x.wasm", "limits": {"fuel": "lots"}}]}]}}"#,
+            "`limits.fuel`: invalid type",
+        );
+    }
+
+    #[test]
+    fn the_same_hook_in_two_files_has_one_identity() {
+        let text = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "name": "a"}]}]}}"#;
+        let one = load(text).unwrap();
+        let renamed = load(&text.replace(r#""name": "a""#, r#""name": "b""#)).unwrap();
+        let slower = load(&text.replace(r#""name": "a""#, r#""timeout": 9"#)).unwrap();
+        assert_eq!(one.hooks[0].0, renamed.hooks[0].0);
+        assert_ne!(one.hooks[0].0, slower.hooks[0].0);
     }
 
     #[test]

@@ -6,7 +6,11 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use wasm_hooks_core::{Approval, Context, Decision, EventName, HookResult, Role, Severity, UserMessage};
+use wasm_hooks_core::{
+    Approval, Context, Decision, EventName, HookResult, Role, Severity, UserMessage,
+};
+
+use super::action::{Action, DecisionWord, PermissionWord};
 
 /// The answer of a hook that exited 0: JSON when stdout starts with `{`,
 /// otherwise plain text, which is context for UserPromptSubmit and
@@ -108,120 +112,25 @@ struct HookSpecificOutput {
 }
 
 impl AnswerDoc {
-    fn into_result(self, event: EventName) -> Result<HookResult, String> {
-        let specific = self.hook_specific_output.unwrap_or_default();
+    fn into_result(mut self, event: EventName) -> Result<HookResult, String> {
+        let specific = self.hook_specific_output.take().unwrap_or_default();
         let reason = self
             .reason
             .clone()
             .or_else(|| specific.permission_decision_reason.clone())
             .or_else(|| self.message.clone());
-        // On PostToolUse the tool already ran: a generic `data` replacement
-        // is its new output there, as WIT's `modify` is.
-        let updated_input = specific.updated_input.map(Value::Object);
-        let (input, output) = if event.has_tool_output() {
-            (
-                self.modified_args.or(updated_input),
-                self.data.or(specific.updated_mcp_tool_output),
-            )
-        } else {
-            (
-                self.modified_args.or(self.data).or(updated_input),
-                specific.updated_mcp_tool_output,
-            )
-        };
-        let replacement = input.is_some() || output.is_some();
-        let modify = || match (&input, &output) {
-            (_, Some(output)) => Ok(Decision::ModifyOutput {
-                output: output.clone(),
-            }),
-            (Some(input @ Value::Object(_)), None) => Ok(Decision::Modify {
-                input: input.clone(),
-            }),
-            (Some(_), None) => Err("the replacement input must be a JSON object".to_owned()),
-            (None, None) => Err(
-                "`modify` needs `modified_args`, `data`, `updatedInput` or `updatedMCPToolOutput`"
-                    .to_owned(),
-            ),
-        };
-        let deny = || Decision::Deny {
-            reason: reason
-                .clone()
-                .unwrap_or_else(|| "blocked by a hook".to_owned()),
-        };
-        let ask = || {
-            Decision::Ask(Approval {
-                prompt: self
-                    .approval_prompt
-                    .clone()
-                    .or_else(|| reason.clone())
-                    .unwrap_or_else(|| "A hook asks for approval.".to_owned()),
-                options: self.approval_options.clone().unwrap_or_default(),
-                timeout_ms: self.approval_timeout.map(|s| (s * 1000.0).round() as u32),
-                default_allow: self.approval_default.as_deref() == Some("allow"),
-            })
-        };
-        let decision = match (
-            self.action.as_deref(),
-            self.decision.as_deref(),
-            specific.permission_decision.as_deref(),
-        ) {
-            (Some(action), _, _) => match action {
-                "allow" => Decision::Allow {
-                    reason: reason.clone(),
-                },
-                "continue" | "inject_context" => Decision::Proceed,
-                "block" | "deny" => deny(),
-                "modify" => modify()?,
-                "ask_user" => ask(),
-                other => {
-                    return Err(format!(
-                        "unknown action `{other}` (expected allow, continue, block, deny, modify, inject_context or ask_user)"
-                    ));
-                }
-            },
-            (None, Some(decision), _) => match decision {
-                "approve" | "allow" => Decision::Allow {
-                    reason: reason.clone(),
-                },
-                "block" | "deny" => deny(),
-                "modify" => modify()?,
-                other => {
-                    return Err(format!(
-                        "unknown decision `{other}` (expected approve, block or modify)"
-                    ));
-                }
-            },
-            (None, None, Some(permission)) => match permission {
-                "allow" if replacement => modify()?,
-                "allow" => Decision::Allow {
-                    reason: reason.clone(),
-                },
-                "deny" => deny(),
-                "ask" => ask(),
-                other => {
-                    return Err(format!(
-                        "unknown permissionDecision `{other}` (expected allow, deny or ask)"
-                    ));
-                }
-            },
-            (None, None, None) if replacement => modify()?,
-            (None, None, None) => Decision::Proceed,
-        };
+        let rewrite = self.rewrite(event, &specific);
+        let decision = self.decision(&specific, reason, &rewrite)?;
         let mut result = HookResult::new(decision);
         let context = specific.additional_context.or(self.context_injection);
         result.context = context.map(|text| Context {
             text,
             role: self.context_injection_role.unwrap_or_default(),
         });
+        let allowed = self.action.as_deref() == Some("allow");
         result.user_message = self
             .user_message
-            .or_else(|| {
-                self.action
-                    .as_deref()
-                    .is_some_and(|a| a == "allow")
-                    .then_some(self.message)
-                    .flatten()
-            })
+            .or_else(|| allowed.then_some(self.message).flatten())
             .map(|text| UserMessage {
                 severity: self.user_message_level.unwrap_or(Severity::Info),
                 text,
@@ -239,6 +148,113 @@ impl AnswerDoc {
             .unwrap_or(false);
         result.metadata = self.metadata;
         Ok(result)
+    }
+
+    /// The replacement the answer carries, if any. On PostToolUse the tool
+    /// already ran: a generic `data` replacement is its new output there, as
+    /// WIT's `modify` is.
+    fn rewrite(&mut self, event: EventName, specific: &HookSpecificOutput) -> Rewrite {
+        let updated_input = specific.updated_input.clone().map(Value::Object);
+        let mcp_output = specific.updated_mcp_tool_output.clone();
+        let (modified_args, data) = (self.modified_args.take(), self.data.take());
+        if event.has_tool_output() {
+            Rewrite {
+                input: modified_args.or(updated_input),
+                output: data.or(mcp_output),
+            }
+        } else {
+            Rewrite {
+                input: modified_args.or(data).or(updated_input),
+                output: mcp_output,
+            }
+        }
+    }
+
+    /// The decision, from the first of `action`, `decision` and
+    /// `permissionDecision` the answer gives.
+    fn decision(
+        &self,
+        specific: &HookSpecificOutput,
+        reason: Option<String>,
+        rewrite: &Rewrite,
+    ) -> Result<Decision, String> {
+        let deny = || Decision::Deny {
+            reason: reason
+                .clone()
+                .unwrap_or_else(|| "blocked by a hook".to_owned()),
+        };
+        let allow = || Decision::Allow {
+            reason: reason.clone(),
+        };
+        let replaced = rewrite.input.is_some() || rewrite.output.is_some();
+        Ok(
+            match (
+                self.action.as_deref(),
+                self.decision.as_deref(),
+                specific.permission_decision.as_deref(),
+            ) {
+                (Some(action), _, _) => match Action::named(action)? {
+                    Action::Allow => allow(),
+                    Action::Continue | Action::InjectContext => Decision::Proceed,
+                    Action::Deny => deny(),
+                    Action::Modify => rewrite.decision()?,
+                    Action::Ask => self.ask(reason.as_deref()),
+                },
+                (None, Some(decision), _) => match DecisionWord::named(decision)? {
+                    DecisionWord::Allow => allow(),
+                    DecisionWord::Deny => deny(),
+                    DecisionWord::Modify => rewrite.decision()?,
+                },
+                (None, None, Some(permission)) => match PermissionWord::named(permission)? {
+                    PermissionWord::Allow if replaced => rewrite.decision()?,
+                    PermissionWord::Allow => allow(),
+                    PermissionWord::Deny => deny(),
+                    PermissionWord::Ask => self.ask(reason.as_deref()),
+                },
+                (None, None, None) if replaced => rewrite.decision()?,
+                (None, None, None) => Decision::Proceed,
+            },
+        )
+    }
+
+    /// An approval request from the answer's `approval_*` fields.
+    fn ask(&self, reason: Option<&str>) -> Decision {
+        Decision::Ask(Approval {
+            prompt: self
+                .approval_prompt
+                .as_deref()
+                .or(reason)
+                .unwrap_or("A hook asks for approval.")
+                .to_owned(),
+            options: self.approval_options.clone().unwrap_or_default(),
+            timeout_ms: self.approval_timeout.map(|s| (s * 1000.0).round() as u32),
+            default_allow: self.approval_default.as_deref() == Some("allow"),
+        })
+    }
+}
+
+/// What an answer replaces: the tool's input, or its output.
+struct Rewrite {
+    input: Option<Value>,
+    output: Option<Value>,
+}
+
+impl Rewrite {
+    /// The rewrite as a decision.
+    fn decision(&self) -> Result<Decision, String> {
+        match (&self.input, &self.output) {
+            (_, Some(output)) => Ok(Decision::ModifyOutput {
+                output: output.clone(),
+            }),
+            (Some(input @ Value::Object(_)), None) => Ok(Decision::Modify {
+                input: input.clone(),
+            }),
+            (Some(_), None) => Err("the replacement input must be a JSON object".to_owned()),
+            (None, None) => Err(
+                "`modify` needs `modified_args`, `data`, `updatedInput` or `updatedMCPToolOutput`"
+                    .to_owned(),
+            ),
+        }
     }
 }
 

@@ -375,7 +375,9 @@ impl HookKind for CommandKind {
     fn build(entry: CommandEntry, cx: &mut BuildContext<'_>) -> Result<Built, HookProblem> {
         let program = match (&entry.command, &entry.args) {
             (Some(_), Some(_)) => {
-                return Err("give `command` (run by sh -c) or `args` (run directly), not both".into());
+                return Err(
+                    "give `command` (run by sh -c) or `args` (run directly), not both".into(),
+                );
             }
             (Some(Value::String(line)), None) if !line.trim().is_empty() => {
                 Program::Shell(line.clone())
@@ -415,7 +417,13 @@ impl HookKind for CommandKind {
             "env": entry.env,
             "timeout_ms": cx.timeout_ms,
         });
-        let hook = CommandHook::new(program, working_dir, env, cx.timeout_ms, &cx.settings.commands)?;
+        let hook = CommandHook::new(
+            program,
+            working_dir,
+            env,
+            cx.timeout_ms,
+            &cx.settings.commands,
+        )?;
         Ok(Built {
             handler: Arc::new(hook),
             default_name,
@@ -426,6 +434,8 @@ impl HookKind for CommandKind {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]

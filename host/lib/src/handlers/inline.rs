@@ -27,6 +27,7 @@ use wasm_hooks_core::{
     Reply, Role, plain_text,
 };
 
+use super::action::Action;
 use super::kind::{BuildContext, Built, HookKind, HookProblem};
 
 /// One rule as a hook file writes it.
@@ -80,16 +81,6 @@ enum Test {
 struct Condition {
     path: Vec<String>,
     test: Test,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Action {
-    Proceed,
-    Allow,
-    Deny,
-    Ask,
-    Modify,
-    InjectContext,
 }
 
 #[derive(Debug)]
@@ -164,7 +155,7 @@ impl InlineHook {
                 test: Test::Glob(glob(pattern)?),
             });
         }
-        let action = action_named(action)?;
+        let action = Action::named(action)?;
         if action == Action::Modify {
             return Err(
                 "a matcher entry cannot `modify`; use an inline rule with `modify_field`".into(),
@@ -191,7 +182,7 @@ impl InlineHook {
         };
         let reason = rule.reason.clone();
         let mut result = HookResult::new(match rule.action {
-            Action::Proceed | Action::InjectContext => Decision::Proceed,
+            Action::Continue | Action::InjectContext => Decision::Proceed,
             Action::Allow => Decision::Allow {
                 reason: Some(reason.clone()),
             },
@@ -260,7 +251,10 @@ fn compile(doc: RuleDoc) -> Result<Rule, String> {
         "regex" | "matches" => {
             let pattern = text(&doc.value)?;
             Test::Regex(Regex::new(&pattern).map_err(|e| {
-                format!("bad regex `{pattern}`: {}", wasm_hooks_core::regex_error(&e))
+                format!(
+                    "bad regex `{pattern}`: {}",
+                    wasm_hooks_core::regex_error(&e)
+                )
             })?)
         }
         "in" => match &doc.value {
@@ -274,7 +268,7 @@ fn compile(doc: RuleDoc) -> Result<Rule, String> {
             ));
         }
     };
-    let action = action_named(&doc.action)?;
+    let action = Action::named(&doc.action)?;
     let modify = match (action, doc.modify_field, doc.modify_value) {
         (Action::Modify, Some(field), Some(value)) => {
             let at = path(&field);
@@ -309,22 +303,6 @@ fn compile(doc: RuleDoc) -> Result<Rule, String> {
         action,
         reason,
         modify,
-    })
-}
-
-fn action_named(action: &str) -> Result<Action, String> {
-    Ok(match action {
-        "continue" | "proceed" => Action::Proceed,
-        "allow" => Action::Allow,
-        "deny" | "block" => Action::Deny,
-        "ask" => Action::Ask,
-        "modify" => Action::Modify,
-        "inject_context" => Action::InjectContext,
-        other => {
-            return Err(format!(
-                "unknown action `{other}` (expected continue, proceed, allow, deny, block, ask, modify or inject_context)"
-            ));
-        }
     })
 }
 

@@ -87,8 +87,6 @@ pub(crate) struct BuildContext<'a> {
     pub(crate) settings: &'a mut KindSettings,
     /// The hook file's directory: relative paths start here.
     pub(crate) base: &'a Path,
-    /// The `type` as written (`inline` and `matcher` share a kind).
-    pub(crate) type_name: &'a str,
     /// The entry's `timeout`/`timeout_ms`, in milliseconds.
     pub(crate) timeout_ms: Option<u64>,
 }
@@ -140,11 +138,12 @@ fn build_kind<K: HookKind>(
     fields: Map<String, Value>,
     cx: &mut BuildContext<'_>,
 ) -> Result<Built, FieldsError> {
-    let entry: K::Entry =
-        serde_path_to_error::deserialize(Value::Object(fields)).map_err(|e| FieldsError::Field {
+    let entry: K::Entry = serde_path_to_error::deserialize(Value::Object(fields)).map_err(|e| {
+        FieldsError::Field {
             path: e.path().to_string(),
             message: e.into_inner().to_string(),
-        })?;
+        }
+    })?;
     K::build(entry, cx).map_err(FieldsError::Problem)
 }
 
@@ -216,7 +215,10 @@ pub(crate) fn string_list(value: Option<&Value>, field: &str) -> Result<Vec<Stri
 }
 
 /// A field that must be a string when present.
-pub(crate) fn optional_text(value: Option<&Value>, field: &str) -> Result<Option<String>, HookProblem> {
+pub(crate) fn optional_text(
+    value: Option<&Value>,
+    field: &str,
+) -> Result<Option<String>, HookProblem> {
     match value {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),

@@ -93,39 +93,7 @@ impl Expectation {
         {
             differ("decision", expected.as_str().into(), got.into());
         }
-        let texts = [
-            (
-                "reason",
-                &self.reason,
-                outcome.verdict.reason().unwrap_or_default().to_owned(),
-            ),
-            (
-                "context",
-                &self.context,
-                joined(outcome.contexts.iter().map(|c| c.value.text.as_str())),
-            ),
-            (
-                "message",
-                &self.message,
-                joined(
-                    outcome
-                        .user_messages
-                        .iter()
-                        .map(|m| m.value.text.as_str())
-                        .chain(outcome.system_messages.iter().map(|m| m.value.as_str())),
-                ),
-            ),
-            (
-                "stop",
-                &self.stop,
-                outcome
-                    .stop
-                    .as_ref()
-                    .map(|s| s.value.clone())
-                    .unwrap_or_default(),
-            ),
-        ];
-        for (field, expected, got) in texts {
+        for (field, expected, got) in self.texts(outcome) {
             if let Some(part) = expected
                 && !got.contains(part.as_str())
             {
@@ -158,6 +126,43 @@ impl Expectation {
             _ => {}
         }
         found
+    }
+
+    /// The text fields the expectation may name, each with what the
+    /// outcome says.
+    fn texts<'a>(&'a self, outcome: &Outcome) -> [(&'static str, &'a Option<String>, String); 4] {
+        [
+            (
+                "reason",
+                &self.reason,
+                outcome.verdict.reason().unwrap_or_default().to_owned(),
+            ),
+            (
+                "context",
+                &self.context,
+                joined(outcome.contexts.iter().map(|c| c.value.text.as_str())),
+            ),
+            (
+                "message",
+                &self.message,
+                joined(
+                    outcome
+                        .user_messages
+                        .iter()
+                        .map(|m| m.value.text.as_str())
+                        .chain(outcome.system_messages.iter().map(|m| m.value.as_str())),
+                ),
+            ),
+            (
+                "stop",
+                &self.stop,
+                outcome
+                    .stop
+                    .as_ref()
+                    .map(|s| s.value.clone())
+                    .unwrap_or_default(),
+            ),
+        ]
     }
 }
 

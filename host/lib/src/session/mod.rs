@@ -33,7 +33,10 @@ use serde_json::json;
 
 use self::context::Turn;
 use crate::engine::HookEngine;
-use wasm_hooks_core::{Approval, Attributed, AuditEntry, AuditKind, Context, Event, EventName, HookId, Outcome, Role, Severity, TraceStatus, Verdict};
+use wasm_hooks_core::{
+    Approval, Attributed, AuditEntry, AuditKind, Context, Event, EventName, HookId, Outcome, Role,
+    Severity, TraceStatus, Verdict,
+};
 
 /// An event's outcome after the session routed it.
 #[derive(Debug, Clone)]
@@ -231,7 +234,7 @@ impl Session {
             None if count > 0 => {
                 tracing::warn!(
                     "{count} context message(s) dropped: the session has no context sink"
-                )
+                );
             }
             None => {}
         }
