@@ -25,6 +25,7 @@ use wasmtime::Engine;
 use wasmtime::component::Component;
 
 use super::digests::{DigestIndex, is_abandoned, is_temporary, owned_by_me_only, read_dir_if_any};
+use super::survey::CacheSurvey;
 
 /// The tag that starts every trailer; the version changes with the layout.
 const MAGIC: &[u8; 8] = b"WHCACHE2";
@@ -123,53 +124,6 @@ impl CompileCache {
         file.write_all(&payload)?;
         file.write_all(&trailer(&payload))?;
         file.persist(entry).map_err(|e| e.error)?;
-        Ok(())
-    }
-}
-
-/// What a compile cache holds for one engine, and what of it is stale.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct CacheSurvey {
-    /// How many entries this engine has.
-    pub entries: u64,
-    /// The bytes of those entries.
-    pub entries_bytes: u64,
-    /// Directories of other engines (another wasmtime version or other
-    /// settings): never looked up by this build.
-    pub other_engines: Vec<PathBuf>,
-    /// The bytes in those directories.
-    pub other_engines_bytes: u64,
-    /// How many digest records there are.
-    pub records: usize,
-    /// Digest records whose file is gone or changed.
-    pub stale_records: Vec<PathBuf>,
-    /// Temporary files of writes that never finished (older than an hour).
-    pub temporary: Vec<PathBuf>,
-}
-
-impl CacheSurvey {
-    /// Whether there is anything to prune.
-    pub fn is_clean(&self) -> bool {
-        self.other_engines.is_empty() && self.stale_records.is_empty() && self.temporary.is_empty()
-    }
-
-    /// Remove what this survey found stale: other engines' directories,
-    /// digest records that no longer match their file, abandoned temporary
-    /// files. This engine's entries stay.
-    ///
-    /// # Errors
-    /// When something cannot be removed (what was removed before stays
-    /// removed).
-    pub fn prune(&self) -> std::io::Result<()> {
-        for dir in &self.other_engines {
-            std::fs::remove_dir_all(dir)?;
-        }
-        for file in self.stale_records.iter().chain(&self.temporary) {
-            match std::fs::remove_file(file) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-                _ => {}
-            }
-        }
         Ok(())
     }
 }

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use super::WIT_PACKAGE;
-use super::cache::CacheSurvey;
+use super::survey::CacheSurvey;
 use wasm_hooks_core::sha256_hex;
 
 /// How long a file must have been left alone before its digest is

@@ -21,6 +21,7 @@ mod plugin;
 mod runtime;
 mod state;
 mod stdio;
+mod survey;
 mod v0_1;
 
 use std::sync::Arc;
@@ -30,12 +31,13 @@ use wasmtime::component::ResourceTable;
 use wasmtime::{Store, Trap, UpdateDeadline};
 use wasmtime_wasi::WasiCtxBuilder;
 
-pub use cache::{CacheSurvey, CompileCache};
+pub use cache::CompileCache;
 pub use grants::{GrantBase, GrantedDir, Grants};
 pub use inspect::PluginInfo;
 pub use limits::{LimitOverrides, WasmLimits};
 pub use plugin::Plugin;
 pub use runtime::{WasmRuntime, WasmRuntimeBuilder};
+pub use survey::CacheSurvey;
 
 use self::state::{HostState, Limiter, LogLines};
 use self::stdio::CappedPipe;

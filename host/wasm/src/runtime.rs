@@ -10,11 +10,12 @@ use sha2::{Digest, Sha256};
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
-use super::cache::{CacheSurvey, CompileCache};
+use super::cache::CompileCache;
 use super::digests::FileId;
 use super::kv::{KvScope, KvStore};
 use super::plugin::{Plugin, PluginInner};
 use super::state::HostState;
+use super::survey::CacheSurvey;
 use super::v0_1;
 use wasm_hooks_core::Error;
 
