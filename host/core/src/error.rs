@@ -61,9 +61,13 @@ pub enum Error {
         /// What went wrong.
         source: Box<Error>,
     },
-    /// The wasm runtime could not be set up.
-    #[error("starting the wasm runtime: {0}")]
-    Runtime(String),
+    /// The wasm runtime could not be set up; the runtime's own error, with
+    /// its chain, is the source.
+    #[error("starting the wasm runtime: {source}")]
+    Runtime {
+        /// What the runtime said.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// The audit log cannot be opened.
     #[error("opening the audit log {}: {source}", path.display())]
     Audit {

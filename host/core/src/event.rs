@@ -76,6 +76,23 @@ impl EventName {
         self == EventName::PostToolUse
     }
 
+    /// Whether the event is about one tool call (it has `tool_name` and
+    /// `tool_input`, and tool matchers apply): PreToolUse, PostToolUse and
+    /// PostToolUseFailure.
+    pub fn has_tool(self) -> bool {
+        matches!(
+            self,
+            EventName::PreToolUse | EventName::PostToolUse | EventName::PostToolUseFailure
+        )
+    }
+
+    /// Whether what the event reports already happened, so that a deny
+    /// cannot undo it and becomes feedback for the model instead: after a
+    /// tool ran, and when the agent stops.
+    pub fn already_happened(self) -> bool {
+        self.tool_ran() || matches!(self, EventName::Stop | EventName::SubagentStop)
+    }
+
     /// Whether the tool already ran: PostToolUse and PostToolUseFailure,
     /// where a new tool input changes nothing.
     pub fn tool_ran(self) -> bool {

@@ -168,13 +168,13 @@ impl WasmRuntimeBuilder {
             None => {
                 config.allocation_strategy(InstanceAllocationStrategy::OnDemand);
                 tracing::info!("wasm runtime: on-demand allocation");
-                Engine::new(&config).map_err(|e| Error::Runtime(e.to_string()))?
+                Engine::new(&config).map_err(runtime_error)?
             }
         };
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)
             .and_then(|()| v0_1::add_to_linker(&mut linker))
-            .map_err(|e| Error::Runtime(e.to_string()))?;
+            .map_err(runtime_error)?;
         let cache = match &self.cache {
             CacheChoice::Default => CompileCache::default_dir().map(CompileCache::new),
             CacheChoice::Dir(dir) => Some(CompileCache::new(dir)),
@@ -429,4 +429,9 @@ fn start_watcher(runtime: &WasmRuntime, interval: Duration) {
         })
         .map(drop)
         .unwrap_or_else(|e| tracing::warn!("no hot reload ({e})"));
+}
+
+/// A wasmtime error as the runtime's failure, its chain kept as the source.
+fn runtime_error(e: wasmtime::Error) -> Error {
+    Error::Runtime { source: e.into() }
 }

@@ -117,7 +117,7 @@ pub fn install(text: &str, hook: &InstalledHook) -> Result<Option<String>, Setti
             continue;
         }
         let mut group = Vec::new();
-        if tool_event(event) {
+        if event.has_tool() {
             group.push(("matcher".to_owned(), "*".into()));
         }
         group.push(("hooks".to_owned(), CstInputValue::Array(vec![hook.entry()])));
@@ -125,13 +125,6 @@ pub fn install(text: &str, hook: &InstalledHook) -> Result<Option<String>, Setti
         changed = true;
     }
     Ok(changed.then(|| root.to_string()))
-}
-
-fn tool_event(event: EventName) -> bool {
-    matches!(
-        event,
-        EventName::PreToolUse | EventName::PostToolUse | EventName::PostToolUseFailure
-    )
 }
 
 fn event_list(hooks: &CstObject, event: &str) -> Result<CstArray, SettingsError> {

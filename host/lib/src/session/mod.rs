@@ -34,8 +34,8 @@ use serde_json::json;
 use self::context::Turn;
 use crate::engine::HookEngine;
 use wasm_hooks_core::{
-    Approval, Attributed, AuditEntry, AuditKind, Context, Event, EventName, HookId, Outcome, Role,
-    Severity, TraceStatus, Verdict,
+    Approval, Attributed, AuditEntry, AuditKind, Context, Event, HookId, Outcome, Role, Severity,
+    TraceStatus, Verdict,
 };
 
 /// An event's outcome after the session routed it.
@@ -270,7 +270,7 @@ impl Session {
 
     fn queue_context(&self, event: &Event, outcome: &Outcome) -> Vec<InjectionReport> {
         let feedback = match (&outcome.verdict, &outcome.decided_by) {
-            (Verdict::Deny { reason }, Some(hook)) if already_happened(event.name()) => Some((
+            (Verdict::Deny { reason }, Some(hook)) if event.name().already_happened() => Some((
                 hook.clone(),
                 Context {
                     text: reason.clone(),
@@ -392,18 +392,6 @@ impl Session {
             });
         }
     }
-}
-
-/// Events whose operation already happened: a deny cannot undo it, so its
-/// reason becomes feedback for the model.
-fn already_happened(event: EventName) -> bool {
-    matches!(
-        event,
-        EventName::PostToolUse
-            | EventName::PostToolUseFailure
-            | EventName::Stop
-            | EventName::SubagentStop
-    )
 }
 
 fn verdict_after(record: &ApprovalRecord) -> Verdict {
