@@ -160,11 +160,11 @@ fn a_component_of_another_world_is_a_one_line_error() {
     let err = load_error(&plugin("hostile-other-world"));
     assert!(err.contains("hostile_other_world.wasm"), "{err}");
     assert!(
-        err.contains("does not fit the hook world of wasm-hooks:hook@0.1.1"),
+        err.contains("does not fit the hook world of wasm-hooks:hook@0.2.0"),
         "{err}"
     );
     assert!(
-        err.contains("`wasm-hooks:hook/handler@0.1.1`"),
+        err.contains("`wasm-hooks:hook/handler@0.2.0`"),
         "names the missing export: {err}"
     );
 }
@@ -204,7 +204,7 @@ fn a_plugin_built_for_another_wit_version_names_both_versions() {
     let err = load_error(&future);
     assert!(
         err.contains(
-            "built against wasm-hooks:hook@0.9.0, but this host supports wasm-hooks:hook@0.1.1"
+            "built against wasm-hooks:hook@0.9.0, but this host supports wasm-hooks:hook@0.2.0 (and 0.1.x)"
         ),
         "{err}"
     );

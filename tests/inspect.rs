@@ -18,13 +18,13 @@ fn wasm_hooks() -> Command {
 #[test]
 fn an_sdk_plugin_shows_its_world_exports_and_capabilities() {
     let info = PluginInfo::read(&plugin("deny-dangerous-commands")).unwrap();
-    assert_eq!(info.wit, ["wasm-hooks:hook@0.1.1"]);
+    assert_eq!(info.wit, ["wasm-hooks:hook@0.2.0"]);
     assert!(info.compatible);
-    assert_eq!(info.exports, ["wasm-hooks:hook/handler@0.1.1"]);
+    assert_eq!(info.exports, ["wasm-hooks:hook/handler@0.2.0"]);
     assert!(
         info.imports
             .iter()
-            .any(|i| i == "wasm-hooks:hook/host@0.1.1")
+            .any(|i| i == "wasm-hooks:hook/host@0.2.0")
     );
     let capabilities = info.capabilities();
     assert!(capabilities.iter().any(|c| c.starts_with("host: ")));
@@ -47,7 +47,7 @@ fn every_example_plugin_is_a_compatible_hook_component() {
     ] {
         let info = PluginInfo::read(&plugin(package)).unwrap();
         assert!(info.compatible, "{package}");
-        assert_eq!(info.exports, ["wasm-hooks:hook/handler@0.1.1"], "{package}");
+        assert_eq!(info.exports, ["wasm-hooks:hook/handler@0.2.0"], "{package}");
         let kv = info
             .imports
             .iter()
@@ -87,7 +87,7 @@ fn the_cli_reports_the_cache_entry_and_json() {
         .assert()
         .success()
         .stdout(
-            contains("world:   wasm-hooks:hook@0.1.1").and(contains("not in the compile cache")),
+            contains("world:   wasm-hooks:hook@0.2.0").and(contains("not in the compile cache")),
         );
     wasm_hooks()
         .arg("compile")
@@ -113,7 +113,7 @@ fn the_cli_reports_the_cache_entry_and_json() {
         cached.starts_with(cache.path().to_str().unwrap()),
         "{described:#}"
     );
-    assert_eq!(described[0]["exports"][0], "wasm-hooks:hook/handler@0.1.1");
+    assert_eq!(described[0]["exports"][0], "wasm-hooks:hook/handler@0.2.0");
 }
 
 #[test]

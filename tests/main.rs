@@ -31,3 +31,4 @@ mod serve;
 mod session;
 mod soak;
 mod wasm_runtime;
+mod wit_versions;

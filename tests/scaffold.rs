@@ -49,7 +49,7 @@ fn a_new_plugin_builds_and_passes_its_own_fixtures() {
         .success()
         .stdout(
             contains("no_rm.wasm")
-                .and(contains("world:  wasm-hooks:hook@0.1.1"))
+                .and(contains("world:  wasm-hooks:hook@0.2.0"))
                 .and(contains("size:")),
         );
     wasm_hooks()

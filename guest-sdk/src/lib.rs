@@ -28,8 +28,8 @@
 //! # fn main() {}
 //! ```
 //!
-//! This crate does not own the WIT contract (that is `wit/hook.wit` at the
-//! repository root) nor anything on the host side. The generated bindings
+//! This crate does not own the WIT contract (that is `wit/0.2.0/hook.wit` at
+//! the repository root) nor anything on the host side. The generated bindings
 //! stay in a hidden module: plugin authors never touch them.
 #![deny(missing_docs)]
 
@@ -47,7 +47,7 @@ use __private::bindings;
 
 /// The WIT package this SDK implements, stamped into every plugin so that the
 /// host can refuse an incompatible plugin before compiling it.
-pub const WIT_PACKAGE: &str = "wasm-hooks:hook@0.1.1";
+pub const WIT_PACKAGE: &str = "wasm-hooks:hook@0.2.0";
 
 /// Severity of a line written with [`log`].
 pub use bindings::wasm_hooks::hook::types::Level;
@@ -61,7 +61,8 @@ pub fn log(level: Level, message: &str) {
 /// that a plugin can remember things between events (each event still runs
 /// on a fresh instance). Values are strings; store JSON for anything else.
 /// Bounded by the host: keys up to 256 bytes, values up to 16 KiB, 256 keys.
-/// A plugin that uses it needs a host of WIT 0.1.1 or later.
+/// A plugin that uses it needs a host of WIT 0.1.1 or later (any host of
+/// 0.2.0 has it).
 pub mod kv {
     use super::{Error, Result, bindings};
 
@@ -99,7 +100,7 @@ pub mod __private {
     /// The generated WIT bindings.
     pub mod bindings {
         wit_bindgen::generate!({
-            path: "../wit",
+            path: "../wit/0.2.0",
             world: "hook",
             pub_export_macro: true,
             export_macro_name: "__export_hook_world",
@@ -151,7 +152,7 @@ macro_rules! export_hook {
 mod tests {
     #[test]
     fn wit_package_matches_the_wit_file() {
-        let wit = include_str!("../../wit/hook.wit");
+        let wit = include_str!("../../wit/0.2.0/hook.wit");
         let declared = wit
             .lines()
             .find_map(|l| l.trim().strip_prefix("package "))

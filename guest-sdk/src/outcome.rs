@@ -121,12 +121,12 @@ impl Outcome {
 
     /// Hand this on instead of the tool's output (any JSON value, usually
     /// `tool_response` with parts changed); later hooks see it too. On
-    /// PostToolUse only: elsewhere the host takes it as a replacement
-    /// input. Where the agent cannot replace a tool's output (Claude Code
+    /// PostToolUse only: elsewhere the host refuses it as the hook's
+    /// failure. Where the agent cannot replace a tool's output (Claude Code
     /// replaces only MCP tools' output), the model is given the rewritten
     /// output as context instead.
     pub fn modify_output(output: Value) -> Self {
-        Self::with_decision(wit::Decision::Modify(output.to_string()))
+        Self::with_decision(wit::Decision::ModifyOutput(output.to_string()))
     }
 
     /// No opinion on the operation, but end the agent's turn with a reason.

@@ -30,6 +30,7 @@ const GUEST_PACKAGES: &[&str] = &[
     "hostile-recurse",
     "hostile-trap",
     "hostile-alloc-loop",
+    "compat-sdk-0-1-plugin",
 ];
 
 pub fn workspace_root() -> PathBuf {

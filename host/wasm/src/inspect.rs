@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use wasmparser::{Parser, Payload};
 
-use super::WIT_PACKAGE;
 use super::abi;
+use super::world;
 use wasm_hooks_core::Error;
 use wasm_hooks_core::sha256_hex;
 
@@ -52,7 +52,7 @@ impl PluginInfo {
             path: path.to_owned(),
             size: bytes.len() as u64,
             sha256: sha256_hex(&bytes),
-            compatible: wit.iter().all(|s| abi::compatible(s, WIT_PACKAGE)),
+            compatible: wit.iter().all(|s| world::served(s)),
             wit,
             imports,
             exports,
@@ -106,7 +106,7 @@ const CAPABILITIES: &[(&str, &str)] = &[
     ),
     (
         "wasm-hooks:hook/kv",
-        "kv: a small store of its own per session, kept by the host (WIT 0.1.1+)",
+        "kv: a small store of its own per session, kept by the host (WIT 0.1.1 and later)",
     ),
     ("wasi:clocks/", "clocks"),
     ("wasi:random/", "random numbers"),

@@ -23,6 +23,8 @@ mod state;
 mod stdio;
 mod survey;
 mod v0_1;
+mod v0_2;
+mod world;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -42,11 +44,10 @@ pub use survey::CacheSurvey;
 use self::state::{HostState, Limiter, LogLines};
 use self::stdio::CappedPipe;
 use wasm_hooks_core::{
-    Event, EventName, Handler, HandlerFuture, HookError, HookId, HookOutput, HookResult, Reply,
+    Event, Handler, HandlerFuture, HookError, HookId, HookOutput, HookResult, Reply,
 };
 
-/// The WIT package this host implements.
-pub const WIT_PACKAGE: &str = v0_1::WIT_PACKAGE;
+pub use world::WIT_PACKAGE;
 
 /// A plugin bound to one hook's config, limits and grants: the wasm
 /// [`Handler`].
@@ -128,8 +129,7 @@ impl WasmHook {
 
         // The timer also bounds time spent blocked in host calls, where
         // epochs cannot interrupt.
-        let answer =
-            tokio::time::timeout(timeout, v0_1::call(&compiled.pre, &mut store, event)).await;
+        let answer = tokio::time::timeout(timeout, compiled.pre.call(&mut store, event)).await;
 
         let (stdout, out_cut) = stdout.contents();
         let (stderr, err_cut) = stderr.contents();
@@ -146,7 +146,7 @@ impl WasmHook {
                 hook: hook.clone(),
                 message,
             }),
-            Ok(Ok(Ok(outcome))) => check_answer(outcome, event.name(), hook, limits),
+            Ok(Ok(Ok(outcome))) => check_answer(outcome, hook, limits),
         };
         Reply {
             result,
@@ -235,8 +235,7 @@ fn classify_trap(
 
 /// Apply the result-size limit, then convert the answer.
 fn check_answer(
-    outcome: v0_1::WitOutcome,
-    event: EventName,
+    outcome: world::WitOutcome,
     hook: &HookId,
     limits: &WasmLimits,
 ) -> Result<HookResult, HookError> {
@@ -249,7 +248,7 @@ fn check_answer(
         });
     }
     outcome
-        .into_result(event)
+        .into_result()
         .map_err(|message| HookError::BadResult {
             hook: hook.clone(),
             message,

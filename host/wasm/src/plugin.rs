@@ -5,12 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 
-use super::WIT_PACKAGE;
 use super::abi;
 use super::digests::FileId;
 use super::runtime::WasmRuntime;
-use super::state::HostState;
-use super::v0_1;
+use super::world::{self, HookPre};
 use wasm_hooks_core::Error;
 use wasm_hooks_core::sha256_hex;
 
@@ -36,7 +34,7 @@ pub(super) struct PluginInner {
 
 /// One compiled version of a plugin.
 pub(super) struct Compiled {
-    pub(super) pre: v0_1::HookPre<HostState>,
+    pub(super) pre: HookPre,
     sha256: String,
     from_cache: bool,
 }
@@ -236,14 +234,11 @@ fn prepare(
 ) -> Result<Compiled, Error> {
     let fail = |message| fail(path, message);
     let stamps = abi::wit_stamps(bytes).map_err(|e| fail(format!("malformed component: {e}")))?;
-    if let Some(found) = stamps
-        .into_iter()
-        .find(|s| !abi::compatible(s, WIT_PACKAGE))
-    {
+    if let Some(found) = stamps.into_iter().find(|s| !world::served(s)) {
         return Err(Error::IncompatiblePlugin {
             path: path.to_owned(),
             found,
-            expected: WIT_PACKAGE,
+            expected: world::SERVED_TEXT,
         });
     }
     let (component, from_cache) = runtime.component(path, bytes, &sha256).map_err(fail)?;
@@ -265,12 +260,7 @@ fn link(
         .linker
         .instantiate_pre(component)
         .map_err(|e| fail(format!("imports something this host does not provide: {e}")))?;
-    let pre = v0_1::HookPre::new(instance_pre).map_err(|e| {
-        fail(format!(
-            "does not fit the hook world of {}: {e}",
-            v0_1::WIT_PACKAGE
-        ))
-    })?;
+    let pre = HookPre::new(instance_pre).map_err(fail)?;
     Ok(Compiled {
         pre,
         sha256,

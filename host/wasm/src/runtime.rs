@@ -16,7 +16,7 @@ use super::kv::{KvScope, KvStore};
 use super::plugin::{Plugin, PluginInner};
 use super::state::HostState;
 use super::survey::CacheSurvey;
-use super::v0_1;
+use super::world::HookPre;
 use wasm_hooks_core::Error;
 
 /// How often the background thread advances the engine's epoch: a plugin
@@ -173,7 +173,7 @@ impl WasmRuntimeBuilder {
         };
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)
-            .and_then(|()| v0_1::add_to_linker(&mut linker))
+            .and_then(|()| HookPre::add_to_linker(&mut linker))
             .map_err(runtime_error)?;
         let cache = match &self.cache {
             CacheChoice::Default => CompileCache::default_dir().map(CompileCache::new),

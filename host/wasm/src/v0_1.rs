@@ -1,18 +1,18 @@
-//! WIT `wasm-hooks:hook@0.1.x` (0.1.1): the generated bindings and the conversions
-//! between them and the host's [`Event`] and [`HookResult`]. Generated types
-//! never leave this module. A future WIT version gets a module of its own
-//! beside this one.
+//! WIT `wasm-hooks:hook@0.1.x` (0.1.1), kept so that plugins built against
+//! it go on running: its generated bindings, its `host` and `kv` interfaces
+//! (served by the newest version's code), and the conversion of its answers
+//! into the newest version's ([`latest`]). 0.1.x has one `modify`: on
+//! PostToolUse it is read as the tool's new output, which is what every
+//! 0.1.x plugin that answers it there means (before 0.2.0 the host did so).
 
-use serde_json::Value;
+use wasm_hooks_core::{Event, EventName};
 
 use super::state::HostState;
-use wasm_hooks_core::{
-    Approval, Context, Decision, Event, EventName, HookResult, Role, Severity, UserMessage,
-};
+use super::v0_2 as latest;
 
 mod generated {
     wasmtime::component::bindgen!({
-        path: "../../wit",
+        path: "../../wit/0.1.1",
         world: "hook",
         exports: { default: async },
     });
@@ -24,140 +24,99 @@ use generated::wasm_hooks::hook::{host, kv, types as wit};
 /// The WIT package this module implements.
 pub(crate) const WIT_PACKAGE: &str = "wasm-hooks:hook@0.1.1";
 
-/// Add the `host` interface to a linker.
+/// Add this version's `host` and `kv` interfaces to a linker.
 pub(crate) fn add_to_linker(
     linker: &mut wasmtime::component::Linker<HostState>,
 ) -> wasmtime::Result<()> {
     generated::Hook::add_to_linker::<_, wasmtime::component::HasSelf<_>>(linker, |s| s)
 }
 
-/// Instantiate and call `handle` once. The outer error is a trap; the inner
-/// one the plugin's own `err`.
+/// Instantiate and call `handle` once, and give the answer in the newest
+/// version's form. The outer error is a trap; the inner one the plugin's
+/// own `err`.
 pub(crate) async fn call(
     pre: &HookPre<HostState>,
     store: &mut wasmtime::Store<HostState>,
     event: &Event,
-) -> wasmtime::Result<Result<WitOutcome, String>> {
+) -> wasmtime::Result<Result<latest::WitOutcome, String>> {
     let hook = pre.instantiate_async(&mut *store).await?;
-    let event = wit::Event {
-        name: event.name().as_str().to_owned(),
-        session_id: event.session_id().to_owned(),
-        timestamp: event.timestamp().to_owned(),
-        cwd: event.cwd().map(str::to_owned),
-        tool_name: event.tool_name().map(str::to_owned),
-        payload: event.to_json_string(),
+    let latest::wit::Event {
+        name,
+        session_id,
+        timestamp,
+        cwd,
+        tool_name,
+        payload,
+    } = latest::wire_event(event);
+    let wire = wit::Event {
+        name,
+        session_id,
+        timestamp,
+        cwd,
+        tool_name,
+        payload,
     };
     let answer = hook
         .wasm_hooks_hook_handler()
-        .call_handle(&mut *store, &event)
+        .call_handle(&mut *store, &wire)
         .await?;
-    Ok(answer.map(WitOutcome))
+    Ok(answer.map(|outcome| upgrade(outcome, event.name())))
 }
 
-/// A plugin's answer, still in its wire form.
-pub(crate) struct WitOutcome(wit::Outcome);
-
-impl WitOutcome {
-    /// The bytes of text the answer carries, for the result-size limit.
-    pub(crate) fn size(&self) -> usize {
-        let o = &self.0;
-        let decision = match &o.decision {
-            wit::Decision::Proceed => 0,
-            wit::Decision::Allow(reason) => reason.as_ref().map_or(0, String::len),
-            wit::Decision::Deny(text) | wit::Decision::Modify(text) => text.len(),
-            wit::Decision::Ask(a) => {
-                a.prompt.len() + a.options.iter().map(String::len).sum::<usize>()
-            }
-        };
-        decision
-            + o.context.as_ref().map_or(0, |c| c.text.len())
-            + o.user_message.as_ref().map_or(0, |(_, m)| m.len())
-            + [&o.system_message, &o.stop, &o.metadata]
-                .into_iter()
-                .map(|s| s.as_ref().map_or(0, String::len))
-                .sum::<usize>()
-    }
-
-    /// Convert into the host's result type. WIT's one `modify` replaces
-    /// the tool's output on PostToolUse (the tool already ran), and its
-    /// input on every other event.
-    ///
-    /// # Errors
-    /// When `modify` is not JSON, or replaces an input with anything but a
-    /// JSON object; when `metadata` is not JSON.
-    pub(crate) fn into_result(self, event: EventName) -> Result<HookResult, String> {
-        let o = self.0;
-        let decision = match o.decision {
-            wit::Decision::Proceed => Decision::Proceed,
-            wit::Decision::Allow(reason) => Decision::Allow { reason },
-            wit::Decision::Deny(reason) => Decision::Deny { reason },
-            wit::Decision::Ask(a) => Decision::Ask(Approval {
-                prompt: a.prompt,
-                options: a.options,
-                timeout_ms: a.timeout_ms,
-                default_allow: a.default_allow,
-            }),
-            wit::Decision::Modify(json) => match serde_json::from_str(&json) {
-                Ok(output) if event.has_tool_output() => Decision::ModifyOutput { output },
-                Ok(input @ Value::Object(_)) => Decision::Modify { input },
-                Ok(_) => {
-                    return Err(format!(
-                        "`modify` on {event} replaces the tool input, which must be a JSON object"
-                    ));
-                }
-                Err(e) => return Err(format!("`modify` is not JSON: {e}")),
+/// A 0.1.x answer as a 0.2.0 one: the same fields, and `modify` on an event
+/// with a tool output as `modify-output`.
+fn upgrade(o: wit::Outcome, event: EventName) -> latest::WitOutcome {
+    use latest::wit as new;
+    let decision = match o.decision {
+        wit::Decision::Proceed => new::Decision::Proceed,
+        wit::Decision::Allow(reason) => new::Decision::Allow(reason),
+        wit::Decision::Deny(reason) => new::Decision::Deny(reason),
+        wit::Decision::Ask(a) => new::Decision::Ask(new::Approval {
+            prompt: a.prompt,
+            options: a.options,
+            timeout_ms: a.timeout_ms,
+            default_allow: a.default_allow,
+        }),
+        wit::Decision::Modify(json) if event.has_tool_output() => new::Decision::ModifyOutput(json),
+        wit::Decision::Modify(json) => new::Decision::Modify(json),
+    };
+    latest::WitOutcome(new::Outcome {
+        decision,
+        context: o.context.map(|c| new::Context {
+            text: c.text,
+            role: match c.role {
+                wit::Role::System => new::Role::System,
+                wit::Role::User => new::Role::User,
+                wit::Role::Assistant => new::Role::Assistant,
             },
-        };
-        let metadata = o
-            .metadata
-            .map(|m| serde_json::from_str(&m).map_err(|e| format!("`metadata` is not JSON: {e}")))
-            .transpose()?;
-        Ok(HookResult {
-            decision,
-            context: o.context.map(|c| Context {
-                text: c.text,
-                role: match c.role {
-                    wit::Role::System => Role::System,
-                    wit::Role::User => Role::User,
-                    wit::Role::Assistant => Role::Assistant,
-                },
-            }),
-            user_message: o.user_message.map(|(severity, text)| UserMessage {
-                severity: match severity {
-                    wit::Severity::Info => Severity::Info,
-                    wit::Severity::Warning => Severity::Warning,
-                    wit::Severity::Error => Severity::Error,
-                },
-                text,
-            }),
-            system_message: o.system_message,
-            stop: o.stop,
-            suppress_output: o.suppress_output,
-            metadata,
-        })
-    }
+        }),
+        user_message: o.user_message.map(|(severity, text)| {
+            let severity = match severity {
+                wit::Severity::Info => new::Severity::Info,
+                wit::Severity::Warning => new::Severity::Warning,
+                wit::Severity::Error => new::Severity::Error,
+            };
+            (severity, text)
+        }),
+        system_message: o.system_message,
+        stop: o.stop,
+        suppress_output: o.suppress_output,
+        metadata: o.metadata,
+    })
 }
 
 impl wit::Host for HostState {}
 
 impl host::Host for HostState {
     fn log(&mut self, level: wit::Level, message: String) {
-        let hook = self.hook.as_str();
-        match level {
-            wit::Level::Trace => tracing::trace!(hook, "{message}"),
-            wit::Level::Debug => tracing::debug!(hook, "{message}"),
-            wit::Level::Info => tracing::info!(hook, "{message}"),
-            wit::Level::Warn => tracing::warn!(hook, "{message}"),
-            wit::Level::Error => tracing::error!(hook, "{message}"),
-        }
         let level = match level {
-            wit::Level::Trace => "trace",
-            wit::Level::Debug => "debug",
-            wit::Level::Info => "info",
-            wit::Level::Warn => "warn",
-            wit::Level::Error => "error",
+            wit::Level::Trace => latest::wit::Level::Trace,
+            wit::Level::Debug => latest::wit::Level::Debug,
+            wit::Level::Info => latest::wit::Level::Info,
+            wit::Level::Warn => latest::wit::Level::Warn,
+            wit::Level::Error => latest::wit::Level::Error,
         };
-        self.logs.push(format!("{level}: {message}"));
+        latest::log(self, level, message);
     }
 
     fn config(&mut self) -> String {
@@ -177,65 +136,52 @@ impl kv::Host for HostState {
 
 #[cfg(test)]
 mod tests {
+    use wasm_hooks_core::Decision;
+
     use super::*;
 
-    fn outcome(decision: wit::Decision) -> WitOutcome {
-        WitOutcome(wit::Outcome {
+    fn answer(decision: wit::Decision) -> wit::Outcome {
+        wit::Outcome {
             decision,
-            context: Some(wit::Context {
-                text: "ctx".into(),
-                role: wit::Role::User,
-            }),
-            user_message: Some((wit::Severity::Error, "msg".into())),
+            context: None,
+            user_message: Some((wit::Severity::Warning, "careful".into())),
             system_message: None,
-            stop: Some("halt".into()),
-            suppress_output: true,
-            metadata: Some(r#"{"a":1}"#.into()),
-        })
+            stop: None,
+            suppress_output: false,
+            metadata: None,
+        }
     }
 
     #[test]
-    fn wire_outcomes_convert_field_by_field() {
-        let o = outcome(wit::Decision::Modify(r#"{"command":"ls"}"#.into()));
-        assert_eq!(o.size(), r#"{"command":"ls"}"#.len() + 3 + 3 + 4 + 7);
-        let r = o.into_result(EventName::PreToolUse).unwrap();
+    fn a_0_1_modify_is_the_new_output_after_the_tool_and_the_input_before() {
+        let after = upgrade(
+            answer(wit::Decision::Modify(r#"{"stdout":"***"}"#.into())),
+            EventName::PostToolUse,
+        );
         assert_eq!(
-            r.decision,
+            after.into_result().unwrap().decision,
+            Decision::ModifyOutput {
+                output: serde_json::json!({"stdout": "***"})
+            }
+        );
+        let before = upgrade(
+            answer(wit::Decision::Modify(r#"{"command":"ls"}"#.into())),
+            EventName::PreToolUse,
+        )
+        .into_result()
+        .unwrap();
+        assert_eq!(
+            before.decision,
             Decision::Modify {
                 input: serde_json::json!({"command": "ls"})
             }
         );
-        assert_eq!(r.context.unwrap().role, Role::User);
-        assert_eq!(r.user_message.unwrap().severity, Severity::Error);
-        assert_eq!(r.stop.as_deref(), Some("halt"));
-        assert!(r.suppress_output);
-        assert_eq!(r.metadata, Some(serde_json::json!({"a": 1})));
-    }
-
-    #[test]
-    fn modify_replaces_the_input_before_the_tool_and_the_output_after() {
-        let err = outcome(wit::Decision::Modify("[1]".into()))
-            .into_result(EventName::PreToolUse)
-            .unwrap_err();
-        assert!(err.contains("JSON object"), "{err}");
-        let err = outcome(wit::Decision::Modify("{".into()))
-            .into_result(EventName::PostToolUse)
-            .unwrap_err();
-        assert!(err.contains("not JSON"), "{err}");
-        let r = outcome(wit::Decision::Modify(r#""[masked]""#.into()))
-            .into_result(EventName::PostToolUse)
-            .unwrap();
-        assert_eq!(
-            r.decision,
-            Decision::ModifyOutput {
-                output: "[masked]".into()
-            }
-        );
+        assert_eq!(before.user_message.unwrap().text, "careful");
     }
 
     #[test]
     fn the_package_constant_matches_the_wit_file() {
-        let wit = include_str!("../../../wit/hook.wit");
+        let wit = include_str!("../../../wit/0.1.1/hook.wit");
         assert!(wit.contains(&format!("package {WIT_PACKAGE};")));
     }
 }
