@@ -1,12 +1,12 @@
 //! The words hooks answer with, as types: the one vocabulary of actions
 //! that inline rules and JSON answers name (every spelling the seeds and the
 //! agents use is an alias of one action), and Claude Code's `decision` and
-//! `permissionDecision` words. A word is read once, here; nothing else
-//! matches on strings.
+//! `permissionDecision` words, read and written through serde. Nothing else
+//! matches on these strings.
 
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde::de::value::{Error as WordError, StrDeserializer};
+use serde::{Deserialize, Serialize};
 
 /// What an inline rule or a generic JSON answer (`action`) asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -45,33 +45,22 @@ impl Action {
 }
 
 /// Claude Code's top-level `decision`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum DecisionWord {
     /// `approve` (older) or `allow`.
-    #[serde(alias = "approve")]
+    #[serde(rename = "approve", alias = "allow")]
     Allow,
     /// `block` or `deny`.
-    #[serde(alias = "block")]
+    #[serde(rename = "block", alias = "deny")]
     Deny,
     /// A rewrite.
     Modify,
 }
 
-impl DecisionWord {
-    /// The decision `word` names.
-    ///
-    /// # Errors
-    /// An unknown word, with the spellings expected.
-    pub(crate) fn named(word: &str) -> Result<Self, String> {
-        read_word(word).map_err(|()| {
-            format!("unknown decision `{word}` (expected approve, allow, block, deny or modify)")
-        })
-    }
-}
-
-/// Claude Code's `hookSpecificOutput.permissionDecision`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+/// Claude Code's `hookSpecificOutput.permissionDecision` (Gemini CLI's
+/// `decision` takes the same words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum PermissionWord {
     /// Allow (with `updatedInput`: a rewrite).
@@ -80,18 +69,6 @@ pub(crate) enum PermissionWord {
     Deny,
     /// Ask the person.
     Ask,
-}
-
-impl PermissionWord {
-    /// The permission decision `word` names.
-    ///
-    /// # Errors
-    /// An unknown word, with the spellings expected.
-    pub(crate) fn named(word: &str) -> Result<Self, String> {
-        read_word(word).map_err(|()| {
-            format!("unknown permissionDecision `{word}` (expected allow, deny or ask)")
-        })
-    }
 }
 
 fn read_word<T: DeserializeOwned>(word: &str) -> Result<T, ()> {
@@ -120,7 +97,10 @@ mod tests {
                 .unwrap_err()
                 .contains("unknown action `nuke`")
         );
-        assert_eq!(DecisionWord::named("approve"), Ok(DecisionWord::Allow));
-        assert!(PermissionWord::named("defer").is_err());
+        let word = |w: &str| serde_json::from_value::<DecisionWord>(w.into());
+        assert_eq!(word("approve").unwrap(), DecisionWord::Allow);
+        assert_eq!(word("deny").unwrap(), DecisionWord::Deny);
+        assert_eq!(serde_json::to_value(DecisionWord::Deny).unwrap(), "block");
+        assert!(serde_json::from_value::<PermissionWord>("defer".into()).is_err());
     }
 }

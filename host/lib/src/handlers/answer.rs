@@ -4,13 +4,14 @@
 //! process, no network here.
 
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use wasm_hooks_core::{
     Approval, Context, Decision, EventName, HookResult, Role, Severity, UserMessage,
 };
 
 use super::action::{Action, DecisionWord, PermissionWord};
+use crate::protocol::{ClaudeAnswer, ClaudeSpecific};
 
 /// The answer of a hook that exited 0: JSON when stdout starts with `{`,
 /// otherwise plain text, which is context for UserPromptSubmit and
@@ -22,8 +23,7 @@ use super::action::{Action, DecisionWord, PermissionWord};
 pub(crate) fn on_success(event: EventName, stdout: &str) -> Result<HookResult, String> {
     let text = stdout.trim();
     if text.starts_with('{') {
-        let doc: AnswerDoc = serde_json::from_str(text)
-            .map_err(|e| format!("stdout is not a valid JSON answer: {e}"))?;
+        let doc = parse(text).map_err(|e| format!("stdout is not a valid JSON answer: {e}"))?;
         return doc.into_result(event);
     }
     let mut result = HookResult::new(Decision::Proceed);
@@ -41,9 +41,19 @@ pub(crate) fn on_success(event: EventName, stdout: &str) -> Result<HookResult, S
 /// # Errors
 /// When the text is not JSON, or names an unknown decision or action.
 pub(crate) fn json_answer(event: EventName, text: &str) -> Result<HookResult, String> {
-    let doc: AnswerDoc =
-        serde_json::from_str(text).map_err(|e| format!("not a valid JSON answer: {e}"))?;
+    let doc = parse(text).map_err(|e| format!("not a valid JSON answer: {e}"))?;
     doc.into_result(event)
+}
+
+/// The answer's JSON; an error names the field it is about (`action:
+/// unknown variant …`).
+fn parse(text: &str) -> Result<AnswerDoc, String> {
+    serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(text)).map_err(|e| {
+        match e.path().to_string() {
+            path if path == "." => e.into_inner().to_string(),
+            path => format!("`{path}`: {}", e.into_inner()),
+        }
+    })
 }
 
 /// The answer of a hook that exited 2: block, with stderr as the reason
@@ -57,64 +67,35 @@ pub(crate) fn on_block(stderr: &str) -> HookResult {
 }
 
 /// Every JSON answer shape, read leniently (unknown keys are ignored, as
-/// agents add their own).
+/// agents add their own): Claude Code's, and the `action` shapes of the
+/// other agents beside it.
 #[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
 struct AnswerDoc {
-    // Claude Code.
-    #[serde(rename = "continue")]
-    go_on: Option<bool>,
-    stop_reason: Option<String>,
-    suppress_output: Option<bool>,
-    system_message: Option<String>,
-    decision: Option<String>,
-    reason: Option<String>,
-    hook_specific_output: Option<HookSpecificOutput>,
-    // The `action` shapes of the other agents.
-    action: Option<String>,
-    #[serde(rename = "modified_args")]
+    #[serde(flatten)]
+    claude: ClaudeAnswer,
+    action: Option<Action>,
     modified_args: Option<Value>,
     message: Option<String>,
     metadata: Option<Value>,
     data: Option<Value>,
-    #[serde(rename = "context_injection")]
     context_injection: Option<String>,
-    #[serde(rename = "context_injection_role")]
     context_injection_role: Option<Role>,
-    #[serde(rename = "user_message")]
     user_message: Option<String>,
-    #[serde(rename = "user_message_level")]
     user_message_level: Option<Severity>,
-    #[serde(rename = "suppress_output")]
-    suppress_output_snake: Option<bool>,
-    #[serde(rename = "approval_prompt")]
+    suppress_output: Option<bool>,
     approval_prompt: Option<String>,
-    #[serde(rename = "approval_options")]
     approval_options: Option<Vec<String>>,
     /// Seconds.
-    #[serde(rename = "approval_timeout")]
     approval_timeout: Option<f64>,
     /// `allow` or `deny`.
-    #[serde(rename = "approval_default")]
     approval_default: Option<String>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct HookSpecificOutput {
-    permission_decision: Option<String>,
-    permission_decision_reason: Option<String>,
-    updated_input: Option<Map<String, Value>>,
-    /// Claude Code's replacement output of an MCP tool (PostToolUse).
-    #[serde(rename = "updatedMCPToolOutput")]
-    updated_mcp_tool_output: Option<Value>,
-    additional_context: Option<String>,
 }
 
 impl AnswerDoc {
     fn into_result(mut self, event: EventName) -> Result<HookResult, String> {
-        let specific = self.hook_specific_output.take().unwrap_or_default();
+        let specific = self.claude.hook_specific_output.take().unwrap_or_default();
         let reason = self
+            .claude
             .reason
             .clone()
             .or_else(|| specific.permission_decision_reason.clone())
@@ -127,7 +108,7 @@ impl AnswerDoc {
             text,
             role: self.context_injection_role.unwrap_or_default(),
         });
-        let allowed = self.action.as_deref() == Some("allow");
+        let allowed = self.action == Some(Action::Allow);
         result.user_message = self
             .user_message
             .or_else(|| allowed.then_some(self.message).flatten())
@@ -135,16 +116,18 @@ impl AnswerDoc {
                 severity: self.user_message_level.unwrap_or(Severity::Info),
                 text,
             });
-        result.system_message = self.system_message;
-        if self.go_on == Some(false) {
+        let common = self.claude.common;
+        result.system_message = common.system_message;
+        if common.go_on == Some(false) {
             result.stop = Some(
-                self.stop_reason
+                common
+                    .stop_reason
                     .unwrap_or_else(|| "a hook ended the turn".to_owned()),
             );
         }
-        result.suppress_output = self
+        result.suppress_output = common
             .suppress_output
-            .or(self.suppress_output_snake)
+            .or(self.suppress_output)
             .unwrap_or(false);
         result.metadata = self.metadata;
         Ok(result)
@@ -153,8 +136,8 @@ impl AnswerDoc {
     /// The replacement the answer carries, if any. On PostToolUse the tool
     /// already ran: a generic `data` replacement is its new output there, as
     /// WIT's `modify` is.
-    fn rewrite(&mut self, event: EventName, specific: &HookSpecificOutput) -> Rewrite {
-        let updated_input = specific.updated_input.clone().map(Value::Object);
+    fn rewrite(&mut self, event: EventName, specific: &ClaudeSpecific) -> Rewrite {
+        let updated_input = specific.updated_input.clone();
         let mcp_output = specific.updated_mcp_tool_output.clone();
         let (modified_args, data) = (self.modified_args.take(), self.data.take());
         if event.has_tool_output() {
@@ -174,7 +157,7 @@ impl AnswerDoc {
     /// `permissionDecision` the answer gives.
     fn decision(
         &self,
-        specific: &HookSpecificOutput,
+        specific: &ClaudeSpecific,
         reason: Option<String>,
         rewrite: &Rewrite,
     ) -> Result<Decision, String> {
@@ -189,23 +172,23 @@ impl AnswerDoc {
         let replaced = rewrite.input.is_some() || rewrite.output.is_some();
         Ok(
             match (
-                self.action.as_deref(),
-                self.decision.as_deref(),
-                specific.permission_decision.as_deref(),
+                self.action,
+                self.claude.decision,
+                specific.permission_decision,
             ) {
-                (Some(action), _, _) => match Action::named(action)? {
+                (Some(action), _, _) => match action {
                     Action::Allow => allow(),
                     Action::Continue | Action::InjectContext => Decision::Proceed,
                     Action::Deny => deny(),
                     Action::Modify => rewrite.decision()?,
                     Action::Ask => self.ask(reason.as_deref()),
                 },
-                (None, Some(decision), _) => match DecisionWord::named(decision)? {
+                (None, Some(decision), _) => match decision {
                     DecisionWord::Allow => allow(),
                     DecisionWord::Deny => deny(),
                     DecisionWord::Modify => rewrite.decision()?,
                 },
-                (None, None, Some(permission)) => match PermissionWord::named(permission)? {
+                (None, None, Some(permission)) => match permission {
                     PermissionWord::Allow if replaced => rewrite.decision()?,
                     PermissionWord::Allow => allow(),
                     PermissionWord::Deny => deny(),
@@ -333,7 +316,11 @@ mod tests {
         let err = on_success(EventName::PreToolUse, "{\"decision\": ").unwrap_err();
         assert!(err.contains("not a valid JSON answer"), "{err}");
         let err = on_success(EventName::PreToolUse, r#"{"decision": "maybe"}"#).unwrap_err();
-        assert!(err.contains("unknown decision `maybe`"), "{err}");
+        // Inside the flattened Claude Code part, serde knows no path.
+        assert!(
+            err.contains("unknown variant `maybe`, expected one of `allow`, `approve`"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -493,7 +480,7 @@ mod tests {
         assert!(
             on_success(EventName::PreToolUse, r#"{"action": "explode"}"#)
                 .unwrap_err()
-                .contains("unknown action")
+                .contains("`action`: unknown variant `explode`")
         );
     }
 }

@@ -4,7 +4,7 @@
 //! `command`, `inline` and `matcher`, `http`, `prompt`. `answer` reads the
 //! JSON answers of command, http and prompt hooks.
 
-mod action;
+pub(crate) mod action;
 mod answer;
 pub mod command;
 pub mod http;

@@ -16,11 +16,12 @@
 //!   reads it; `continue: false` + `stopReason`; `systemMessage`;
 //!   `suppressOutput`.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
+use wasm_hooks_core::{Event, EventName, Outcome, Verdict, plain_text};
 
+use super::answer::{ClaudeAnswer, ClaudeSpecific};
 use super::{Answer, Draft, blocking_reason};
-use wasm_hooks_core::plain_text;
-use wasm_hooks_core::{Event, EventName, Outcome, Verdict};
+use crate::handlers::action::{DecisionWord, PermissionWord};
 
 /// Which agent reads the answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,35 +59,45 @@ fn takes_block(event: EventName) -> bool {
 pub(super) fn encode(event: &Event, outcome: &Outcome, dialect: Dialect) -> Answer {
     let name = event.name();
     let mut draft = Draft::new(outcome, name.as_str());
+    let mut answer = ClaudeAnswer::default();
+    let mut specific = ClaudeSpecific::default();
     if name == EventName::PreToolUse {
-        pre_tool_use(outcome, dialect, &mut draft.specific);
+        pre_tool_use(outcome, dialect, &mut specific);
     } else if let Some(reason) = blocking_reason(&outcome.verdict, "this event") {
         if takes_block(name) {
-            draft.body.insert("decision".into(), "block".into());
-            draft.body.insert("reason".into(), reason.into());
+            answer.decision = Some(DecisionWord::Deny);
+            answer.reason = Some(reason);
         } else {
             draft.unblockable(&reason);
         }
     }
     if let Some(output) = &outcome.updated_output {
-        rewritten_output(event, output, dialect, &mut draft);
+        specific.updated_mcp_tool_output = rewritten_output(event, output, dialect, &mut draft);
     }
-    draft.context(reads_context(name));
-    draft.finish()
+    specific.additional_context = draft.context(reads_context(name));
+    if specific != ClaudeSpecific::default() {
+        specific.hook_event_name = Some(name.as_str().to_owned());
+        answer.hook_specific_output = Some(specific);
+    }
+    answer.common = draft.common();
+    draft.finish(&answer)
 }
 
 /// The most of a rewritten output handed to the model as context.
 const NOTE_MAX: usize = 10_000;
 
-/// A PostToolUse output rewritten by the hooks: replaced where Claude Code
-/// can (MCP tools), else handed to the model as context with a warning.
-fn rewritten_output(event: &Event, output: &Value, dialect: Dialect, draft: &mut Draft<'_>) {
+/// A PostToolUse output rewritten by the hooks: the replacement where
+/// Claude Code can take one (MCP tools), else none, and the model is handed
+/// it as context with a warning.
+fn rewritten_output(
+    event: &Event,
+    output: &Value,
+    dialect: Dialect,
+    draft: &mut Draft<'_>,
+) -> Option<Value> {
     let tool = event.tool_name().unwrap_or("the tool");
     if dialect == Dialect::Claude && tool.starts_with("mcp__") {
-        draft
-            .specific
-            .insert("updatedMCPToolOutput".into(), output.clone());
-        return;
+        return Some(output.clone());
     }
     let mut text = plain_text(output).into_owned();
     if text.len() > NOTE_MAX {
@@ -103,34 +114,39 @@ fn rewritten_output(event: &Event, output: &Value, dialect: Dialect, draft: &mut
     draft.note(format!(
         "A hook rewrote the output of this {tool} call, but the agent cannot replace it. Use this rewritten output instead of the original, and do not repeat anything the original had that this one leaves out:\n{text}"
     ));
+    None
 }
 
-fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut Map<String, Value>) {
+fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut ClaudeSpecific) {
     let rewritten = outcome.updated_input.as_ref();
     let (decision, reason) = match (&outcome.verdict, dialect) {
-        (Verdict::Deny { reason }, _) => ("deny", Some(reason.clone())),
-        (Verdict::Ask(approval), Dialect::Claude) => ("ask", Some(approval.prompt.clone())),
-        (Verdict::Ask(_), Dialect::Codex) => ("deny", blocking_reason(&outcome.verdict, "Codex hooks")),
+        (Verdict::Deny { reason }, _) => (PermissionWord::Deny, Some(reason.clone())),
+        (Verdict::Ask(approval), Dialect::Claude) => {
+            (PermissionWord::Ask, Some(approval.prompt.clone()))
+        }
+        (Verdict::Ask(_), Dialect::Codex) => (
+            PermissionWord::Deny,
+            blocking_reason(&outcome.verdict, "Codex hooks"),
+        ),
         (_, Dialect::Codex) if rewritten.is_some() => (
-            "deny",
+            PermissionWord::Deny,
             Some(
                 "a hook rewrote the tool input, which Codex hooks cannot apply; blocked rather than run unchanged"
                     .to_owned(),
             ),
         ),
-        (Verdict::Allow { reason }, Dialect::Claude) => ("allow", reason.clone()),
-        (Verdict::Proceed, Dialect::Claude) if rewritten.is_some() => {
-            ("allow", Some("tool input rewritten by a hook".to_owned()))
-        }
+        (Verdict::Allow { reason }, Dialect::Claude) => (PermissionWord::Allow, reason.clone()),
+        (Verdict::Proceed, Dialect::Claude) if rewritten.is_some() => (
+            PermissionWord::Allow,
+            Some("tool input rewritten by a hook".to_owned()),
+        ),
         // Codex takes no `allow`: saying nothing lets its own check run.
         (Verdict::Allow { .. } | Verdict::Proceed, _) => return,
     };
-    specific.insert("permissionDecision".into(), decision.into());
-    if let Some(reason) = reason {
-        specific.insert("permissionDecisionReason".into(), reason.into());
-    }
-    if let (Some(input), "allow" | "ask") = (rewritten, decision) {
-        specific.insert("updatedInput".into(), input.clone());
+    specific.permission_decision = Some(decision);
+    specific.permission_decision_reason = reason;
+    if decision != PermissionWord::Deny {
+        specific.updated_input = rewritten.cloned();
     }
 }
 

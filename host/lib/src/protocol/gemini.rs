@@ -12,9 +12,11 @@
 
 use serde_json::Value;
 
+use wasm_hooks_core::{Event, EventError, EventName, Outcome, Verdict, plain_text};
+
+use super::answer::{GeminiAnswer, GeminiSpecific};
 use super::{Answer, Draft, blocking_reason};
-use wasm_hooks_core::plain_text;
-use wasm_hooks_core::{Event, EventError, EventName, Outcome, Verdict};
+use crate::handlers::action::PermissionWord;
 
 /// Gemini CLI's built-in tools and their canonical names.
 const TOOLS: &[(&str, &str)] = &[
@@ -57,6 +59,7 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
         .and_then(Value::as_str)
         .unwrap_or(name.as_str());
     let mut draft = Draft::new(outcome, agent_name);
+    let mut answer = GeminiAnswer::default();
     let blockable = matches!(
         name,
         EventName::PreToolUse
@@ -71,35 +74,40 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
         &outcome.verdict,
     ) {
         (Some(reason), _) if blockable => {
-            draft.body.insert("decision".into(), "deny".into());
-            draft.body.insert("reason".into(), reason.into());
+            answer.decision = Some(PermissionWord::Deny);
+            answer.reason = Some(reason);
         }
         (Some(reason), _) => draft.unblockable(&reason),
         (None, Verdict::Allow { reason }) if name == EventName::PreToolUse => {
-            draft.body.insert("decision".into(), "allow".into());
-            if let Some(reason) = reason {
-                draft.body.insert("reason".into(), reason.clone().into());
-            }
+            answer.decision = Some(PermissionWord::Allow);
+            answer.reason.clone_from(reason);
         }
         _ => {}
     }
-    if let (Some(input), EventName::PreToolUse) = (&outcome.updated_input, name) {
-        draft.specific.insert("tool_input".into(), input.clone());
+    let specific = GeminiSpecific {
+        hook_event_name: None,
+        tool_input: outcome
+            .updated_input
+            .clone()
+            .filter(|_| name == EventName::PreToolUse),
+        tool_output: outcome
+            .updated_output
+            .as_ref()
+            .filter(|_| name.has_tool_output())
+            .map(model_text),
+        additional_context: draft.context(matches!(
+            name,
+            EventName::PostToolUse | EventName::UserPromptSubmit | EventName::SessionStart
+        )),
+    };
+    if specific != GeminiSpecific::default() {
+        answer.hook_specific_output = Some(GeminiSpecific {
+            hook_event_name: Some(agent_name.to_owned()),
+            ..specific
+        });
     }
-    if let Some(output) = outcome
-        .updated_output
-        .as_ref()
-        .filter(|_| name.has_tool_output())
-    {
-        draft
-            .specific
-            .insert("tool_output".into(), model_text(output).into());
-    }
-    draft.context(matches!(
-        name,
-        EventName::PostToolUse | EventName::UserPromptSubmit | EventName::SessionStart
-    ));
-    draft.finish()
+    answer.common = draft.common();
+    draft.finish(&answer)
 }
 
 /// What the model reads of a tool output: Gemini CLI's `llmContent` when

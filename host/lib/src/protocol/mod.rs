@@ -6,13 +6,15 @@
 //! Gemini CLI has its own event and tool names and a flatter answer. Every
 //! field of the input reaches the hooks: unknown fields stay in the record.
 
+mod answer;
 mod claude;
 mod gemini;
 mod settings;
 
+pub(crate) use answer::{ClaudeAnswer, ClaudeSpecific};
 pub use settings::{CLAUDE_EVENTS, InstalledHook, SettingsError, install, uninstall};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use wasm_hooks_core::{Event, EventError, Outcome, Verdict};
 
@@ -76,13 +78,12 @@ impl Protocol {
     }
 }
 
-/// An answer being written: the JSON body, its `hookSpecificOutput` part
-/// and lines for stderr. What every agent's answer shares is added here.
+/// An answer being written: what every agent's answer shares, lines for
+/// stderr, and context of the host's own. Each format's encoder fills its
+/// own serde type ([`answer`]) from it.
 struct Draft<'a> {
     outcome: &'a Outcome,
     event: &'a str,
-    body: Map<String, Value>,
-    specific: Map<String, Value>,
     stderr: Vec<String>,
     /// Context of the host's own, after the hooks'.
     notes: Vec<String>,
@@ -100,8 +101,6 @@ impl<'a> Draft<'a> {
         Self {
             outcome,
             event,
-            body: Map::new(),
-            specific: Map::new(),
             stderr,
             notes: Vec::new(),
         }
@@ -120,9 +119,9 @@ impl<'a> Draft<'a> {
         self.notes.push(text);
     }
 
-    /// Every context, one paragraph each, as `additionalContext` when the
-    /// agent reads it on this event; otherwise reported as dropped.
-    fn context(&mut self, read: bool) {
+    /// Every context, one paragraph each, when the agent reads context on
+    /// this event; otherwise reported on stderr as dropped.
+    fn context(&mut self, read: bool) -> Option<String> {
         let parts: Vec<&str> = self
             .outcome
             .contexts
@@ -131,37 +130,24 @@ impl<'a> Draft<'a> {
             .chain(self.notes.iter().map(String::as_str))
             .collect();
         if parts.is_empty() {
-            return;
+            return None;
         }
         let context = parts.join("\n\n");
         if read {
-            self.specific
-                .insert("additionalContext".into(), context.into());
-        } else {
-            self.stderr.push(format!(
-                "wasm-hooks: {} takes no context; dropped: {context}",
-                self.event
-            ));
+            return Some(context);
         }
+        self.stderr.push(format!(
+            "wasm-hooks: {} takes no context; dropped: {context}",
+            self.event
+        ));
+        None
     }
 
-    /// The answer: the `hookSpecificOutput` part named after the event,
-    /// `continue: false` + `stopReason`, the messages for the person (one
-    /// line each, naming the hook) as `systemMessage`, `suppressOutput`;
-    /// exit code 0.
-    fn finish(mut self) -> Answer {
+    /// What every answer shares: `continue: false` + `stopReason`, the
+    /// messages for the person (one line each, naming the hook) as
+    /// `systemMessage`, `suppressOutput`.
+    fn common(&self) -> answer::Common {
         let outcome = self.outcome;
-        if !self.specific.is_empty() {
-            self.specific
-                .insert("hookEventName".into(), self.event.into());
-            self.body
-                .insert("hookSpecificOutput".into(), Value::Object(self.specific));
-        }
-        if let Some(stop) = &outcome.stop {
-            self.body.insert("continue".into(), false.into());
-            self.body
-                .insert("stopReason".into(), stop.value.clone().into());
-        }
         let messages: Vec<String> = outcome
             .user_messages
             .iter()
@@ -173,15 +159,18 @@ impl<'a> Draft<'a> {
                     .map(|m| format!("[{}] {}", m.hook, m.value)),
             )
             .collect();
-        if !messages.is_empty() {
-            self.body
-                .insert("systemMessage".into(), messages.join("\n").into());
+        answer::Common {
+            go_on: outcome.stop.as_ref().map(|_| false),
+            stop_reason: outcome.stop.as_ref().map(|s| s.value.clone()),
+            suppress_output: outcome.suppress_output.then_some(true),
+            system_message: (!messages.is_empty()).then(|| messages.join("\n")),
         }
-        if outcome.suppress_output {
-            self.body.insert("suppressOutput".into(), true.into());
-        }
+    }
+
+    /// The answer, with `body` as its JSON; exit code 0.
+    fn finish(self, body: &impl serde::Serialize) -> Answer {
         Answer {
-            body: Value::Object(self.body),
+            body: serde_json::to_value(body).expect("an answer always serializes"),
             stderr: self.stderr,
             exit_code: 0,
         }

@@ -1,0 +1,112 @@
+//! The answers agents read, as serde types, one set per format: Claude Code's
+//! ([`ClaudeAnswer`], which Codex reads too) is both how command and HTTP
+//! hooks' answers are read (`handlers::answer`) and how the Claude Code and
+//! Codex adapters write theirs (`protocol::claude`); Gemini CLI's
+//! ([`GeminiAnswer`]) is written by its adapter. The fields every format
+//! shares are [`Common`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::handlers::action::{DecisionWord, PermissionWord};
+
+/// What every agent's answer shares: ending the turn, messages for the
+/// person, hiding the hook's output.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Common {
+    /// `false` ends the agent's turn.
+    #[serde(rename = "continue", skip_serializing_if = "Option::is_none")]
+    pub(crate) go_on: Option<bool>,
+    /// Why the turn ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) stop_reason: Option<String>,
+    /// Hide the hook's output from the transcript.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) suppress_output: Option<bool>,
+    /// A message shown to the person.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) system_message: Option<String>,
+}
+
+/// Claude Code's JSON answer (Codex reads the same).
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ClaudeAnswer {
+    /// The fields every agent shares.
+    #[serde(flatten)]
+    pub(crate) common: Common,
+    /// The top-level decision (`block` on UserPromptSubmit, PostToolUse,
+    /// Stop…).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) decision: Option<DecisionWord>,
+    /// Why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) reason: Option<String>,
+    /// The part named after the event.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) hook_specific_output: Option<ClaudeSpecific>,
+}
+
+/// Claude Code's `hookSpecificOutput`.
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ClaudeSpecific {
+    /// The event it answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) hook_event_name: Option<String>,
+    /// PreToolUse's decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) permission_decision: Option<PermissionWord>,
+    /// Why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) permission_decision_reason: Option<String>,
+    /// The tool's new input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) updated_input: Option<Value>,
+    /// An MCP tool's new output (PostToolUse).
+    #[serde(
+        rename = "updatedMCPToolOutput",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub(crate) updated_mcp_tool_output: Option<Value>,
+    /// Context for the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) additional_context: Option<String>,
+}
+
+/// Gemini CLI's JSON answer.
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GeminiAnswer {
+    /// The fields every agent shares.
+    #[serde(flatten)]
+    pub(crate) common: Common,
+    /// `deny`, or `allow` before a tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) decision: Option<PermissionWord>,
+    /// Why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) reason: Option<String>,
+    /// The part named after the event.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) hook_specific_output: Option<GeminiSpecific>,
+}
+
+/// Gemini CLI's `hookSpecificOutput`.
+#[derive(Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GeminiSpecific {
+    /// The event it answers, as Gemini CLI names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) hook_event_name: Option<String>,
+    /// The tool's new input.
+    #[serde(rename = "tool_input", skip_serializing_if = "Option::is_none")]
+    pub(crate) tool_input: Option<Value>,
+    /// What the model reads instead of the tool's output.
+    #[serde(rename = "tool_output", skip_serializing_if = "Option::is_none")]
+    pub(crate) tool_output: Option<String>,
+    /// Context for the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) additional_context: Option<String>,
+}
