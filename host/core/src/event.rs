@@ -474,6 +474,26 @@ impl From<Event> for std::borrow::Cow<'_, Event> {
     }
 }
 
+/// The record field a short name in a hook file stands for: `tool` is
+/// `tool_name`, `args` and `tool_args` are `tool_input`, `result` is
+/// `tool_response`, `user_input` is `prompt`; any other name stands for
+/// itself. Templates and inline rules both read fields through this.
+///
+/// # Examples
+/// ```
+/// assert_eq!(wasm_hooks_core::record_field("args"), "tool_input");
+/// assert_eq!(wasm_hooks_core::record_field("cwd"), "cwd");
+/// ```
+pub fn record_field(name: &str) -> &str {
+    match name {
+        "tool" => "tool_name",
+        "args" | "tool_args" => "tool_input",
+        "result" => "tool_response",
+        "user_input" => "prompt",
+        other => other,
+    }
+}
+
 /// A JSON value as a person reads it: a string as it is (not copied),
 /// anything else as JSON text.
 pub fn plain_text(value: &Value) -> std::borrow::Cow<'_, str> {

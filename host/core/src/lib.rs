@@ -36,7 +36,9 @@ pub use closure::FnHandler;
 pub use digest::sha256_hex;
 pub use dispatch::{HookHandle, HookRegistry};
 pub use error::{Error, HookError};
-pub use event::{CATALOGUE, Event, EventError, EventName, UnknownEvent, now_rfc3339, plain_text};
+pub use event::{
+    CATALOGUE, Event, EventError, EventName, UnknownEvent, now_rfc3339, plain_text, record_field,
+};
 pub use handler::{Handler, HandlerFuture, Reply};
 pub use id::HookId;
 pub use matcher::{EventPattern, ToolMatcher, regex_error};

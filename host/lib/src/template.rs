@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use wasm_hooks_core::Event;
+use wasm_hooks_core::{Event, record_field};
 
 static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\{\{\s*([^{}\s]+)\s*\}\}").expect("the placeholder pattern is valid")
@@ -97,18 +97,18 @@ fn source(name: &str) -> Result<Source, String> {
         Some((head, rest)) => (head, Some(rest)),
         None => (name, None),
     };
-    let root: Option<&'static str> = match head {
-        "tool_args" | "args" | "tool_input" => Some("tool_input"),
-        "result" | "tool_response" => Some("tool_response"),
+    let root: Option<&'static str> = match record_field(head) {
+        "tool_input" => Some("tool_input"),
+        "tool_response" => Some("tool_response"),
         "event" => None,
-        _ if rest.is_none() => {
-            let fields: &'static [&'static str] = match head {
-                "tool_name" | "tool" => &["tool_name"],
+        field if rest.is_none() => {
+            let fields: &'static [&'static str] = match field {
+                "tool_name" => &["tool_name"],
                 "error" => &["error", "error_message"],
                 "message" => &["message"],
                 "timestamp" => &["timestamp"],
                 "session_id" => &["session_id"],
-                "user_input" | "prompt" => &["prompt"],
+                "prompt" => &["prompt"],
                 _ => {
                     return Err(format!(
                         "unknown template `{{{{{name}}}}}` (known: {NAMES})"

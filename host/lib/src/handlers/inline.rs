@@ -24,7 +24,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use wasm_hooks_core::{
     Approval, Context, Decision, Event, Handler, HandlerFuture, HookId, HookOutput, HookResult,
-    Reply, Role, plain_text,
+    Reply, Role, plain_text, record_field,
 };
 
 use super::action::Action;
@@ -316,13 +316,7 @@ fn glob(pattern: &str) -> Result<GlobMatcher, String> {
 fn path(field: &str) -> Vec<String> {
     let mut parts: Vec<String> = field.split('.').map(str::to_owned).collect();
     if let Some(first) = parts.first_mut() {
-        let full = match first.as_str() {
-            "tool" => "tool_name",
-            "args" => "tool_input",
-            "result" => "tool_response",
-            _ => return parts,
-        };
-        *first = full.to_owned();
+        *first = record_field(first).to_owned();
     }
     parts
 }
