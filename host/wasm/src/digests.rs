@@ -20,8 +20,8 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::WIT_PACKAGE;
 use super::survey::CacheSurvey;
+use super::world::WIT_PACKAGE;
 use wasm_hooks_core::sha256_hex;
 
 /// How long a file must have been left alone before its digest is

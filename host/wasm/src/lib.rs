@@ -108,7 +108,7 @@ impl WasmHook {
                 hook: hook.clone(),
                 config: self.config.clone(),
                 logs: LogLines::new(limits.output_bytes()),
-                kv: runtime.kv_scope(&self.plugin, event.session_id()),
+                kv: runtime.kv_scope(self.plugin.kv_name(), event.session_id()),
             },
         );
         store.limiter(|s| &mut s.limiter);

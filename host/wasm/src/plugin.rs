@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 
 use super::abi;
 use super::digests::FileId;
-use super::runtime::WasmRuntime;
+use super::runtime::{Reload, WasmRuntime};
 use super::world::{self, HookPre};
 use wasm_hooks_core::Error;
 use wasm_hooks_core::sha256_hex;
@@ -75,14 +75,6 @@ impl Plugin {
         })
     }
 
-    pub(super) fn downgrade(&self) -> Weak<PluginInner> {
-        Arc::downgrade(&self.inner)
-    }
-
-    pub(super) fn upgrade(weak: &Weak<PluginInner>) -> Option<Self> {
-        weak.upgrade().map(|inner| Self { inner })
-    }
-
     pub(super) fn runtime(&self) -> &WasmRuntime {
         &self.inner.runtime
     }
@@ -122,35 +114,63 @@ impl Plugin {
     /// # Errors
     /// When the changed file does not load; the old version stays in use.
     pub fn reload_if_changed(&self) -> Result<bool, Error> {
-        let path = &self.inner.path;
+        self.inner.reload_if_changed()
+    }
+}
+
+impl Reload for PluginInner {
+    fn reload_if_changed(&self) -> Result<bool, Error> {
+        let path = &self.path;
         let id = FileId::of(path).map_err(|e| read_error(path, &e))?;
         {
-            let mut seen = self
-                .inner
-                .seen
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
             if *seen == id {
                 return Ok(false);
             }
             *seen = id;
         }
-        let (bytes, sha256) = read(path, self.inner.pinned.as_deref())?;
-        if sha256 == self.current().sha256 {
+        let (bytes, sha256) = read(path, self.pinned.as_deref())?;
+        if sha256
+            == self
+                .current
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .sha256
+        {
             // Touched, not changed.
             return Ok(false);
         }
-        let compiled = prepare(&self.inner.runtime, path, &bytes, sha256)?;
-        self.inner
-            .runtime
-            .remember_digest(path, &id, &compiled.sha256);
+        let compiled = prepare(&self.runtime, path, &bytes, sha256)?;
+        self.runtime.remember_digest(path, &id, &compiled.sha256);
         tracing::info!(plugin = %path.display(), sha256 = %compiled.sha256, "hot reload");
-        *self
-            .inner
-            .current
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Arc::new(compiled);
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(compiled);
         Ok(true)
+    }
+}
+
+impl WasmRuntime {
+    /// Load a plugin: check that it is a component built for a compatible
+    /// WIT version, take its compiled form from the cache or compile it
+    /// (and cache that), and check that it fits the `hook` world.
+    ///
+    /// # Errors
+    /// [`Error::Plugin`] naming the file and the problem, or
+    /// [`Error::IncompatiblePlugin`] naming both WIT versions.
+    pub fn load(&self, path: &Path) -> Result<Plugin, Error> {
+        self.load_pinned(path, None)
+    }
+
+    /// Like [`WasmRuntime::load`], refusing the file unless its sha256 is
+    /// `expected` (hex); a hot reload to other bytes is refused too.
+    ///
+    /// # Errors
+    /// As [`WasmRuntime::load`], and [`Error::Plugin`] naming both hashes
+    /// on a mismatch.
+    pub fn load_pinned(&self, path: &Path, expected: Option<&str>) -> Result<Plugin, Error> {
+        let plugin = Plugin::load(self.clone(), path, expected.map(str::to_ascii_lowercase))?;
+        let watched: Weak<dyn Reload> = Arc::downgrade(&plugin.inner) as Weak<PluginInner>;
+        self.watch(watched);
+        Ok(plugin)
     }
 }
 

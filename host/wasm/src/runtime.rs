@@ -13,7 +13,6 @@ use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAlloc
 use super::cache::CompileCache;
 use super::digests::FileId;
 use super::kv::{KvScope, KvStore};
-use super::plugin::{Plugin, PluginInner};
 use super::state::HostState;
 use super::survey::CacheSurvey;
 use super::world::HookPre;
@@ -27,6 +26,16 @@ const EPOCH_TICK: Duration = Duration::from_millis(2);
 /// The wasm stack every call gets unless the builder says otherwise: 512
 /// KiB, wasmtime's default, enough for deeply nested serde_json values.
 const DEFAULT_MAX_WASM_STACK_KB: usize = 512;
+
+/// A loaded plugin the runtime can reload when its file changes (the
+/// runtime keeps them weakly, to poll for hot reload).
+pub(crate) trait Reload: Send + Sync {
+    /// Reload if the file changed: true when a new version is in use.
+    ///
+    /// # Errors
+    /// When the changed file does not load; the old version stays in use.
+    fn reload_if_changed(&self) -> Result<bool, Error>;
+}
 
 /// The process-wide wasm runtime. Cheap to clone; all clones share one
 /// engine, one linker and one epoch ticker (which stops when the last clone
@@ -52,7 +61,7 @@ pub(super) struct Runtime {
     /// sha256 (hex) of the engine's precompile compatibility hash.
     engine_key: String,
     /// Every plugin loaded, for hot reload.
-    plugins: Mutex<Vec<Weak<PluginInner>>>,
+    plugins: Mutex<Vec<Weak<dyn Reload>>>,
     /// The `kv` interface's values.
     kv: Arc<KvStore>,
 }
@@ -218,9 +227,9 @@ impl WasmRuntime {
         &self.inner.engine
     }
 
-    /// The `kv` scope of `plugin` in `session`.
-    pub(super) fn kv_scope(&self, plugin: &Plugin, session: &str) -> KvScope {
-        self.inner.kv.scope(plugin.kv_name(), session)
+    /// The `kv` scope of the plugin named `plugin` in `session`.
+    pub(super) fn kv_scope(&self, plugin: &Arc<str>, session: &str) -> KvScope {
+        self.inner.kv.scope(plugin, session)
     }
 
     /// Whether instances come from the pooling allocator.
@@ -250,46 +259,28 @@ impl WasmRuntime {
         Some(cache.entry(&self.inner.engine_key, plugin_sha256))
     }
 
-    /// Load a plugin: check that it is a component built for a compatible
-    /// WIT version, take its compiled form from the cache or compile it
-    /// (and cache that), and check that it fits the `hook` world.
-    ///
-    /// # Errors
-    /// [`Error::Plugin`] naming the file and the problem, or
-    /// [`Error::IncompatiblePlugin`] naming both WIT versions.
-    pub fn load(&self, path: &Path) -> Result<Plugin, Error> {
-        self.load_pinned(path, None)
-    }
-
-    /// Like [`WasmRuntime::load`], refusing the file unless its sha256 is
-    /// `expected` (hex); a hot reload to other bytes is refused too.
-    ///
-    /// # Errors
-    /// As [`WasmRuntime::load`], and [`Error::Plugin`] naming both hashes
-    /// on a mismatch.
-    pub fn load_pinned(&self, path: &Path, expected: Option<&str>) -> Result<Plugin, Error> {
-        let plugin = Plugin::load(self.clone(), path, expected.map(str::to_ascii_lowercase))?;
+    /// Watch a loaded plugin for [`WasmRuntime::reload_changed`].
+    pub(super) fn watch(&self, plugin: Weak<dyn Reload>) {
         let mut plugins = self
             .inner
             .plugins
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         plugins.retain(|p| p.strong_count() > 0);
-        plugins.push(plugin.downgrade());
-        Ok(plugin)
+        plugins.push(plugin);
     }
 
     /// Reload every loaded plugin whose file changed since it was loaded;
     /// the number reloaded. A file that fails to load is reported in the
     /// log and the old version stays. The hot-reload watcher calls this.
     pub fn reload_changed(&self) -> usize {
-        let plugins: Vec<Plugin> = self
+        let plugins: Vec<Arc<dyn Reload>> = self
             .inner
             .plugins
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .iter()
-            .filter_map(Plugin::upgrade)
+            .filter_map(Weak::upgrade)
             .collect();
         let mut reloaded = 0;
         for plugin in plugins {

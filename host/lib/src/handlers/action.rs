@@ -1,18 +1,18 @@
-//! The words hooks answer with, as types: the one vocabulary of actions
-//! that inline rules and JSON answers name (every spelling the seeds and the
-//! agents use is an alias of one action), and Claude Code's `decision` and
-//! `permissionDecision` words, read and written through serde. Nothing else
-//! matches on these strings.
+//! The one vocabulary of actions that inline rules and JSON answers name:
+//! every spelling the seeds and the agents use is an alias of one
+//! [`Action`]. (Claude Code's own `decision` and `permissionDecision` words
+//! are `protocol::answer`'s.)
 
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde::de::value::{Error as WordError, StrDeserializer};
-use serde::{Deserialize, Serialize};
 
 /// What an inline rule or a generic JSON answer (`action`) asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Action {
-    /// No opinion (`continue`, `proceed`).
+    /// No opinion (`continue`, `proceed`): a rule's default.
+    #[default]
     #[serde(alias = "proceed")]
     Continue,
     /// Let the operation go ahead.
@@ -44,33 +44,6 @@ impl Action {
     }
 }
 
-/// Claude Code's top-level `decision`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum DecisionWord {
-    /// `approve` (older) or `allow`.
-    #[serde(rename = "approve", alias = "allow")]
-    Allow,
-    /// `block` or `deny`.
-    #[serde(rename = "block", alias = "deny")]
-    Deny,
-    /// A rewrite.
-    Modify,
-}
-
-/// Claude Code's `hookSpecificOutput.permissionDecision` (Gemini CLI's
-/// `decision` takes the same words).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum PermissionWord {
-    /// Allow (with `updatedInput`: a rewrite).
-    Allow,
-    /// Deny.
-    Deny,
-    /// Ask the person.
-    Ask,
-}
-
 fn read_word<T: DeserializeOwned>(word: &str) -> Result<T, ()> {
     T::deserialize(StrDeserializer::<WordError>::new(word)).map_err(drop)
 }
@@ -97,10 +70,5 @@ mod tests {
                 .unwrap_err()
                 .contains("unknown action `nuke`")
         );
-        let word = |w: &str| serde_json::from_value::<DecisionWord>(w.into());
-        assert_eq!(word("approve").unwrap(), DecisionWord::Allow);
-        assert_eq!(word("deny").unwrap(), DecisionWord::Deny);
-        assert_eq!(serde_json::to_value(DecisionWord::Deny).unwrap(), "block");
-        assert!(serde_json::from_value::<PermissionWord>("defer".into()).is_err());
     }
 }

@@ -10,8 +10,8 @@ use wasm_hooks_core::{
     Approval, Context, Decision, EventName, HookResult, Role, Severity, UserMessage,
 };
 
-use super::action::{Action, DecisionWord, PermissionWord};
-use crate::protocol::{ClaudeAnswer, ClaudeSpecific};
+use super::action::Action;
+use crate::protocol::{ClaudeAnswer, ClaudeSpecific, DecisionWord, PermissionWord};
 
 /// The answer of a hook that exited 0: JSON when stdout starts with `{`,
 /// otherwise plain text, which is context for UserPromptSubmit and

@@ -16,11 +16,12 @@
 //! A matcher entry (`match: {tool, args: {field: glob}}`, `action`,
 //! `message`) is one rule whose conditions are globs.
 
+use std::fmt;
 use std::sync::Arc;
 
 use globset::{Glob, GlobMatcher};
 use regex::Regex;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use wasm_hooks_core::{
     Approval, Context, Decision, Event, Handler, HandlerFuture, HookId, HookOutput, HookResult,
@@ -35,23 +36,41 @@ use super::kind::{BuildContext, Built, HookKind, HookProblem};
 #[serde(deny_unknown_fields)]
 struct RuleDoc {
     field: String,
-    #[serde(default = "equals")]
-    operator: String,
+    #[serde(default)]
+    operator: Operator,
     #[serde(default)]
     value: Value,
-    #[serde(default = "proceed")]
-    action: String,
+    #[serde(default)]
+    action: Action,
     reason: Option<String>,
     modify_field: Option<String>,
     modify_value: Option<Value>,
 }
 
-fn equals() -> String {
-    "equals".into()
+/// How a rule compares its field with its `value`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Operator {
+    #[default]
+    Equals,
+    NotEquals,
+    Contains,
+    StartsWith,
+    EndsWith,
+    Glob,
+    #[serde(alias = "matches")]
+    Regex,
+    In,
+    Exists,
 }
 
-fn proceed() -> String {
-    "continue".into()
+impl fmt::Display for Operator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match serde_json::to_value(self) {
+            Ok(Value::String(word)) => f.write_str(&word),
+            _ => write!(f, "{self:?}"),
+        }
+    }
 }
 
 /// A profile-style matcher entry's `match` object.
@@ -114,8 +133,8 @@ impl InlineHook {
     /// When a rule is malformed, names an unknown operator or action, or
     /// carries a bad glob or regex; the message names the rule by index.
     pub fn from_rules(rules: &Value) -> Result<Self, String> {
-        let docs: Vec<RuleDoc> =
-            serde_json::from_value(rules.clone()).map_err(|e| format!("`rules`: {e}"))?;
+        let docs: Vec<RuleDoc> = serde_path_to_error::deserialize(rules.clone())
+            .map_err(|e| format!("rules{}: {}", e.path(), e.inner()))?;
         if docs.is_empty() {
             return Err("an inline hook needs at least one rule in `rules`".into());
         }
@@ -241,14 +260,14 @@ fn compile(doc: RuleDoc) -> Result<Rule, String> {
             .map(str::to_owned)
             .ok_or_else(|| format!("`{}` needs a string `value`", doc.operator))
     };
-    let test = match doc.operator.as_str() {
-        "equals" => Test::Equals(doc.value.clone()),
-        "not_equals" => Test::NotEquals(doc.value.clone()),
-        "contains" => Test::Contains(doc.value.clone()),
-        "starts_with" => Test::StartsWith(text(&doc.value)?),
-        "ends_with" => Test::EndsWith(text(&doc.value)?),
-        "glob" => Test::Glob(glob(&text(&doc.value)?)?),
-        "regex" | "matches" => {
+    let test = match doc.operator {
+        Operator::Equals => Test::Equals(doc.value.clone()),
+        Operator::NotEquals => Test::NotEquals(doc.value.clone()),
+        Operator::Contains => Test::Contains(doc.value.clone()),
+        Operator::StartsWith => Test::StartsWith(text(&doc.value)?),
+        Operator::EndsWith => Test::EndsWith(text(&doc.value)?),
+        Operator::Glob => Test::Glob(glob(&text(&doc.value)?)?),
+        Operator::Regex => {
             let pattern = text(&doc.value)?;
             Test::Regex(Regex::new(&pattern).map_err(|e| {
                 format!(
@@ -257,18 +276,13 @@ fn compile(doc: RuleDoc) -> Result<Rule, String> {
                 )
             })?)
         }
-        "in" => match &doc.value {
+        Operator::In => match &doc.value {
             Value::Array(items) => Test::In(items.clone()),
             _ => return Err("`in` needs a list `value`".into()),
         },
-        "exists" => Test::Exists(doc.value.as_bool().unwrap_or(true)),
-        other => {
-            return Err(format!(
-                "unknown operator `{other}` (expected equals, not_equals, contains, starts_with, ends_with, glob, regex, matches, in or exists)"
-            ));
-        }
+        Operator::Exists => Test::Exists(doc.value.as_bool().unwrap_or(true)),
     };
-    let action = Action::named(&doc.action)?;
+    let action = doc.action;
     let modify = match (action, doc.modify_field, doc.modify_value) {
         (Action::Modify, Some(field), Some(value)) => {
             let at = path(&field);
@@ -610,12 +624,12 @@ mod tests {
         let err = |rules: Value| InlineHook::from_rules(&rules).unwrap_err();
         assert!(
             err(json!([{"field": "tool", "operator": "like", "value": "x"}]))
-                .contains("rules[0]: unknown operator `like`")
+                .contains("rules[0].operator: unknown variant `like`")
         );
         assert!(err(json!([{"field": "a", "value": "x"}, {"field": "b", "operator": "regex", "value": "("}])).starts_with("rules[1]: bad regex"));
         assert!(
             err(json!([{"field": "a", "value": "x", "action": "nuke"}]))
-                .contains("unknown action `nuke`")
+                .contains("rules[0].action: unknown variant `nuke`")
         );
         assert!(
             err(json!([{"field": "a", "value": "x", "action": "modify"}]))

@@ -8,8 +8,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::handlers::action::{DecisionWord, PermissionWord};
-
 /// What every agent's answer shares: ending the turn, messages for the
 /// person, hiding the hook's output.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -109,4 +107,45 @@ pub(crate) struct GeminiSpecific {
     /// Context for the model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) additional_context: Option<String>,
+}
+
+/// Claude Code's top-level `decision`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum DecisionWord {
+    /// `approve` (older) or `allow`.
+    #[serde(rename = "approve", alias = "allow")]
+    Allow,
+    /// `block` or `deny`.
+    #[serde(rename = "block", alias = "deny")]
+    Deny,
+    /// A rewrite.
+    Modify,
+}
+
+/// Claude Code's `hookSpecificOutput.permissionDecision` (Gemini CLI's
+/// `decision` takes the same words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum PermissionWord {
+    /// Allow (with `updatedInput`: a rewrite).
+    Allow,
+    /// Deny.
+    Deny,
+    /// Ask the person.
+    Ask,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_codes_words_read_every_spelling_and_write_its_own() {
+        let word = |w: &str| serde_json::from_value::<DecisionWord>(w.into());
+        assert_eq!(word("approve").unwrap(), DecisionWord::Allow);
+        assert_eq!(word("deny").unwrap(), DecisionWord::Deny);
+        assert_eq!(serde_json::to_value(DecisionWord::Deny).unwrap(), "block");
+        assert!(serde_json::from_value::<PermissionWord>("defer".into()).is_err());
+    }
 }

@@ -19,9 +19,8 @@
 use serde_json::Value;
 use wasm_hooks_core::{Event, EventName, Outcome, Verdict, plain_text};
 
-use super::answer::{ClaudeAnswer, ClaudeSpecific};
+use super::answer::{ClaudeAnswer, ClaudeSpecific, DecisionWord, PermissionWord};
 use super::{Answer, Draft, blocking_reason};
-use crate::handlers::action::{DecisionWord, PermissionWord};
 
 /// Which agent reads the answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,9 +14,8 @@ use serde_json::Value;
 
 use wasm_hooks_core::{Event, EventError, EventName, Outcome, Verdict, plain_text};
 
-use super::answer::{GeminiAnswer, GeminiSpecific};
+use super::answer::{GeminiAnswer, GeminiSpecific, PermissionWord};
 use super::{Answer, Draft, blocking_reason};
-use crate::handlers::action::PermissionWord;
 
 /// Gemini CLI's built-in tools and their canonical names.
 const TOOLS: &[(&str, &str)] = &[

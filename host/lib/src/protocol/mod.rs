@@ -11,7 +11,7 @@ mod claude;
 mod gemini;
 mod settings;
 
-pub(crate) use answer::{ClaudeAnswer, ClaudeSpecific};
+pub(crate) use answer::{ClaudeAnswer, ClaudeSpecific, DecisionWord, PermissionWord};
 pub use settings::{CLAUDE_EVENTS, InstalledHook, SettingsError, install, uninstall};
 
 use serde_json::Value;
