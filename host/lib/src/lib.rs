@@ -50,6 +50,7 @@ pub use handlers::command::{CommandDefaults, CommandHook, Program};
 pub use handlers::http::{HttpHook, UrlAllowlist};
 pub use handlers::inline::InlineHook;
 pub use handlers::prompt::{PromptDefaults, PromptHook, PromptSettings, Provider};
+pub use handlers::setup::{RuleProblem, SetupError};
 pub use policy::{Expectation, ExpectedDecision, Mismatch, PolicyTest, read_fixtures};
 pub use protocol::{
     Answer, CLAUDE_EVENTS, InstalledHook, Protocol, SettingsError, install as install_claude_hooks,

@@ -17,6 +17,8 @@ use serde_json::Value;
 
 use wasm_hooks_core::{Event, record_field};
 
+use crate::handlers::setup::SetupError;
+
 static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\{\{\s*([^{}\s]+)\s*\}\}").expect("the placeholder pattern is valid")
 });
@@ -49,7 +51,7 @@ impl Template {
     ///
     /// # Errors
     /// When a placeholder names nothing known; the message lists the names.
-    pub(crate) fn parse(text: &str) -> Result<Self, String> {
+    pub(crate) fn parse(text: &str) -> Result<Self, SetupError> {
         let mut parts = Vec::new();
         let mut last = 0;
         for caps in PLACEHOLDER.captures_iter(text) {
@@ -92,7 +94,14 @@ impl Template {
     }
 }
 
-fn source(name: &str) -> Result<Source, String> {
+fn unknown(name: &str) -> SetupError {
+    SetupError::UnknownTemplate {
+        name: name.to_owned(),
+        known: NAMES,
+    }
+}
+
+fn source(name: &str) -> Result<Source, SetupError> {
     let (head, rest) = match name.split_once('.') {
         Some((head, rest)) => (head, Some(rest)),
         None => (name, None),
@@ -109,19 +118,11 @@ fn source(name: &str) -> Result<Source, String> {
                 "timestamp" => &["timestamp"],
                 "session_id" => &["session_id"],
                 "prompt" => &["prompt"],
-                _ => {
-                    return Err(format!(
-                        "unknown template `{{{{{name}}}}}` (known: {NAMES})"
-                    ));
-                }
+                _ => return Err(unknown(name)),
             };
             return Ok(Source::Field(fields));
         }
-        _ => {
-            return Err(format!(
-                "unknown template `{{{{{name}}}}}` (known: {NAMES})"
-            ));
-        }
+        _ => return Err(unknown(name)),
     };
     let path = rest
         .map(|r| r.split('.').map(str::to_owned).collect())
@@ -194,7 +195,9 @@ mod tests {
 
     #[test]
     fn unknown_names_are_errors_listing_the_known_ones() {
-        let err = Template::parse("echo {{tool_nmae}}").unwrap_err();
+        let err = Template::parse("echo {{tool_nmae}}")
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("unknown template `{{tool_nmae}}`") && err.contains("tool_args.<path>"),
             "{err}"

@@ -42,12 +42,46 @@ pub struct GrantBase<'a> {
     pub relative_to: &'a Path,
 }
 
+/// A grant that cannot be resolved, naming the field and entry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GrantError {
+    /// A path that cannot be expanded (an unknown `${VARIABLE}`, …).
+    #[error("{field}[{index}]: {message}")]
+    BadPath {
+        /// `allow_read` or `allow_write`.
+        field: &'static str,
+        /// The entry's place in the list.
+        index: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A path that is not an existing directory.
+    #[error("{field}[{index}]: `{}` is not a directory (grants name existing directories)", path.display())]
+    NotADirectory {
+        /// `allow_read` or `allow_write`.
+        field: &'static str,
+        /// The entry's place in the list.
+        index: usize,
+        /// The path, expanded.
+        path: PathBuf,
+    },
+    /// An `env` entry that is not a variable name.
+    #[error("env[{index}]: `{name}` is not a variable name")]
+    BadVariable {
+        /// The entry's place in the list.
+        index: usize,
+        /// The name given.
+        name: String,
+    },
+}
+
 impl Grants {
     /// Grants from a hook entry's `allow_read`, `allow_write` and `env`
     /// lists. A directory in both lists is writable.
     ///
     /// # Errors
-    /// A message naming the field and entry (`allow_read[1]: …`): an
+    /// A [`GrantError`] naming the field and entry (`allow_read[1]`): an
     /// unknown `${VARIABLE}`, a path that is not a directory, a variable
     /// name that is not a valid one.
     pub fn resolve(
@@ -55,16 +89,17 @@ impl Grants {
         write: &[String],
         env: &[String],
         base: &GrantBase<'_>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, GrantError> {
         let mut dirs: Vec<GrantedDir> = Vec::new();
         for (field, list, writable) in [("allow_write", write, true), ("allow_read", read, false)] {
-            for (i, raw) in list.iter().enumerate() {
-                let path = expand(raw, base).map_err(|e| format!("{field}[{i}]: {e}"))?;
+            for (index, raw) in list.iter().enumerate() {
+                let path = expand(raw, base).map_err(|message| GrantError::BadPath {
+                    field,
+                    index,
+                    message,
+                })?;
                 if !path.is_dir() {
-                    return Err(format!(
-                        "{field}[{i}]: `{}` is not a directory (grants name existing directories)",
-                        path.display()
-                    ));
+                    return Err(GrantError::NotADirectory { field, index, path });
                 }
                 if !dirs.iter().any(|d| d.path == path) {
                     dirs.push(GrantedDir { path, writable });
@@ -72,9 +107,12 @@ impl Grants {
             }
         }
         let mut vars = Vec::new();
-        for (i, name) in env.iter().enumerate() {
+        for (index, name) in env.iter().enumerate() {
             if name.is_empty() || name.contains(['=', '\0']) {
-                return Err(format!("env[{i}]: `{name}` is not a variable name"));
+                return Err(GrantError::BadVariable {
+                    index,
+                    name: name.clone(),
+                });
             }
             if let Ok(value) = std::env::var(name) {
                 vars.push((name.clone(), value));
@@ -229,11 +267,19 @@ mod tests {
         assert!(g.dirs()[0].writable);
         let err = Grants::resolve(&["nope".into()], &[], &[], &b).unwrap_err();
         assert!(
-            err.starts_with("allow_read[0]: ") && err.contains("not a directory"),
+            matches!(
+                err,
+                GrantError::NotADirectory {
+                    field: "allow_read",
+                    index: 0,
+                    ..
+                }
+            ),
             "{err}"
         );
+        assert!(err.to_string().contains("not a directory"), "{err}");
         let err = Grants::resolve(&[], &[], &["A=B".into()], &b).unwrap_err();
-        assert!(err.starts_with("env[0]"), "{err}");
+        assert_eq!(err.to_string(), "env[0]: `A=B` is not a variable name");
     }
 
     #[test]

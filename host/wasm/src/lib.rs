@@ -34,7 +34,7 @@ use wasmtime::{Store, Trap, UpdateDeadline};
 use wasmtime_wasi::WasiCtxBuilder;
 
 pub use cache::CompileCache;
-pub use grants::{GrantBase, GrantedDir, Grants};
+pub use grants::{GrantBase, GrantError, GrantedDir, Grants};
 pub use inspect::PluginInfo;
 pub use limits::{LimitOverrides, WasmLimits};
 pub use plugin::Plugin;

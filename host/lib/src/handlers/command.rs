@@ -28,6 +28,7 @@ use wasm_hooks_core::{
 
 use super::answer;
 use super::kind::{BuildContext, Built, HookKind, HookProblem, string_list, string_map};
+use super::setup::SetupError;
 use crate::template::Template;
 
 /// Engine-wide defaults for command hooks.
@@ -99,7 +100,7 @@ impl CommandHook {
         env: Vec<(String, String)>,
         timeout_ms: Option<u64>,
         defaults: &CommandDefaults,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, SetupError> {
         let compiled = match &program {
             Program::Shell(line) => Compiled::Shell(Template::parse(line)?),
             Program::Argv(argv) => Compiled::Argv(

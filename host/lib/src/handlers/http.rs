@@ -24,6 +24,7 @@ use wasm_hooks_core::{
 
 use super::answer;
 use super::kind::{BuildContext, Built, HookKind, HookProblem, string_list, string_map};
+use super::setup::SetupError;
 
 /// Which URLs HTTP hooks may call: glob patterns over the whole URL.
 #[derive(Debug, Clone)]
@@ -55,17 +56,21 @@ impl UrlAllowlist {
     ///
     /// # Errors
     /// When a pattern is not a valid glob.
-    pub fn new<I, S>(patterns: I) -> Result<Self, String>
+    pub fn new<I, S>(patterns: I) -> Result<Self, SetupError>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
         let patterns: Vec<String> = patterns.into_iter().map(Into::into).collect();
+        let bad = |pattern: &str, e: globset::Error| SetupError::UrlPattern {
+            pattern: pattern.to_owned(),
+            message: e.to_string(),
+        };
         let mut builder = GlobSetBuilder::new();
         for p in &patterns {
-            builder.add(Glob::new(p).map_err(|e| format!("bad URL pattern `{p}`: {e}"))?);
+            builder.add(Glob::new(p).map_err(|e| bad(p, e))?);
         }
-        let set = builder.build().map_err(|e| e.to_string())?;
+        let set = builder.build().map_err(|e| bad(&patterns.join(", "), e))?;
         Ok(Self { patterns, set })
     }
 
@@ -73,7 +78,7 @@ impl UrlAllowlist {
     ///
     /// # Errors
     /// When a pattern is not a valid glob.
-    pub fn extended<I, S>(&self, more: I) -> Result<Self, String>
+    pub fn extended<I, S>(&self, more: I) -> Result<Self, SetupError>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -137,12 +142,12 @@ impl HttpHook {
         allowed_env: &[String],
         timeout_ms: Option<u64>,
         allowlist: &UrlAllowlist,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, SetupError> {
         if !allowlist.allows(url) {
-            return Err(format!(
-                "`{url}` is not in the engine's URL allowlist ({})",
-                allowlist.patterns().join(", ")
-            ));
+            return Err(SetupError::UrlNotAllowed {
+                url: url.to_owned(),
+                allowed: allowlist.patterns().to_vec(),
+            });
         }
         for (name, value) in &headers {
             for caps in ENV_REFERENCE.captures_iter(value) {
@@ -151,9 +156,10 @@ impl HttpHook {
                     .or_else(|| caps.get(2))
                     .map_or("", |m| m.as_str());
                 if !allowed_env.iter().any(|a| a == var) {
-                    return Err(format!(
-                        "header `{name}` names `${var}`, which is not in `allowed_env`"
-                    ));
+                    return Err(SetupError::VariableNotAllowed {
+                        header: name.clone(),
+                        variable: var.to_owned(),
+                    });
                 }
             }
         }
@@ -371,6 +377,13 @@ mod tests {
         let err = make(vec![("Authorization", "Bearer $SECRET")], &["TOKEN"]).unwrap_err();
         assert_eq!(
             err,
+            SetupError::VariableNotAllowed {
+                header: "Authorization".into(),
+                variable: "SECRET".into()
+            }
+        );
+        assert_eq!(
+            err.to_string(),
             "header `Authorization` names `$SECRET`, which is not in `allowed_env`"
         );
         let err = HttpHook::new(
@@ -382,6 +395,11 @@ mod tests {
             &UrlAllowlist::default(),
         )
         .unwrap_err();
-        assert!(err.contains("not in the engine's URL allowlist"), "{err}");
+        assert!(matches!(err, SetupError::UrlNotAllowed { .. }), "{err}");
+        assert!(
+            err.to_string()
+                .contains("not in the engine's URL allowlist"),
+            "{err}"
+        );
     }
 }

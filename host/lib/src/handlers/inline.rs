@@ -30,6 +30,7 @@ use wasm_hooks_core::{
 
 use super::action::Action;
 use super::kind::{BuildContext, Built, HookKind, HookProblem};
+use super::setup::{RuleProblem, SetupError};
 
 /// One rule as a hook file writes it.
 #[derive(Debug, Deserialize)]
@@ -132,16 +133,22 @@ impl InlineHook {
     /// # Errors
     /// When a rule is malformed, names an unknown operator or action, or
     /// carries a bad glob or regex; the message names the rule by index.
-    pub fn from_rules(rules: &Value) -> Result<Self, String> {
-        let docs: Vec<RuleDoc> = serde_path_to_error::deserialize(rules.clone())
-            .map_err(|e| format!("rules{}: {}", e.path(), e.inner()))?;
+    pub fn from_rules(rules: &Value) -> Result<Self, SetupError> {
+        let docs: Vec<RuleDoc> =
+            serde_path_to_error::deserialize(rules.clone()).map_err(|e| SetupError::Rules {
+                path: match e.path().to_string() {
+                    root if root == "." => String::new(),
+                    path => path,
+                },
+                message: e.into_inner().to_string(),
+            })?;
         if docs.is_empty() {
-            return Err("an inline hook needs at least one rule in `rules`".into());
+            return Err(SetupError::NoRules);
         }
         let rules = docs
             .into_iter()
             .enumerate()
-            .map(|(i, doc)| compile(doc).map_err(|e| format!("rules[{i}]: {e}")))
+            .map(|(index, doc)| compile(doc).map_err(|problem| SetupError::Rule { index, problem }))
             .collect::<Result<_, _>>()?;
         Ok(Self { rules })
     }
@@ -155,9 +162,15 @@ impl InlineHook {
         matches: &Value,
         action: &str,
         message: Option<&str>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, SetupError> {
+        Self::matcher(matches, action, message).map_err(SetupError::Matcher)
+    }
+
+    fn matcher(matches: &Value, action: &str, message: Option<&str>) -> Result<Self, RuleProblem> {
         let doc: MatchDoc =
-            serde_json::from_value(matches.clone()).map_err(|e| format!("`match`: {e}"))?;
+            serde_json::from_value(matches.clone()).map_err(|e| RuleProblem::Match {
+                message: e.to_string(),
+            })?;
         let mut conditions = Vec::new();
         if let Some(tool) = doc.tool {
             conditions.push(Condition {
@@ -166,19 +179,20 @@ impl InlineHook {
             });
         }
         for (field, pattern) in doc.args {
-            let pattern = pattern
-                .as_str()
-                .ok_or_else(|| format!("`match.args.{field}` must be a glob string"))?;
+            let pattern = pattern.as_str().ok_or_else(|| RuleProblem::MatchArgument {
+                field: field.clone(),
+            })?;
             conditions.push(Condition {
                 path: path(&format!("tool_input.{field}")),
                 test: Test::Glob(glob(pattern)?),
             });
         }
-        let action = Action::named(action)?;
+        let action = Action::named(action).map_err(|message| RuleProblem::Action { message })?;
         if action == Action::Modify {
-            return Err(
-                "a matcher entry cannot `modify`; use an inline rule with `modify_field`".into(),
-            );
+            return Err(RuleProblem::Action {
+                message: "a matcher entry cannot `modify`; use an inline rule with `modify_field`"
+                    .into(),
+            });
         }
         Ok(Self {
             rules: vec![Rule {
@@ -254,11 +268,13 @@ impl Handler for InlineHook {
     }
 }
 
-fn compile(doc: RuleDoc) -> Result<Rule, String> {
+fn compile(doc: RuleDoc) -> Result<Rule, RuleProblem> {
     let text = |v: &Value| {
         v.as_str()
             .map(str::to_owned)
-            .ok_or_else(|| format!("`{}` needs a string `value`", doc.operator))
+            .ok_or_else(|| RuleProblem::NeedsText {
+                operator: doc.operator.to_string(),
+            })
     };
     let test = match doc.operator {
         Operator::Equals => Test::Equals(doc.value.clone()),
@@ -269,16 +285,14 @@ fn compile(doc: RuleDoc) -> Result<Rule, String> {
         Operator::Glob => Test::Glob(glob(&text(&doc.value)?)?),
         Operator::Regex => {
             let pattern = text(&doc.value)?;
-            Test::Regex(Regex::new(&pattern).map_err(|e| {
-                format!(
-                    "bad regex `{pattern}`: {}",
-                    wasm_hooks_core::regex_error(&e)
-                )
+            Test::Regex(Regex::new(&pattern).map_err(|e| RuleProblem::BadRegex {
+                message: wasm_hooks_core::regex_error(&e),
+                pattern,
             })?)
         }
         Operator::In => match &doc.value {
             Value::Array(items) => Test::In(items.clone()),
-            _ => return Err("`in` needs a list `value`".into()),
+            _ => return Err(RuleProblem::NeedsList),
         },
         Operator::Exists => Test::Exists(doc.value.as_bool().unwrap_or(true)),
     };
@@ -289,11 +303,7 @@ fn compile(doc: RuleDoc) -> Result<Rule, String> {
             let (output, rest) = match at.split_first() {
                 Some((root, rest)) if root == "tool_input" && !rest.is_empty() => (false, rest),
                 Some((root, rest)) if root == "tool_response" => (true, rest),
-                _ => {
-                    return Err(format!(
-                        "`modify_field` must be inside the tool input (`args.…` or `tool_input.…`) or the tool's output (`result`, `result.…`), not `{field}`"
-                    ));
-                }
+                _ => return Err(RuleProblem::ModifyOutside { field }),
             };
             Some(Rewrite {
                 output,
@@ -302,7 +312,7 @@ fn compile(doc: RuleDoc) -> Result<Rule, String> {
             })
         }
         (Action::Modify, _, _) => {
-            return Err("`modify` needs `modify_field` and `modify_value`".into());
+            return Err(RuleProblem::ModifyNeedsFields);
         }
         _ => None,
     };
@@ -320,10 +330,13 @@ fn compile(doc: RuleDoc) -> Result<Rule, String> {
     })
 }
 
-fn glob(pattern: &str) -> Result<GlobMatcher, String> {
+fn glob(pattern: &str) -> Result<GlobMatcher, RuleProblem> {
     Glob::new(pattern)
         .map(|g| g.compile_matcher())
-        .map_err(|e| format!("bad glob `{pattern}`: {e}"))
+        .map_err(|e| RuleProblem::BadGlob {
+            pattern: pattern.to_owned(),
+            message: e.to_string(),
+        })
 }
 
 /// A dotted field path with the protocol's short names expanded.
@@ -621,7 +634,15 @@ mod tests {
 
     #[test]
     fn bad_rules_are_load_errors_naming_the_rule() {
-        let err = |rules: Value| InlineHook::from_rules(&rules).unwrap_err();
+        let regex = json!([{"field": "a", "value": "x"}, {"field": "b", "operator": "regex", "value": "("}]);
+        assert!(matches!(
+            InlineHook::from_rules(&regex).unwrap_err(),
+            SetupError::Rule {
+                index: 1,
+                problem: RuleProblem::BadRegex { .. }
+            }
+        ));
+        let err = |rules: Value| InlineHook::from_rules(&rules).unwrap_err().to_string();
         assert!(
             err(json!([{"field": "tool", "operator": "like", "value": "x"}]))
                 .contains("rules[0].operator: unknown variant `like`")
@@ -644,6 +665,7 @@ mod tests {
         assert!(
             InlineHook::from_matcher(&json!({"tool": "["}), "block", None)
                 .unwrap_err()
+                .to_string()
                 .contains("bad glob")
         );
     }

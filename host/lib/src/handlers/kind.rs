@@ -14,9 +14,12 @@ use serde::de::{DeserializeOwned, Error as _, Visitor};
 use serde_json::{Map, Value};
 use wasm_hooks_core::{Error, Handler};
 
+use wasm_hooks_wasm::GrantError;
+
 use super::command::CommandDefaults;
 use super::http::HttpSettings;
 use super::prompt::PromptDefaults;
+use super::setup::SetupError;
 use super::wasm::WasmSetup;
 
 /// One kind of hook as a hook file spells it.
@@ -59,6 +62,18 @@ pub(crate) enum HookProblem {
 impl From<String> for HookProblem {
     fn from(message: String) -> Self {
         Self::Message(message)
+    }
+}
+
+impl From<SetupError> for HookProblem {
+    fn from(e: SetupError) -> Self {
+        Self::Message(e.to_string())
+    }
+}
+
+impl From<GrantError> for HookProblem {
+    fn from(e: GrantError) -> Self {
+        Self::Message(e.to_string())
     }
 }
 

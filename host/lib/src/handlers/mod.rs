@@ -11,6 +11,7 @@ pub mod http;
 pub mod inline;
 pub(crate) mod kind;
 pub mod prompt;
+pub mod setup;
 pub(crate) mod wasm;
 
 use self::kind::KindEntry;

@@ -27,6 +27,7 @@ use wasm_hooks_core::{
 use super::answer;
 use super::http::request_error;
 use super::kind::{BuildContext, Built, HookKind, HookProblem, optional_text};
+use super::setup::SetupError;
 use crate::template::Template;
 
 /// Which wire format a prompt hook speaks.
@@ -146,9 +147,9 @@ impl PromptHook {
         client: reqwest::Client,
         settings: PromptSettings,
         defaults: &PromptDefaults,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, SetupError> {
         if settings.prompt.trim().is_empty() {
-            return Err("a prompt hook needs a non-empty `prompt`".into());
+            return Err(SetupError::EmptyPrompt);
         }
         let template = Template::parse(&settings.prompt.replace("$ARGUMENTS", "{{event}}"))?;
         let provider = settings.provider.unwrap_or(defaults.provider);
