@@ -24,6 +24,7 @@ mod hostile;
 mod http_hooks;
 mod inspect;
 mod install;
+mod layers;
 mod policy_tests;
 mod prompt_hooks;
 mod scaffold;
