@@ -317,6 +317,61 @@ fn hooks_that_cannot_run_block_unless_told_to_fail_open() {
 }
 
 #[test]
+fn events_the_catalogue_does_not_know_are_no_opinion_never_a_block() {
+    // A hook on every event that blocks whatever it sees.
+    let file = hooks_on_every_event(vec![command("echo 'blocked' >&2; exit 2")]);
+    // Claude Code 2.1.330's events this catalogue does not know yet, and
+    // one from an agent of the future.
+    let mut future = support::fixture_of("2.1.330", "CwdChanged");
+    future["hook_event_name"] = json!("SomethingNew2099");
+    let unknown = [
+        "CwdChanged",
+        "MessageDisplay",
+        "PostToolBatch",
+        "InstructionsLoaded",
+    ]
+    .map(|name| support::fixture_of("2.1.330", name));
+    for event in unknown.iter().chain([&future]) {
+        for protocol in ["claude", "codex"] {
+            let answered = hook(protocol, &file.path, event, &[]);
+            assert_eq!(
+                (answered.code, &answered.body),
+                (0, &Value::Null),
+                "{protocol} {}: {}",
+                event["hook_event_name"],
+                answered.stderr
+            );
+        }
+    }
+    // A known event on the same file is still blocked.
+    let prompt = support::fixture_of("2.1.330", "UserPromptSubmit");
+    assert_eq!(claude(&file.path, &prompt).body["decision"], "block");
+}
+
+#[test]
+fn hook_files_that_do_not_load_block_only_the_events_that_guard_an_action() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken: PathBuf = dir.path().join("hooks.json");
+    std::fs::write(&broken, r#"{"hooks": {"PreToolUze": []}}"#).unwrap();
+    for guard in ["PreToolUse", "UserPromptSubmit"] {
+        let answered = claude(&broken, &support::fixture_of("2.1.330", guard));
+        assert_eq!(answered.code, 2, "{guard}: {}", answered.stderr);
+    }
+    for name in ["Stop", "SessionStart", "SessionEnd", "PostToolUse"] {
+        let answered = claude(&broken, &support::fixture_of("2.1.330", name));
+        assert_eq!(answered.code, 0, "{name}: {}", answered.stderr);
+        let told = answered.body["systemMessage"].as_str().unwrap_or_default();
+        assert!(
+            told.contains("hooks.json:1:") && told.contains("did you mean `PreToolUse`"),
+            "{name}: {told}"
+        );
+    }
+    // A Stop that is already going on is never trapped by a broken file.
+    let again = claude(&broken, &support::fixture("Stop_stop_hook_active_true"));
+    assert_eq!(again.code, 0);
+}
+
+#[test]
 fn gemini_events_tools_and_answers() {
     let file = support::hook_file(
         "PreToolUse",
@@ -352,7 +407,7 @@ fn gemini_events_tools_and_answers() {
 }
 
 #[test]
-fn codex_payloads_and_what_codex_cannot_take() {
+fn codex_payloads_and_a_rewrite_as_allow_with_updated_input() {
     let mut pre = support::fixture("PreToolUse");
     pre["turn_id"] = json!("turn-7");
     pre["model"] = json!("gpt-5");
@@ -370,12 +425,11 @@ fn codex_payloads_and_what_codex_cannot_take() {
     );
     assert_eq!(
         answered.body["hookSpecificOutput"]["permissionDecision"],
-        "deny"
+        "allow"
     );
-    assert!(
-        answered.body["hookSpecificOutput"]
-            .get("updatedInput")
-            .is_none()
+    assert_eq!(
+        answered.body["hookSpecificOutput"]["updatedInput"],
+        json!({"command": "echo rewritten"})
     );
 }
 

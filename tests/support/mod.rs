@@ -44,8 +44,14 @@ pub fn workspace_root() -> PathBuf {
 /// A real Claude Code payload, from `tests/fixtures/claude-code-2.1.197/`
 /// (captured from Claude Code 2.1.197).
 pub fn fixture(name: &str) -> Value {
+    fixture_of("2.1.197", name)
+}
+
+/// A real payload of Claude Code `version`, from
+/// `tests/fixtures/claude-code-<version>/`.
+pub fn fixture_of(version: &str, name: &str) -> Value {
     let path = workspace_root()
-        .join("tests/fixtures/claude-code-2.1.197")
+        .join(format!("tests/fixtures/claude-code-{version}"))
         .join(format!("{name}.json"));
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::Value;
-use wasm_hooks::{Answer, Protocol};
+use wasm_hooks::{Answer, Event, EventError, Protocol};
 
 use super::audit::AuditLogArg;
 use super::hook_files::HookFileArgs;
@@ -27,8 +27,10 @@ pub(crate) struct HookArgs {
     audit: AuditLogArg,
 
     /// When the hooks cannot run at all (hook files that do not load, an
-    /// unreadable event), let the agent go on; by default the operation is
-    /// blocked with the reason.
+    /// unreadable event), let the agent go on; by default an event that
+    /// guards an action (PreToolUse, PermissionRequest, UserPromptSubmit)
+    /// or an unreadable one is blocked with the reason, and any other goes
+    /// on with the reason shown to the person.
     #[arg(long)]
     fail_open: bool,
 }
@@ -55,8 +57,13 @@ impl From<AgentProtocol> for Protocol {
 
 pub(crate) fn run(args: HookArgs) -> anyhow::Result<Exit> {
     let protocol = Protocol::from(args.protocol);
-    let answer = answer(&args, protocol)
-        .unwrap_or_else(|message| protocol.failure(&message, args.fail_open));
+    let answer = match read_event(protocol) {
+        Ok(Some(event)) => answer(&args, protocol, &event).unwrap_or_else(|message| {
+            protocol.failure(Some(event.name()), &message, args.fail_open)
+        }),
+        Ok(None) => protocol.no_opinion(),
+        Err(message) => protocol.failure(None, &message, args.fail_open),
+    };
     if !answer.body.is_null() {
         report::print(&format!("{}\n", answer.body))?;
     }
@@ -70,17 +77,27 @@ pub(crate) fn run(args: HookArgs) -> anyhow::Result<Exit> {
     })
 }
 
-/// Read, dispatch, encode; an `Err` is why the hooks could not run.
-fn answer(args: &HookArgs, protocol: Protocol) -> Result<Answer, String> {
+/// The agent's event from stdin; none when it names an event this
+/// catalogue does not know (a newer agent), which is logged and left alone.
+fn read_event(protocol: Protocol) -> Result<Option<Event>, String> {
     let mut text = String::new();
     std::io::stdin()
         .read_to_string(&mut text)
         .map_err(|e| format!("reading the event from stdin: {e}"))?;
     let value: Value =
         serde_json::from_str(&text).map_err(|e| format!("the event on stdin is not JSON: {e}"))?;
-    let event = protocol
-        .decode(value)
-        .map_err(|e| format!("the event on stdin: {e}"))?;
+    match protocol.decode(value) {
+        Ok(event) => Ok(Some(event)),
+        Err(EventError::UnknownEvent(unknown)) => {
+            tracing::debug!("{unknown}: no hook runs for it");
+            Ok(None)
+        }
+        Err(e) => Err(format!("the event on stdin: {e}")),
+    }
+}
+
+/// Dispatch and encode; an `Err` is why the hooks could not run.
+fn answer(args: &HookArgs, protocol: Protocol, event: &Event) -> Result<Answer, String> {
     // The project is the agent's: CLAUDE_PROJECT_DIR, else the event's cwd.
     let project = std::env::var_os("CLAUDE_PROJECT_DIR")
         .map(PathBuf::from)
@@ -97,7 +114,7 @@ fn answer(args: &HookArgs, protocol: Protocol) -> Result<Answer, String> {
         .enable_all()
         .build()
         .map_err(|e| format!("starting the async runtime: {e}"))?;
-    let outcome = runtime.block_on(engine.dispatch(&event));
+    let outcome = runtime.block_on(engine.dispatch(event));
     runtime.block_on(engine.wait_for_background());
-    Ok(protocol.encode(&event, &outcome))
+    Ok(protocol.encode(event, &outcome))
 }

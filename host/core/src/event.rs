@@ -86,6 +86,16 @@ impl EventName {
         )
     }
 
+    /// Whether the event asks leave for an action that has not happened
+    /// yet (a tool call, a prompt, a permission): the events a broken setup
+    /// must block rather than wave through.
+    pub fn guards_action(self) -> bool {
+        matches!(
+            self,
+            EventName::PreToolUse | EventName::PermissionRequest | EventName::UserPromptSubmit
+        )
+    }
+
     /// Whether what the event reports already happened, so that a deny
     /// cannot undo it and becomes feedback for the model instead: after a
     /// tool ran, and when the agent stops.

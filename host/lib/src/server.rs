@@ -20,6 +20,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 
+use wasm_hooks_core::EventError;
+
 use crate::engine::HookEngine;
 
 use crate::protocol::Protocol;
@@ -137,6 +139,11 @@ async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: B
     };
     let event = match server.protocol.decode(value) {
         Ok(e) => e,
+        Err(EventError::UnknownEvent(unknown)) => {
+            // An agent newer than the catalogue: no opinion, never a block.
+            tracing::debug!("{unknown}: no hook runs for it");
+            return Json(json!({})).into_response();
+        }
         Err(e) => {
             return error(
                 StatusCode::BAD_REQUEST,

@@ -5,7 +5,8 @@
 //! - PreToolUse: `hookSpecificOutput.permissionDecision` `deny` (the reason
 //!   reaches the model, even in bypass mode), `ask`, or `allow`;
 //!   `updatedInput` for a rewrite, sent with `allow` because that is the
-//!   combination observed to run the new input;
+//!   combination observed to run the new input (Codex 0.169 applies it
+//!   too, and rejects `ask` and a bare `allow`);
 //! - UserPromptSubmit, PostToolUse(Failure), Stop, SubagentStop:
 //!   `decision: "block"` + `reason`;
 //! - PostToolUse, a rewritten output: `updatedMCPToolOutput` for MCP tools
@@ -26,8 +27,8 @@ use super::{Answer, Draft, blocking_reason};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Dialect {
     Claude,
-    /// No `ask`, `allow` or `updatedInput` on PreToolUse: what cannot be
-    /// said is turned into a deny, never dropped.
+    /// No `ask` and no bare `allow` on PreToolUse: an ask becomes a deny
+    /// (never dropped), an allow without a rewrite is left unsaid.
     Codex,
 }
 
@@ -127,19 +128,15 @@ fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut ClaudeSpecif
             PermissionWord::Deny,
             blocking_reason(&outcome.verdict, "Codex hooks"),
         ),
-        (_, Dialect::Codex) if rewritten.is_some() => (
-            PermissionWord::Deny,
-            Some(
-                "a hook rewrote the tool input, which Codex hooks cannot apply; blocked rather than run unchanged"
-                    .to_owned(),
-            ),
-        ),
         (Verdict::Allow { reason }, Dialect::Claude) => (PermissionWord::Allow, reason.clone()),
-        (Verdict::Proceed, Dialect::Claude) if rewritten.is_some() => (
+        // Both apply `allow` with `updatedInput` as a rewrite (Codex 0.169
+        // takes nothing else with it).
+        (Verdict::Allow { .. } | Verdict::Proceed, _) if rewritten.is_some() => (
             PermissionWord::Allow,
             Some("tool input rewritten by a hook".to_owned()),
         ),
-        // Codex takes no `allow`: saying nothing lets its own check run.
+        // Codex rejects a bare `allow`: saying nothing lets its own check
+        // run.
         (Verdict::Allow { .. } | Verdict::Proceed, _) => return,
     };
     specific.permission_decision = Some(decision);
@@ -194,12 +191,11 @@ mod tests {
         let codex = encode(&pre(), &rewritten, Dialect::Codex);
         assert_eq!(
             codex.body["hookSpecificOutput"]["permissionDecision"],
-            "deny"
+            "allow"
         );
-        assert!(
-            codex.body["hookSpecificOutput"]
-                .get("updatedInput")
-                .is_none()
+        assert_eq!(
+            codex.body["hookSpecificOutput"]["updatedInput"],
+            json!({"command": "ls -a"})
         );
         assert_eq!(
             encode(&pre(), &Outcome::proceed(), Dialect::Claude).body,

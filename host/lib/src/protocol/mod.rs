@@ -2,7 +2,7 @@
 //! [`Event`] and writing an [`Outcome`] back as the answer they obey.
 //!
 //! Claude Code and Codex share one format (Codex adds `turn_id` and
-//! `model` to the input and cannot rewrite or pre-approve a tool call);
+//! `model` to the input, and takes neither `ask` nor a bare `allow`);
 //! Gemini CLI has its own event and tool names and a flatter answer. Every
 //! field of the input reaches the hooks: unknown fields stay in the record.
 
@@ -16,7 +16,7 @@ pub use settings::{CLAUDE_EVENTS, InstalledHook, SettingsError, install, uninsta
 
 use serde_json::Value;
 
-use wasm_hooks_core::{Event, EventError, Outcome, Verdict};
+use wasm_hooks_core::{Event, EventError, EventName, Outcome, Verdict};
 
 /// An agent's hook protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -65,15 +65,44 @@ impl Protocol {
     }
 
     /// The answer when the hooks could not run at all (the hook files do
-    /// not load, the event is not readable): the operation is blocked with
-    /// `message` as the reason (exit code 2, `message` on stderr), so that
-    /// a broken setup never waves everything through. With `fail_open`,
-    /// the agent goes on instead (exit code 1, a non-blocking error).
-    pub fn failure(self, message: &str, fail_open: bool) -> Answer {
+    /// not load, the event is not readable), for `event` when it was read.
+    ///
+    /// An event that guards an action ([`EventName::guards_action`]), or one
+    /// that could not be read, is blocked with `message` as the reason
+    /// (exit code 2, `message` on stderr), so that a broken setup never
+    /// waves a tool call or a prompt through; with `fail_open` the agent
+    /// goes on instead (exit code 1, a non-blocking error). Every other
+    /// event goes on (exit code 0), and the person is told why through
+    /// `systemMessage`: blocking a Stop or a SessionEnd would only trap the
+    /// agent.
+    pub fn failure(self, event: Option<EventName>, message: &str, fail_open: bool) -> Answer {
+        let stderr = vec![format!("wasm-hooks: {message}")];
+        if event.is_none_or(EventName::guards_action) {
+            return Answer {
+                body: Value::Null,
+                stderr,
+                exit_code: if fail_open { 1 } else { 2 },
+            };
+        }
+        let told = answer::Common {
+            system_message: Some(format!("wasm-hooks: no hooks ran: {message}")),
+            ..answer::Common::default()
+        };
+        Answer {
+            body: serde_json::to_value(told).expect("an answer always serializes"),
+            stderr,
+            exit_code: 0,
+        }
+    }
+
+    /// The answer to an event this catalogue does not know (an agent newer
+    /// than wasm-hooks): no opinion, so that the agent goes on as if no
+    /// hook were installed.
+    pub fn no_opinion(self) -> Answer {
         Answer {
             body: Value::Null,
-            stderr: vec![format!("wasm-hooks: {message}")],
-            exit_code: if fail_open { 1 } else { 2 },
+            stderr: Vec::new(),
+            exit_code: 0,
         }
     }
 }
