@@ -316,34 +316,74 @@ fn hooks_that_cannot_run_block_unless_told_to_fail_open() {
     assert_eq!(open.code, 1);
 }
 
+/// Every payload captured from Claude Code 2.1.330, by file stem.
+fn fixtures_2_1_330() -> Vec<(String, Value)> {
+    let dir = support::workspace_root().join("tests/fixtures/claude-code-2.1.330");
+    let mut all: Vec<(String, Value)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .map(|path| {
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&path).unwrap();
+            (stem, serde_json::from_str(&text).unwrap())
+        })
+        .collect();
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    all
+}
+
+#[test]
+fn every_event_of_claude_code_2_1_330_is_known_and_reaches_star_hooks() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("seen.jsonl");
+    let file = hooks_on_every_event(vec![command(&format!(
+        "cat >> {}; echo >> {}",
+        seen.display(),
+        seen.display()
+    ))]);
+    let fixtures = fixtures_2_1_330();
+    assert!(fixtures.len() >= 11, "{fixtures:?}");
+    for (name, event) in &fixtures {
+        let answered = claude(&file.path, event);
+        assert_eq!(answered.code, 0, "{name}: {}", answered.stderr);
+    }
+    let names: Vec<String> = std::fs::read_to_string(&seen)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["hook_event_name"].to_string())
+        .collect();
+    let expected: Vec<String> = fixtures
+        .iter()
+        .map(|(_, e)| e["hook_event_name"].to_string())
+        .collect();
+    assert_eq!(names, expected);
+}
+
 #[test]
 fn events_the_catalogue_does_not_know_are_no_opinion_never_a_block() {
     // A hook on every event that blocks whatever it sees.
     let file = hooks_on_every_event(vec![command("echo 'blocked' >&2; exit 2")]);
-    // Claude Code 2.1.330's events this catalogue does not know yet, and
-    // one from an agent of the future.
     let mut future = support::fixture_of("2.1.330", "CwdChanged");
     future["hook_event_name"] = json!("SomethingNew2099");
-    let unknown = [
-        "CwdChanged",
-        "MessageDisplay",
-        "PostToolBatch",
-        "InstructionsLoaded",
-    ]
-    .map(|name| support::fixture_of("2.1.330", name));
-    for event in unknown.iter().chain([&future]) {
-        for protocol in ["claude", "codex"] {
-            let answered = hook(protocol, &file.path, event, &[]);
-            assert_eq!(
-                (answered.code, &answered.body),
-                (0, &Value::Null),
-                "{protocol} {}: {}",
-                event["hook_event_name"],
-                answered.stderr
-            );
-        }
+    for protocol in ["claude", "codex"] {
+        let answered = hook(protocol, &file.path, &future, &[]);
+        assert_eq!(
+            (answered.code, &answered.body),
+            (0, &Value::Null),
+            "{protocol}: {}",
+            answered.stderr
+        );
     }
-    // A known event on the same file is still blocked.
+    // Known events on the same file are answered: an event that cannot be
+    // blocked goes on, one that can is blocked.
+    let moved = claude(&file.path, &support::fixture_of("2.1.330", "CwdChanged"));
+    assert_eq!(moved.code, 0);
+    assert!(
+        moved.stderr.contains("cannot be blocked"),
+        "{}",
+        moved.stderr
+    );
     let prompt = support::fixture_of("2.1.330", "UserPromptSubmit");
     assert_eq!(claude(&file.path, &prompt).body["decision"], "block");
 }

@@ -29,7 +29,7 @@ async fn every_lifecycle_event_reaches_the_hooks_with_its_fields() {
             EventName::UserPromptSubmit,
             EventName::Error,
             EventName::Checkpoint,
-            EventName::ModelSwitch,
+            EventName::PostModelSwitch,
             EventName::MemoryUpdate,
             EventName::Notification,
             EventName::PreCompact,

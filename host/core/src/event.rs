@@ -62,11 +62,32 @@ catalogue! {
     ModelStreamStart => ["llm:stream_start"]: "Streaming from the model begins.",
     ModelStreamEnd => ["llm:stream_end"]: "Streaming from the model ends.",
     SessionMessage => ["session:message"]: "A message is added to the session.",
-    UserInterrupt => ["user:interrupt"]: "The user interrupts (Ctrl+C).",
+    UserInterrupt => ["user:interrupt", "Interrupt"]: "The user interrupts (Ctrl+C).",
     Error => ["error"]: "An error occurred anywhere.",
     Checkpoint => ["checkpoint"]: "Session state was checkpointed.",
-    ModelSwitch => ["model:switch"]: "The active model changed.",
+    PostModelSwitch => ["model:switch", "ModelSwitch"]: "The active model changed.",
     MemoryUpdate => ["memory:update"]: "A memory file (AGENTS.md, CLAUDE.md…) changed.",
+    // Claude Code 2.1.330's events beyond those above.
+    PostToolBatch => []: "Every tool call of one model turn ran (`tool_calls`).",
+    UserPromptExpansion => []: "A slash command or prompt template is about to be expanded.",
+    Setup => []: "Claude Code's setup run (init or maintenance).",
+    StopFailure => []: "The turn ended on an error (an API error) instead of stopping.",
+    PreModelSwitch => []: "The active model is about to change; can block it.",
+    TeammateIdle => []: "A teammate agent is about to go idle.",
+    TaskCreated => []: "A task was created.",
+    TaskCompleted => []: "A task is about to be marked completed.",
+    Elicitation => []: "An MCP server asks the person for input.",
+    ElicitationResult => []: "The person answered an MCP server's request for input.",
+    ConfigChange => []: "A settings file changed during the session.",
+    WorktreeCreate => []: "A git worktree is about to be created; a hook may say where.",
+    WorktreeRemove => []: "A git worktree is removed.",
+    InstructionsLoaded => []: "An instructions file (CLAUDE.md, rules) was loaded (`file_path`, `memory_type`, `load_reason`).",
+    CwdChanged => []: "The working directory changed (`old_cwd`, `new_cwd`).",
+    FileChanged => []: "A watched file changed.",
+    DirectoryAdded => []: "A directory was added to the session.",
+    MessageDisplay => []: "A chunk of an assistant message is displayed (`delta`; fires often).",
+    // Gemini CLI 0.61's event with no Claude Code counterpart.
+    BeforeToolSelection => []: "Gemini CLI: before the model is offered its tools.",
 }
 
 impl EventName {
@@ -92,7 +113,11 @@ impl EventName {
     pub fn guards_action(self) -> bool {
         matches!(
             self,
-            EventName::PreToolUse | EventName::PermissionRequest | EventName::UserPromptSubmit
+            EventName::PreToolUse
+                | EventName::PermissionRequest
+                | EventName::UserPromptSubmit
+                | EventName::UserPromptExpansion
+                | EventName::PreModelSwitch
         )
     }
 
@@ -314,9 +339,9 @@ impl Event {
             .with("message_count", message_count)
     }
 
-    /// A `ModelSwitch` event.
+    /// A `PostModelSwitch` event (the seeds' `ModelSwitch`).
     pub fn model_switch(old_model: &str, new_model: &str, reason: &str) -> Self {
-        Self::new(EventName::ModelSwitch)
+        Self::new(EventName::PostModelSwitch)
             .with("old_model", old_model)
             .with("new_model", new_model)
             .with("reason", reason)

@@ -201,7 +201,7 @@ impl SessionHooks {
             .await
     }
 
-    /// ModelSwitch.
+    /// PostModelSwitch (the seeds' ModelSwitch).
     pub async fn model_switch(&self, old: &str, new: &str, reason: &str) -> Resolved {
         self.session
             .dispatch(Event::model_switch(old, new, reason))
