@@ -80,7 +80,44 @@ pub(super) fn encode(event: &Event, outcome: &Outcome, dialect: Dialect) -> Answ
         answer.hook_specific_output = Some(specific);
     }
     answer.common = draft.common();
+    cap_lengths(&mut answer);
     draft.finish(&answer)
+}
+
+/// Claude Code 2.1.330's length caps, in UTF-16 units: it cuts longer text
+/// itself, without saying so, so the adapter cuts first and marks the cut.
+const REASON_MAX: usize = 2_000;
+const SYSTEM_MESSAGE_MAX: usize = 4_000;
+const CONTEXT_MAX: usize = 8_000;
+
+/// Cut every text field of `answer` to Claude Code's cap for it.
+fn cap_lengths(answer: &mut ClaudeAnswer) {
+    cap(&mut answer.reason, REASON_MAX);
+    cap(&mut answer.common.stop_reason, REASON_MAX);
+    cap(&mut answer.common.system_message, SYSTEM_MESSAGE_MAX);
+    if let Some(specific) = &mut answer.hook_specific_output {
+        cap(&mut specific.permission_decision_reason, REASON_MAX);
+        cap(&mut specific.additional_context, CONTEXT_MAX);
+    }
+}
+
+/// Cut `text` to at most `max` UTF-16 units, the mark of the cut included.
+fn cap(text: &mut Option<String>, max: usize) {
+    const MARK: &str = " […cut by wasm-hooks to the agent's limit]";
+    let Some(text) = text.as_mut().filter(|t| t.encode_utf16().count() > max) else {
+        return;
+    };
+    let room = max.saturating_sub(MARK.encode_utf16().count());
+    let mut units = 0;
+    let end = text
+        .char_indices()
+        .find(|(_, c)| {
+            units += c.len_utf16();
+            units > room
+        })
+        .map_or(text.len(), |(at, _)| at);
+    text.truncate(end);
+    text.push_str(MARK);
 }
 
 /// The most of a rewritten output handed to the model as context.
@@ -151,6 +188,31 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn texts_are_cut_to_claude_codes_caps_in_utf16_units_and_marked() {
+        let long = "é".repeat(3_000) + &"😀".repeat(3_000);
+        let o = Outcome {
+            verdict: Verdict::Deny {
+                reason: long.clone(),
+            },
+            ..Outcome::proceed()
+        };
+        let answer = encode(&pre(), &o, Dialect::Claude);
+        let reason = answer.body["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap();
+        assert!(reason.encode_utf16().count() <= 2_000, "{}", reason.len());
+        assert!(reason.ends_with("limit]"), "{reason}");
+        assert!(reason.starts_with("ééé"));
+        let mut short = Some("fits".to_owned());
+        cap(&mut short, 10);
+        assert_eq!(short.as_deref(), Some("fits"));
+        let mut emoji = Some("😀".repeat(100));
+        cap(&mut emoji, 60);
+        let emoji = emoji.unwrap();
+        assert!(emoji.encode_utf16().count() <= 60, "{emoji}");
+    }
     use wasm_hooks_core::{Approval, Attributed, Context, HookId, Role};
 
     fn outcome(verdict: Verdict) -> Outcome {
