@@ -28,9 +28,22 @@ struct Answered {
 }
 
 fn hook(protocol: &str, file: &Path, event: &Value, extra: &[&str]) -> Answered {
+    let state = tempfile::tempdir().unwrap();
+    hook_with_state(state.path(), protocol, file, event, extra)
+}
+
+/// As [`hook`], keeping wasm-hooks' state (stop-loop counts) in `state`.
+fn hook_with_state(
+    state: &Path,
+    protocol: &str,
+    file: &Path,
+    event: &Value,
+    extra: &[&str],
+) -> Answered {
     let out = Command::cargo_bin("wasm-hooks")
         .unwrap()
         .env("XDG_CONFIG_HOME", "/nonexistent")
+        .env("XDG_STATE_HOME", state)
         .env_remove("CLAUDE_PROJECT_DIR")
         .args(["hook", "--protocol", protocol, "--config"])
         .arg(file)
@@ -409,6 +422,46 @@ fn hook_files_that_do_not_load_block_only_the_events_that_guard_an_action() {
     // A Stop that is already going on is never trapped by a broken file.
     let again = claude(&broken, &support::fixture("Stop_stop_hook_active_true"));
     assert_eq!(again.code, 0);
+}
+
+#[test]
+fn a_stop_guard_that_never_lets_go_is_let_through_past_the_limit() {
+    let state = tempfile::tempdir().unwrap();
+    let file = support::write_hook_file(&json!({"hooks": {"Stop": [{"hooks": [
+        {"type": "command", "name": "tests-first", "command": "echo 'run the tests first' >&2; exit 2"}
+    ]}]}}));
+    let stop = |event: &Value| {
+        hook_with_state(
+            state.path(),
+            "claude",
+            &file.path,
+            event,
+            &["--stop-loop-limit", "3"],
+        )
+    };
+    let first = support::fixture("Stop");
+    let mut again = support::fixture("Stop_stop_hook_active_true");
+    again["session_id"] = first["session_id"].clone();
+    for event in [&first, &again, &again] {
+        assert_eq!(stop(event).body["decision"], "block");
+    }
+    let fourth = stop(&again);
+    assert_eq!(fourth.code, 0);
+    assert!(fourth.body.get("decision").is_none(), "{}", fourth.body);
+    let told = fourth.body["systemMessage"].as_str().unwrap();
+    assert!(
+        told.contains("tests-first") && told.contains("4 stops in a row (limit 3)"),
+        "{told}"
+    );
+    // The count starts again, and nothing is left behind for the session.
+    assert_eq!(stop(&first).body["decision"], "block");
+    let mut prompt = support::fixture("UserPromptSubmit");
+    prompt["session_id"] = first["session_id"].clone();
+    hook_with_state(state.path(), "claude", &file.path, &prompt, &[]);
+    let left: Vec<_> = std::fs::read_dir(state.path().join("wasm-hooks/stop-loops"))
+        .unwrap()
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::Value;
-use wasm_hooks::{Answer, Event, EventError, Protocol};
+use wasm_hooks::{Answer, DEFAULT_STOP_LOOP_LIMIT, Event, EventError, Protocol};
 
 use super::audit::AuditLogArg;
 use super::hook_files::HookFileArgs;
@@ -33,6 +33,14 @@ pub(crate) struct HookArgs {
     /// on with the reason shown to the person.
     #[arg(long)]
     fail_open: bool,
+
+    /// How many Stop (or SubagentStop) blocks in a row a session may get
+    /// before one goes through, with a warning naming the hook. Counted in
+    /// $XDG_STATE_HOME/wasm-hooks/stop-loops (else
+    /// ~/.local/state/wasm-hooks/stop-loops), one small file per session
+    /// in the middle of a loop.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_STOP_LOOP_LIMIT)]
+    stop_loop_limit: u32,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -77,6 +85,16 @@ pub(crate) fn run(args: HookArgs) -> anyhow::Result<Exit> {
     })
 }
 
+/// The user's state directory for wasm-hooks: `$XDG_STATE_HOME/wasm-hooks`,
+/// else `~/.local/state/wasm-hooks`.
+fn state_dir() -> Option<PathBuf> {
+    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+    var("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".local/state")))
+        .map(|dir| dir.join("wasm-hooks"))
+}
+
 /// The agent's event from stdin; none when it names an event this
 /// catalogue does not know (a newer agent), which is logged and left alone.
 fn read_event(protocol: Protocol) -> Result<Option<Event>, String> {
@@ -107,6 +125,10 @@ fn answer(args: &HookArgs, protocol: Protocol, event: &Event) -> Result<Answer, 
         .builder_in(&[], project)
         .map_err(|e| format!("{e:#}"))?;
     args.audit.apply(&mut builder);
+    builder.stop_loop_limit(args.stop_loop_limit);
+    if let Some(dir) = state_dir() {
+        builder.stop_loop_dir(dir.join("stop-loops"));
+    }
     let engine = builder
         .build()
         .map_err(|e| format!("the hook files do not load: {e}"))?;

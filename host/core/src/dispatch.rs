@@ -51,6 +51,16 @@ struct Shared {
     next_handle: AtomicU64,
     background: Mutex<Vec<JoinHandle<()>>>,
     audit: Option<AuditLog>,
+    review: Option<Arc<dyn Review>>,
+}
+
+/// A last look at every folded outcome, before it is recorded in the audit
+/// log and returned: a rule over outcomes across events that no single hook
+/// can keep (the library's stop-loop guard is one).
+pub trait Review: Send + Sync + std::fmt::Debug {
+    /// Look at `outcome`, the fold of every hook that ran for `event`, and
+    /// change it if the rule says so (saying why in its messages).
+    fn review(&self, event: &Event, outcome: &mut Outcome);
 }
 
 #[derive(Debug, Clone)]
@@ -67,9 +77,16 @@ impl HookRegistry {
     /// An empty registry that appends an audit record of every dispatch to
     /// `audit`, when given.
     pub fn new(audit: Option<AuditLog>) -> Self {
+        Self::reviewed(audit, None)
+    }
+
+    /// As [`HookRegistry::new`], with `review` looking at every outcome
+    /// before it is recorded and returned.
+    pub fn reviewed(audit: Option<AuditLog>, review: Option<Arc<dyn Review>>) -> Self {
         Self {
             inner: Arc::new(Shared {
                 audit,
+                review,
                 ..Shared::default()
             }),
         }
@@ -171,7 +188,10 @@ impl HookRegistry {
                 break;
             }
         }
-        let outcome = fold.finish();
+        let mut outcome = fold.finish();
+        if let Some(review) = &self.inner.review {
+            review.review(&event, &mut outcome);
+        }
         if let Some(audit) = &self.inner.audit {
             audit.record_dispatch(&event, &outcome);
         }

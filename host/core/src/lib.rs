@@ -34,7 +34,7 @@ pub use audit::{
 };
 pub use closure::FnHandler;
 pub use digest::sha256_hex;
-pub use dispatch::{HookHandle, HookRegistry};
+pub use dispatch::{HookHandle, HookRegistry, Review};
 pub use error::{Error, HookError};
 pub use event::{
     CATALOGUE, Event, EventError, EventName, UnknownEvent, now_rfc3339, plain_text, record_field,

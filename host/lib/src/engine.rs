@@ -7,6 +7,7 @@
 use std::fmt;
 use std::ops::Deref;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::config::{self, EngineSettings, Loader};
 use crate::handlers::command::CommandDefaults;
@@ -14,7 +15,8 @@ use crate::handlers::http::{HttpSettings, UrlAllowlist};
 use crate::handlers::kind::KindSettings;
 use crate::handlers::prompt::PromptDefaults;
 use crate::handlers::wasm::WasmSetup;
-use wasm_hooks_core::{AuditLog, Error, HookRegistry, Redactor};
+use crate::stop_loop::{DEFAULT_STOP_LOOP_LIMIT, StopLoopGuard};
+use wasm_hooks_core::{AuditLog, Error, HookRegistry, Redactor, Review};
 use wasm_hooks_wasm::{WasmLimits, WasmRuntime, WasmRuntimeBuilder};
 
 /// Hook files that could not be loaded: every problem found, in file order.
@@ -65,12 +67,16 @@ impl std::error::Error for LoadError {}
 /// - HTTP hooks may call loopback addresses only, unless
 ///   [`HookEngineBuilder::http_allowlist`] or a settings file says more;
 /// - no audit log, unless [`HookEngineBuilder::audit_log`] or a settings
-///   file (`audit_log:`) names one.
+///   file (`audit_log:`) names one;
+/// - at most [`DEFAULT_STOP_LOOP_LIMIT`] (8) blocked stops in a row per
+///   session, counted in memory
+///   ([`HookEngineBuilder::stop_loop_limit`],
+///   [`HookEngineBuilder::stop_loop_dir`]).
 ///
 /// With a project directory, the engine settings files are read too:
 /// `<project>/.wasm-hooks/config.{yaml,yml,json}`, then the user's
 /// `wasm-hooks/config.*` (`audit_log`, `allow_urls`, `secret_env`).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct HookEngineBuilder {
     files: Vec<PathBuf>,
     project_dir: Option<PathBuf>,
@@ -84,6 +90,29 @@ pub struct HookEngineBuilder {
     http_allowlist: UrlAllowlist,
     audit_log: Option<PathBuf>,
     secret_env: Vec<String>,
+    stop_loop_limit: u32,
+    stop_loop_dir: Option<PathBuf>,
+}
+
+impl Default for HookEngineBuilder {
+    fn default() -> Self {
+        Self {
+            files: Vec::new(),
+            project_dir: None,
+            user_config_dir: None,
+            claude_settings: false,
+            runtime: None,
+            runtime_builder: WasmRuntimeBuilder::default(),
+            limits: WasmLimits::default(),
+            commands: CommandDefaults::default(),
+            prompts: PromptDefaults::default(),
+            http_allowlist: UrlAllowlist::default(),
+            audit_log: None,
+            secret_env: Vec::new(),
+            stop_loop_limit: DEFAULT_STOP_LOOP_LIMIT,
+            stop_loop_dir: None,
+        }
+    }
 }
 
 impl HookEngineBuilder {
@@ -175,6 +204,22 @@ impl HookEngineBuilder {
         self
     }
 
+    /// How many Stop (or SubagentStop) blocks in a row a session may get
+    /// before one goes through with a warning naming the hook (default
+    /// [`DEFAULT_STOP_LOOP_LIMIT`]).
+    pub fn stop_loop_limit(&mut self, limit: u32) -> &mut Self {
+        self.stop_loop_limit = limit;
+        self
+    }
+
+    /// Count blocked stops in this directory (a file per session in the
+    /// middle of a loop) instead of in memory: for a process per event, as
+    /// `wasm-hooks hook` is.
+    pub fn stop_loop_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.stop_loop_dir = Some(dir.into());
+        self
+    }
+
     /// Engine-wide default limits for wasm hooks.
     pub fn wasm_limits(&mut self, limits: WasmLimits) -> &mut Self {
         self.limits = limits;
@@ -232,7 +277,8 @@ impl HookEngineBuilder {
         if !errors.is_empty() {
             return Err(LoadError { errors });
         }
-        let registry = HookRegistry::new(audit);
+        let guard = stop_guard(self.stop_loop_limit, self.stop_loop_dir.clone());
+        let registry = HookRegistry::reviewed(audit, Some(guard));
         for spec in config::merge(layers) {
             registry.register(spec);
         }
@@ -288,9 +334,23 @@ impl HookEngineBuilder {
 /// println!("{:?}", outcome.verdict);
 /// # Ok(()) }
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct HookEngine {
     registry: HookRegistry,
+}
+
+impl Default for HookEngine {
+    /// An engine with no hooks, and the stop-loop guard at its default
+    /// limit, counting in memory.
+    fn default() -> Self {
+        Self {
+            registry: HookRegistry::reviewed(None, Some(stop_guard(DEFAULT_STOP_LOOP_LIMIT, None))),
+        }
+    }
+}
+
+fn stop_guard(limit: u32, dir: Option<PathBuf>) -> Arc<dyn Review> {
+    Arc::new(StopLoopGuard::new(limit, dir))
 }
 
 impl HookEngine {

@@ -43,6 +43,7 @@ mod policy;
 mod protocol;
 mod server;
 mod session;
+mod stop_loop;
 mod template;
 
 pub use engine::{HookEngine, HookEngineBuilder, LoadError};
@@ -64,11 +65,12 @@ pub use session::{
     SessionBuilder, SessionHooks, TerminalApproval, TerminalDisplay, ToolDenied, ToolError,
     ToolHooks,
 };
+pub use stop_loop::DEFAULT_STOP_LOOP_LIMIT;
 pub use wasm_hooks_core::{
     Approval, Attributed, AuditEntry, AuditKind, AuditLine, AuditLog, Break, CATALOGUE, Context,
     Decision, Error, Event, EventError, EventName, EventPattern, Flow, FnHandler, Fold, Handler,
     HandlerFuture, HookError, HookHandle, HookId, HookOutput, HookRegistry, HookResult, HookSource,
-    HookSpec, OnFailure, Outcome, REDACTED, Redactor, Reply, Role, Severity, ToolMatcher,
+    HookSpec, OnFailure, Outcome, REDACTED, Redactor, Reply, Review, Role, Severity, ToolMatcher,
     TraceEntry, TraceStatus, UnknownEvent, UserMessage, Verdict, Verification, read_audit_log,
     verify_audit_log,
 };
