@@ -465,6 +465,45 @@ fn a_stop_guard_that_never_lets_go_is_let_through_past_the_limit() {
 }
 
 #[test]
+fn claude_code_entries_with_if_on_failure_and_status_message() {
+    let file = support::write_hook_file(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "name": "no-push", "if": "Bash(git push*)",
+             "statusMessage": "checking the push…",
+             "command": "echo 'no pushing today' >&2; exit 2"},
+            {"type": "command", "name": "broken", "if": "Bash(make *)", "onFailure": "block",
+             "command": "exit 7"}
+        ]}]}}),
+    );
+    let bash = |command: &str| {
+        let mut event = support::fixture_of("2.1.330", "PreToolUse");
+        event["tool_name"] = json!("Bash");
+        event["tool_input"] = json!({"command": command});
+        claude(&file.path, &event).body["hookSpecificOutput"].clone()
+    };
+    assert_eq!(bash("git push origin main")["permissionDecision"], "deny");
+    assert_eq!(
+        bash("git push origin main")["permissionDecisionReason"],
+        "no pushing today"
+    );
+    // Neither `if` matches: no hook runs, no opinion.
+    assert_eq!(bash("git status"), Value::Null);
+    // `onFailure: block` turns the failing hook into a deny.
+    let make = bash("make test");
+    assert_eq!(make["permissionDecision"], "deny", "{make}");
+    let bad = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "if": "Bash(git *", "command": "true"}
+    ]}]}}));
+    let answered = claude(&bad.path, &support::fixture("PreToolUse"));
+    assert_eq!(answered.code, 2);
+    assert!(
+        answered.stderr.contains("hooks.PreToolUse[0].hooks[0]") && answered.stderr.contains("`)`"),
+        "{}",
+        answered.stderr
+    );
+}
+
+#[test]
 fn gemini_events_tools_and_answers() {
     let file = support::hook_file(
         "PreToolUse",

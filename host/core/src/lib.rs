@@ -25,6 +25,7 @@ mod handler;
 mod id;
 mod matcher;
 mod outcome;
+mod rule;
 mod spec;
 mod suggest;
 
@@ -46,5 +47,6 @@ pub use outcome::{
     Approval, Attributed, Context, Decision, Flow, Fold, HookOutput, HookResult, OnFailure,
     Outcome, Role, Severity, TraceEntry, TraceStatus, UserMessage, Verdict,
 };
+pub use rule::PermissionRule;
 pub use spec::{HookSource, HookSpec};
 pub use suggest::nearest;

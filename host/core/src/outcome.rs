@@ -159,8 +159,10 @@ impl HookResult {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OnFailure {
-    /// Go on as if the hook said nothing, with a warning for the person.
+    /// Go on as if the hook said nothing, with a warning for the person
+    /// (Claude Code's `onFailure: continue`).
     #[default]
+    #[serde(alias = "continue")]
     Warn,
     /// Deny the operation, with the failure as the reason.
     Block,

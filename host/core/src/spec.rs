@@ -14,6 +14,7 @@ use crate::handler::Handler;
 use crate::id::HookId;
 use crate::matcher::{EventPattern, ToolMatcher};
 use crate::outcome::{HookResult, OnFailure};
+use crate::rule::PermissionRule;
 
 /// One hook, ready to register with [`HookRegistry::register`](crate::HookRegistry::register).
 ///
@@ -40,6 +41,8 @@ pub struct HookSpec {
     pub events: EventPattern,
     /// Which subjects (tool names, …) it applies to.
     pub matcher: ToolMatcher,
+    /// Only tool calls this rule matches (a hook file's `if`), when given.
+    pub condition: Option<PermissionRule>,
     /// What the hook is for, as its author says.
     pub description: Option<String>,
     /// Lower runs first; ties keep registration (file) order.
@@ -86,6 +89,7 @@ impl HookSpec {
             id: HookId::new(id),
             events,
             matcher: ToolMatcher::Any,
+            condition: None,
             description: None,
             priority: 0,
             on_failure: OnFailure::default(),
@@ -110,6 +114,12 @@ impl HookSpec {
         self
     }
 
+    /// This hook, for the tool calls `rule` matches only.
+    pub fn with_condition(mut self, rule: PermissionRule) -> Self {
+        self.condition = Some(rule);
+        self
+    }
+
     /// This hook, at `priority` (lower runs first).
     pub fn with_priority(mut self, priority: i32) -> Self {
         self.priority = priority;
@@ -131,6 +141,11 @@ impl HookSpec {
     /// Whether the hook applies to `event`.
     pub fn applies_to(&self, event: &Event) -> bool {
         let subject = event.subject();
-        self.events.matches(event.name(), subject) && self.matcher.matches(subject)
+        self.events.matches(event.name(), subject)
+            && self.matcher.matches(subject)
+            && self
+                .condition
+                .as_ref()
+                .is_none_or(|rule| rule.matches(event))
     }
 }

@@ -95,8 +95,15 @@ pub(super) struct EntryDoc {
     pub(super) priority: i32,
     #[serde(default = "enabled_default")]
     pub(super) enabled: bool,
-    #[serde(default)]
+    #[serde(default, alias = "onFailure")]
     pub(super) on_failure: OnFailure,
+    /// Claude Code's permission-rule condition (`Bash(git *)`).
+    #[serde(rename = "if")]
+    pub(super) condition: Option<String>,
+    /// What Claude Code shows while the hook runs; wasm-hooks shows no
+    /// status line, so it is read and left alone.
+    #[serde(rename = "statusMessage")]
+    pub(super) _status_message: Option<String>,
     /// Seconds, as in Claude Code.
     pub(super) timeout: Option<f64>,
     pub(super) timeout_ms: Option<u64>,
@@ -116,6 +123,9 @@ pub(super) const COMMON_FIELDS: &[&str] = &[
     "priority",
     "enabled",
     "on_failure",
+    "onFailure",
+    "if",
+    "statusMessage",
     "timeout",
     "timeout_ms",
     "async",

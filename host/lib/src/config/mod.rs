@@ -35,7 +35,8 @@ pub(crate) use settings::{EngineSettings, settings_files};
 use std::path::Path;
 
 use wasm_hooks_core::{
-    Error, EventPattern, HookId, HookSource, HookSpec, OnFailure, ToolMatcher, nearest,
+    Error, EventPattern, HookId, HookSource, HookSpec, OnFailure, PermissionRule, ToolMatcher,
+    nearest,
 };
 
 use self::doc::{COMMON_FIELDS, EntryDoc, FileDoc, HooksDoc};
@@ -63,6 +64,8 @@ pub(crate) struct HookIdentity {
     events: EventPattern,
     /// The matcher's source text.
     matcher: String,
+    /// The `if` rule's text.
+    condition: Option<String>,
     priority: i32,
     on_failure: OnFailure,
     background: bool,
@@ -77,6 +80,7 @@ impl HookIdentity {
             handler: handler.to_owned(),
             events: EventPattern::event(wasm_hooks_core::EventName::Stop),
             matcher: String::new(),
+            condition: None,
             priority: 0,
             on_failure: OnFailure::default(),
             background: false,
@@ -326,6 +330,11 @@ impl Loader {
                 None => return,
             },
         };
+        let condition = match doc.condition.as_deref().map(PermissionRule::parse) {
+            None => None,
+            Some(Ok(rule)) => Some(rule),
+            Some(Err(message)) => return read.field_problem(&at, "if", message),
+        };
         let kind = match kind_of(&doc) {
             Ok(kind) => kind,
             Err(message) => return read.field_problem(&at, "type", message),
@@ -353,9 +362,21 @@ impl Loader {
             }
             Err(FieldsError::Problem(HookProblem::Load(e))) => return read.load_problem(at, e),
         };
-        let (spec, identity) = spec_of(doc, kind, built, events, matcher, read.path, at);
+        let applies = Applies {
+            events: events.clone(),
+            matcher,
+            condition,
+        };
+        let (spec, identity) = spec_of(doc, kind, built, applies, read.path, at);
         read.found.hooks.push((identity, spec));
     }
+}
+
+/// Where a hook applies: its events, tool matcher and `if` rule.
+struct Applies {
+    events: EventPattern,
+    matcher: ToolMatcher,
+    condition: Option<PermissionRule>,
 }
 
 /// The registered hook and its identity.
@@ -363,24 +384,25 @@ fn spec_of(
     doc: EntryDoc,
     kind: &KindEntry,
     built: Built,
-    events: &EventPattern,
-    matcher: ToolMatcher,
+    applies: Applies,
     file: &Path,
     entry: String,
 ) -> (HookSpec, HookIdentity) {
     let identity = HookIdentity {
         kind: kind.name(),
         handler: built.identity.to_string(),
-        events: events.clone(),
-        matcher: matcher.to_string(),
+        events: applies.events.clone(),
+        matcher: applies.matcher.to_string(),
+        condition: applies.condition.as_ref().map(ToString::to_string),
         priority: doc.priority,
         on_failure: doc.on_failure,
         background: doc.background,
     };
     let spec = HookSpec {
         id: HookId::new(doc.name.unwrap_or(built.default_name)),
-        events: events.clone(),
-        matcher,
+        events: applies.events,
+        matcher: applies.matcher,
+        condition: applies.condition,
         description: doc.description,
         priority: doc.priority,
         on_failure: doc.on_failure,
