@@ -163,44 +163,40 @@ fn the_wasm_plugin_really_blocks_a_real_payload() {
 }
 
 #[test]
-fn a_redacted_output_replaces_mcp_output_and_is_context_for_bash() {
+fn a_redacted_output_replaces_the_output_of_bash_and_of_mcp_tools() {
     let file = support::hook_file(
         "PostToolUse",
         "*",
         &support::plugin("redact-secrets"),
         json!({}),
     );
-    let mut post = support::fixture("PostToolUse");
+    let mut post = support::fixture_of("2.1.330", "PostToolUse");
     post["tool_response"]["stdout"] = json!("AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n");
     let bash = claude(&file.path, &post);
     assert_eq!(bash.code, 0, "{}", bash.stderr);
     let specific = &bash.body["hookSpecificOutput"];
-    let context = specific["additionalContext"].as_str().unwrap();
-    assert!(
-        context.contains(r#""stdout":"AWS_ACCESS_KEY_ID=[REDACTED:aws-access-key-id]\n""#),
-        "{context}"
-    );
-    assert!(!context.contains("AKIAIOSFODNN7EXAMPLE"), "{context}");
-    assert!(specific.get("updatedMCPToolOutput").is_none());
+    let mut expected = post["tool_response"].clone();
+    expected["stdout"] = json!("AWS_ACCESS_KEY_ID=[REDACTED:aws-access-key-id]\n");
+    // The whole `tool_response` shape, as Claude Code checks it for Bash.
+    assert_eq!(specific["updatedToolOutput"], expected);
+    assert!(specific.get("additionalContext").is_none(), "{specific}");
+    assert!(!bash.body.to_string().contains("AKIAIOSFODNN7EXAMPLE"));
     assert!(
         bash.body["systemMessage"]
             .as_str()
             .unwrap()
             .contains("masked 1 secret in the output of Bash: AWS access key ID")
     );
-    assert!(
-        bash.stderr.contains("only for MCP tools"),
-        "{}",
-        bash.stderr
-    );
 
     post["tool_name"] = json!("mcp__vault__read");
     post["tool_response"] =
         json!([{"type": "text", "text": "ghp_16C7e42F292c6912E7710c838347Ae178B4a"}]);
     let mcp = claude(&file.path, &post);
+    let masked = json!([{"type": "text", "text": "[REDACTED:github-token]"}]);
+    assert_eq!(mcp.body["hookSpecificOutput"]["updatedToolOutput"], masked);
     assert_eq!(
         mcp.body["hookSpecificOutput"]["updatedMCPToolOutput"],
-        json!([{"type": "text", "text": "[REDACTED:github-token]"}])
+        masked
     );
     assert!(
         mcp.body["hookSpecificOutput"]

@@ -122,9 +122,11 @@ impl Outcome {
     /// Hand this on instead of the tool's output (any JSON value, usually
     /// `tool_response` with parts changed); later hooks see it too. On
     /// PostToolUse only: elsewhere the host refuses it as the hook's
-    /// failure. Where the agent cannot replace a tool's output (Claude Code
-    /// replaces only MCP tools' output), the model is given the rewritten
-    /// output as context instead.
+    /// failure. Keep the tool's output shape (change `tool_response`'s
+    /// fields in place): Claude Code keeps the original output when the new
+    /// one does not fit it. Where the agent cannot replace a tool's output
+    /// (Codex, for its own tools), the model is given the rewritten output
+    /// as context instead.
     pub fn modify_output(output: Value) -> Self {
         Self::with_decision(wit::Decision::ModifyOutput(output.to_string()))
     }

@@ -138,17 +138,20 @@ impl AnswerDoc {
     /// WIT's `modify` is.
     fn rewrite(&mut self, event: EventName, specific: &ClaudeSpecific) -> Rewrite {
         let updated_input = specific.updated_input.clone();
-        let mcp_output = specific.updated_mcp_tool_output.clone();
+        let new_output = specific
+            .updated_tool_output
+            .clone()
+            .or_else(|| specific.updated_mcp_tool_output.clone());
         let (modified_args, data) = (self.modified_args.take(), self.data.take());
         if event.has_tool_output() {
             Rewrite {
                 input: modified_args.or(updated_input),
-                output: data.or(mcp_output),
+                output: data.or(new_output),
             }
         } else {
             Rewrite {
                 input: modified_args.or(data).or(updated_input),
-                output: mcp_output,
+                output: new_output,
             }
         }
     }
@@ -234,7 +237,7 @@ impl Rewrite {
             }),
             (Some(_), None) => Err("the replacement input must be a JSON object".to_owned()),
             (None, None) => Err(
-                "`modify` needs `modified_args`, `data`, `updatedInput` or `updatedMCPToolOutput`"
+                "`modify` needs `modified_args`, `data`, `updatedInput` or `updatedToolOutput`"
                     .to_owned(),
             ),
         }
@@ -288,6 +291,15 @@ mod tests {
             },
             "before the tool, `data` is the new input"
         );
+    }
+
+    #[test]
+    fn an_updated_tool_output_replaces_any_tools_output() {
+        let masked = json!({"stdout": "key: [REDACTED]", "stderr": ""});
+        let r = answer(json!({"hookSpecificOutput": {
+            "hookEventName": "PostToolUse", "updatedToolOutput": masked,
+            "updatedMCPToolOutput": "older"}}));
+        assert_eq!(r.decision, Decision::ModifyOutput { output: masked });
     }
 
     #[test]

@@ -62,7 +62,11 @@ pub(crate) struct ClaudeSpecific {
     /// The tool's new input.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) updated_input: Option<Value>,
-    /// An MCP tool's new output (PostToolUse).
+    /// Any tool's new output (PostToolUse), in the tool's own output shape
+    /// (Claude Code checks it, and keeps the original when it does not fit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) updated_tool_output: Option<Value>,
+    /// An MCP tool's new output (PostToolUse; the older field).
     #[serde(
         rename = "updatedMCPToolOutput",
         skip_serializing_if = "Option::is_none"

@@ -9,10 +9,12 @@
 //!   too, and rejects `ask` and a bare `allow`);
 //! - UserPromptSubmit, PostToolUse(Failure), Stop, SubagentStop:
 //!   `decision: "block"` + `reason`;
-//! - PostToolUse, a rewritten output: `updatedMCPToolOutput` for MCP tools
-//!   (`mcp__…`), the only ones whose output Claude Code replaces; for the
-//!   others the model is told, in context, to use the rewritten output
-//!   instead, and stderr says it could not be replaced (Codex: always so);
+//! - PostToolUse, a rewritten output: `updatedToolOutput` for every tool
+//!   (Claude Code 2.1.197 and 2.1.330 both take it, checked against the
+//!   tool's output shape), and `updatedMCPToolOutput` too for MCP tools
+//!   (`mcp__…`); Codex gets the latter only, and for its own tools the model
+//!   is told, in context, to use the rewritten output instead, with a
+//!   warning on stderr;
 //! - context as `hookSpecificOutput.additionalContext` where Claude Code
 //!   reads it; `continue: false` + `stopReason`; `systemMessage`;
 //!   `suppressOutput`.
@@ -72,7 +74,7 @@ pub(super) fn encode(event: &Event, outcome: &Outcome, dialect: Dialect) -> Answ
         }
     }
     if let Some(output) = &outcome.updated_output {
-        specific.updated_mcp_tool_output = rewritten_output(event, output, dialect, &mut draft);
+        rewritten_output(event, output, dialect, &mut specific, &mut draft);
     }
     specific.additional_context = draft.context(reads_context(name));
     if specific != ClaudeSpecific::default() {
@@ -123,18 +125,28 @@ fn cap(text: &mut Option<String>, max: usize) {
 /// The most of a rewritten output handed to the model as context.
 const NOTE_MAX: usize = 10_000;
 
-/// A PostToolUse output rewritten by the hooks: the replacement where
-/// Claude Code can take one (MCP tools), else none, and the model is handed
-/// it as context with a warning.
+/// A PostToolUse output rewritten by the hooks. Claude Code (2.1.197 and
+/// 2.1.330 alike) replaces any tool's output with `updatedToolOutput`;
+/// `updatedMCPToolOutput`, the older field, goes with it for MCP tools,
+/// which Codex reads too. Where the agent cannot replace the output (Codex,
+/// for its own tools), the model is handed it as context, with a warning.
 fn rewritten_output(
     event: &Event,
     output: &Value,
     dialect: Dialect,
+    specific: &mut ClaudeSpecific,
     draft: &mut Draft<'_>,
-) -> Option<Value> {
+) {
     let tool = event.tool_name().unwrap_or("the tool");
-    if dialect == Dialect::Claude && tool.starts_with("mcp__") {
-        return Some(output.clone());
+    let mcp = tool.starts_with("mcp__");
+    if mcp {
+        specific.updated_mcp_tool_output = Some(output.clone());
+    }
+    if dialect == Dialect::Claude {
+        specific.updated_tool_output = Some(output.clone());
+    }
+    if dialect == Dialect::Claude || mcp {
+        return;
     }
     let mut text = plain_text(output).into_owned();
     if text.len() > NOTE_MAX {
@@ -146,12 +158,11 @@ fn rewritten_output(
         ));
     }
     draft.stderr.push(format!(
-        "wasm-hooks: hooks rewrote the output of {tool}, which this agent replaces only for MCP tools; the model was told to use the rewritten output instead"
+        "wasm-hooks: hooks rewrote the output of {tool}, which Codex replaces only for MCP tools; the model was told to use the rewritten output instead"
     ));
     draft.note(format!(
         "A hook rewrote the output of this {tool} call, but the agent cannot replace it. Use this rewritten output instead of the original, and do not repeat anything the original had that this one leaves out:\n{text}"
     ));
-    None
 }
 
 fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut ClaudeSpecific) {
@@ -266,7 +277,7 @@ mod tests {
     }
 
     #[test]
-    fn a_rewritten_output_replaces_mcp_output_and_is_context_elsewhere() {
+    fn a_rewritten_output_replaces_any_tools_output_and_is_context_for_codex() {
         let masked = json!([{"type": "text", "text": "token [REDACTED]"}]);
         let mut o = Outcome::proceed();
         o.updated_output = Some(masked.clone());
@@ -274,14 +285,27 @@ mod tests {
         let answer = encode(&mcp, &o, Dialect::Claude);
         assert_eq!(
             answer.body,
-            json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": masked}})
+            json!({"hookSpecificOutput": {"hookEventName": "PostToolUse",
+                "updatedToolOutput": masked, "updatedMCPToolOutput": masked}})
         );
         assert!(answer.stderr.is_empty(), "{:?}", answer.stderr);
+        let codex_mcp = encode(&mcp, &o, Dialect::Codex);
+        assert_eq!(
+            codex_mcp.body,
+            json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": masked}})
+        );
 
-        o.updated_output = Some(json!({"stdout": "token [REDACTED]"}));
+        let redacted = json!({"stdout": "token [REDACTED]"});
+        o.updated_output = Some(redacted.clone());
         let bash = Event::post_tool_use("Bash", json!({}), json!({"stdout": "token ghp_…"}));
-        for dialect in [Dialect::Claude, Dialect::Codex] {
-            let answer = encode(&bash, &o, dialect);
+        let answer = encode(&bash, &o, Dialect::Claude);
+        assert_eq!(
+            answer.body,
+            json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": redacted}})
+        );
+        assert!(answer.stderr.is_empty(), "{:?}", answer.stderr);
+        {
+            let answer = encode(&bash, &o, Dialect::Codex);
             let context = answer.body["hookSpecificOutput"]["additionalContext"]
                 .as_str()
                 .unwrap();
@@ -299,19 +323,12 @@ mod tests {
             );
         }
         o.updated_output = Some(json!("é".repeat(6_000)));
-        let long = encode(&bash, &o, Dialect::Claude);
+        let long = encode(&bash, &o, Dialect::Codex);
         let context = long.body["hookSpecificOutput"]["additionalContext"]
             .as_str()
             .unwrap();
         assert!(context.len() < 10_500, "{}", context.len());
         assert!(context.ends_with("[… 2000 more bytes of the rewritten output left out]"));
-
-        let codex_mcp = encode(&mcp, &o, Dialect::Codex);
-        assert!(
-            codex_mcp.body["hookSpecificOutput"]
-                .get("updatedMCPToolOutput")
-                .is_none()
-        );
     }
 
     #[test]
