@@ -500,6 +500,49 @@ fn claude_code_entries_with_if_on_failure_and_status_message() {
 }
 
 #[test]
+fn agent_hooks_load_and_are_reported_as_unsupported_never_silently_skipped() {
+    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "agent", "name": "verifier", "prompt": "check the diff", "model": "claude-sonnet"}
+    ]}]}}));
+    let wasm_hooks = || {
+        let mut cmd = Command::cargo_bin("wasm-hooks").unwrap();
+        cmd.env("XDG_CONFIG_HOME", "/nonexistent");
+        cmd
+    };
+    let validated = wasm_hooks()
+        .args(["validate", "--config"])
+        .arg(&file.path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(validated.stdout).unwrap();
+    assert!(validated.status.success(), "{text}");
+    assert!(
+        text.contains("warning:")
+            && text.contains("hook `verifier` will not run: `agent` hooks need an agent loop"),
+        "{text}"
+    );
+    let listed = wasm_hooks()
+        .args(["list", "--config"])
+        .arg(&file.path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(listed.stdout).unwrap();
+    assert!(text.contains("unsupported: `agent` hooks"), "{text}");
+    let answered = claude(&file.path, &support::fixture("PreToolUse"));
+    assert_eq!(answered.code, 0);
+    let told = answered.body["systemMessage"].as_str().unwrap();
+    assert!(
+        told.contains("[verifier]") && told.contains("not run: `agent` hooks"),
+        "{told}"
+    );
+    assert!(
+        answered.body["hookSpecificOutput"].is_null(),
+        "{}",
+        answered.body
+    );
+}
+
+#[test]
 fn gemini_events_tools_and_answers() {
     let file = support::hook_file(
         "PreToolUse",

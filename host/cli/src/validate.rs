@@ -28,11 +28,20 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
     match builder.build() {
         Ok(engine) => {
             let (hooks, n) = (engine.hooks().len(), files.len());
-            report::print(&format!(
+            let mut text = format!(
                 "ok: {hooks} hook{} in {n} file{}\n",
                 if hooks == 1 { "" } else { "s" },
                 if n == 1 { "" } else { "s" }
-            ))?;
+            );
+            for hook in engine.hooks() {
+                if let Some(why) = hook.handler.unsupported() {
+                    text.push_str(&format!(
+                        "warning: {}: hook `{}` will not run: {why}\n",
+                        hook.source, hook.id
+                    ));
+                }
+            }
+            report::print(&text)?;
             Ok(Exit::GoOn)
         }
         Err(err) => {

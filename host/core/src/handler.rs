@@ -38,4 +38,11 @@ pub trait Handler: Send + Sync + fmt::Debug {
     fn details(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// Why this hook cannot run here, when it cannot (a kind the engine
+    /// reads but does not run); `validate` warns about it, and every event
+    /// it applies to reports it as the hook's failure. None by default.
+    fn unsupported(&self) -> Option<&str> {
+        None
+    }
 }

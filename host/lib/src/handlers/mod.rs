@@ -1,8 +1,9 @@
 //! The hook kinds of hook files, each in its own module behind the
 //! [`Handler`](wasm_hooks_core::Handler) trait and each owning its fields
 //! ([`kind::HookKind`]): `wasm` (running plugins is `wasm-hooks-wasm`'s),
-//! `command`, `inline` and `matcher`, `http`, `prompt`. `answer` reads the
-//! JSON answers of command, http and prompt hooks.
+//! `command`, `inline` and `matcher`, `http`, `prompt`, and `agent`, which
+//! is read but not run (`unsupported`). `answer` reads the JSON answers of
+//! command, http and prompt hooks.
 
 pub(crate) mod action;
 mod answer;
@@ -12,6 +13,7 @@ pub mod inline;
 pub(crate) mod kind;
 pub mod prompt;
 pub mod setup;
+mod unsupported;
 pub(crate) mod wasm;
 
 use self::kind::KindEntry;
@@ -25,4 +27,5 @@ pub(crate) const KINDS: &[KindEntry] = &[
     KindEntry::of::<inline::MatcherKind>(),
     KindEntry::of::<prompt::PromptKind>(),
     KindEntry::of::<http::HttpKind>(),
+    KindEntry::of::<unsupported::AgentKind>(),
 ];
