@@ -141,3 +141,43 @@ fn a_settings_file_of_the_wrong_shape_is_left_alone() {
         ));
     assert_eq!(settings(project.path()), r#"{"hooks": []}"#);
 }
+
+#[test]
+fn claude_settings_with_comments_and_trailing_commas_are_read() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join(".claude")).unwrap();
+    let commented = r#"{
+  // Claude Code's settings may carry comments; install keeps them.
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "Bash", "hooks": [ { "type": "command", "command": "echo checked", }, ] }, /* trailing commas too */
+    ],
+  },
+}
+"#;
+    std::fs::write(project.path().join(".claude/settings.json"), commented).unwrap();
+    Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .args(["list", "--claude-settings", "--project-dir"])
+        .arg(project.path())
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("echo checked").and(predicate::str::contains("[PreToolUse]")),
+        );
+    // A real mistake in such a file still names its line.
+    std::fs::write(
+        project.path().join(".claude/settings.json"),
+        "{\n  // a comment\n  \"hooks\": {\n    \"PreToolUse\": [ { \"hooks\": [ ] ]\n  }\n}\n",
+    )
+    .unwrap();
+    Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .args(["validate", "--claude-settings", "--project-dir"])
+        .arg(project.path())
+        .assert()
+        .failure()
+        .stdout(predicate::str::contains("settings.json:4:"));
+}

@@ -155,6 +155,13 @@ impl FileRead<'_> {
     }
 }
 
+/// Parse JSON with comments (JSONC); an error with its 1-based line and
+/// column.
+fn jsonc<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, (String, usize, usize)> {
+    jsonc_parser::parse_to_serde_value(text, &jsonc_parser::ParseOptions::default())
+        .map_err(|e| (e.kind().to_string(), e.line_display(), e.column_display()))
+}
+
 /// Parse `text` as the syntax the path's extension names, with the error's
 /// position split out of its message.
 pub(crate) fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, Error> {
@@ -170,6 +177,12 @@ pub(crate) fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> 
     } else {
         match serde_json::from_str(text) {
             Ok(doc) => return Ok(doc),
+            // JSON with comments and trailing commas, as Claude Code's own
+            // settings files may be (and `install` keeps them).
+            Err(e) if e.is_syntax() => match jsonc(text) {
+                Ok(doc) => return Ok(doc),
+                Err((message, line, column)) => (message, Some((line, column))),
+            },
             Err(e) => (e.to_string(), Some((e.line(), e.column()))),
         }
     };
