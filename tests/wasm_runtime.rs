@@ -393,3 +393,18 @@ async fn both_allocators_give_the_same_answers() {
         assert_eq!(engine.dispatch(bash("ls")).await.verdict, Verdict::Proceed);
     }
 }
+
+#[test]
+fn a_runtime_wasmtime_refuses_keeps_wasmtimes_error_as_its_source() {
+    // A wasm stack larger than the async stack it runs on: wasmtime refuses
+    // the engine.
+    let err = WasmRuntime::builder()
+        .no_cache()
+        .max_wasm_stack_kb(1 << 30)
+        .build()
+        .map(|_| ())
+        .unwrap_err();
+    assert!(matches!(err, wasm_hooks::Error::Runtime { .. }), "{err:?}");
+    let source = std::error::Error::source(&err).expect("wasmtime's error is the source");
+    assert!(err.to_string().contains(&source.to_string()), "{err}");
+}

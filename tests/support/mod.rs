@@ -3,8 +3,6 @@
 //! never waits on the lock of the `cargo test` running it) and writing hook
 //! files into temporary directories.
 
-#![allow(dead_code, reason = "each test binary uses a different subset")]
-
 pub mod http;
 
 use std::path::{Path, PathBuf};

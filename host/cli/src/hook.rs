@@ -88,11 +88,7 @@ pub(crate) fn run(args: HookArgs) -> anyhow::Result<Exit> {
 /// The user's state directory for wasm-hooks: `$XDG_STATE_HOME/wasm-hooks`,
 /// else `~/.local/state/wasm-hooks`.
 fn state_dir() -> Option<PathBuf> {
-    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
-    var("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".local/state")))
-        .map(|dir| dir.join("wasm-hooks"))
+    wasm_hooks::xdg_dir("XDG_STATE_HOME", ".local/state").map(|dir| dir.join("wasm-hooks"))
 }
 
 /// The agent's event from stdin; none when it names an event this

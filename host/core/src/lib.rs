@@ -18,6 +18,7 @@
 mod audit;
 mod closure;
 mod digest;
+mod dirs;
 mod dispatch;
 mod error;
 mod event;
@@ -35,6 +36,7 @@ pub use audit::{
 };
 pub use closure::FnHandler;
 pub use digest::sha256_hex;
+pub use dirs::xdg_dir;
 pub use dispatch::{HookHandle, HookRegistry, Review};
 pub use error::{Error, HookError};
 pub use event::{

@@ -35,14 +35,19 @@ use crate::event::Event;
 pub struct PermissionRule {
     text: String,
     tool: String,
+    /// `mcp__server__` for a rule naming an MCP server, which matches its
+    /// every tool.
+    server_prefix: Option<String>,
     argument: Option<Argument>,
 }
 
 #[derive(Debug, Clone)]
 enum Argument {
     Command(GlobMatcher),
-    Path(GlobMatcher),
-    Domain(String),
+    /// A path glob, and whether it is relative (to the event's `cwd`).
+    Path(GlobMatcher, bool),
+    /// A host, and `.host` for its subdomains.
+    Domain(String, String),
     Any(GlobMatcher),
 }
 
@@ -88,6 +93,7 @@ impl PermissionRule {
         Ok(Self {
             text: text.to_owned(),
             tool: tool.to_owned(),
+            server_prefix: tool.starts_with("mcp__").then(|| format!("{tool}__")),
             argument,
         })
     }
@@ -99,7 +105,10 @@ impl PermissionRule {
             return false;
         };
         let named = tool == self.tool
-            || (self.tool.starts_with("mcp__") && tool.starts_with(&format!("{}__", self.tool)));
+            || self
+                .server_prefix
+                .as_deref()
+                .is_some_and(|prefix| tool.starts_with(prefix));
         if !named {
             return false;
         }
@@ -110,13 +119,13 @@ impl PermissionRule {
         let text = |field: &str| input.get(field).and_then(Value::as_str);
         match argument {
             Argument::Command(glob) => text("command").is_some_and(|c| glob.is_match(c.trim())),
-            Argument::Path(glob) => path_fields(tool)
+            Argument::Path(glob, relative) => path_fields(tool)
                 .iter()
                 .filter_map(|f| text(f))
-                .any(|path| path_matches(glob, path, event.cwd())),
-            Argument::Domain(domain) => text("url")
+                .any(|path| path_matches(glob, *relative, path, event.cwd())),
+            Argument::Domain(domain, subdomains) => text("url")
                 .and_then(host)
-                .is_some_and(|h| h == *domain || h.ends_with(&format!(".{domain}"))),
+                .is_some_and(|h| h == *domain || h.ends_with(subdomains.as_str())),
             Argument::Any(glob) => match input {
                 Value::Object(fields) => fields
                     .values()
@@ -145,10 +154,14 @@ impl Argument {
         if tool == "WebFetch"
             && let Some(domain) = pattern.strip_prefix("domain:")
         {
-            return Ok(Self::Domain(domain.to_ascii_lowercase()));
+            let domain = domain.to_ascii_lowercase();
+            let subdomains = format!(".{domain}");
+            return Ok(Self::Domain(domain, subdomains));
         }
         if !path_fields(tool).is_empty() {
-            return glob(&expand_home(pattern), true).map(Self::Path);
+            let pattern = expand_home(pattern);
+            let relative = !pattern.starts_with('/');
+            return glob(&pattern, true).map(|g| Self::Path(g, relative));
         }
         glob(pattern, false).map(Self::Any)
     }
@@ -181,16 +194,18 @@ fn expand_home(pattern: &str) -> String {
 }
 
 /// A path against a path glob: as given, and relative to `cwd` when the
-/// pattern is relative.
-fn path_matches(glob: &GlobMatcher, path: &str, cwd: Option<&str>) -> bool {
+/// pattern is `relative`.
+fn path_matches(glob: &GlobMatcher, relative: bool, path: &str, cwd: Option<&str>) -> bool {
     if glob.is_match(path) {
         return true;
     }
-    let relative = cwd.and_then(|cwd| {
-        let cwd = cwd.trim_end_matches('/');
-        path.strip_prefix(cwd)?.strip_prefix('/')
-    });
-    !glob.glob().glob().starts_with('/') && relative.is_some_and(|r| glob.is_match(r))
+    relative
+        && cwd
+            .and_then(|cwd| {
+                path.strip_prefix(cwd.trim_end_matches('/'))?
+                    .strip_prefix('/')
+            })
+            .is_some_and(|inside| glob.is_match(inside))
 }
 
 /// The host of an `http(s)://` URL, lowercased.

@@ -13,6 +13,7 @@
 )]
 
 #[path = "../../../tests/support/mod.rs"]
+#[allow(dead_code, reason = "the bench uses a few of the test helpers")]
 mod support;
 
 use std::hint::black_box;

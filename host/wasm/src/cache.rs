@@ -59,11 +59,12 @@ impl CompileCache {
     /// `$XDG_CACHE_HOME/wasm-hooks`, else `~/.cache/wasm-hooks`; none when
     /// none of these is set.
     pub fn default_dir() -> Option<PathBuf> {
-        let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
-        var("WASM_HOOKS_CACHE_DIR")
+        std::env::var_os("WASM_HOOKS_CACHE_DIR")
+            .filter(|v| !v.is_empty())
             .map(PathBuf::from)
-            .or_else(|| var("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("wasm-hooks")))
-            .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache/wasm-hooks")))
+            .or_else(|| {
+                wasm_hooks_core::xdg_dir("XDG_CACHE_HOME", ".cache").map(|d| d.join("wasm-hooks"))
+            })
     }
 
     /// The cache directory.

@@ -25,10 +25,7 @@ pub(super) const EXTENSIONS: [&str; 3] = ["json", "yaml", "yml"];
 
 /// The user's configuration directory: `$XDG_CONFIG_HOME`, or `~/.config`.
 pub(crate) fn user_config_dir() -> Option<PathBuf> {
-    std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+    wasm_hooks_core::xdg_dir("XDG_CONFIG_HOME", ".config")
 }
 
 /// The existing default hook files, highest precedence first.

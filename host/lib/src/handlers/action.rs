@@ -4,7 +4,6 @@
 //! are `protocol::answer`'s.)
 
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use serde::de::value::{Error as WordError, StrDeserializer};
 
 /// What an inline rule or a generic JSON answer (`action`) asks for.
@@ -30,22 +29,15 @@ pub(crate) enum Action {
 }
 
 impl Action {
-    /// Every spelling, for error messages.
-    const SPELLINGS: &str =
-        "continue, proceed, allow, deny, block, ask, ask_user, modify or inject_context";
-
-    /// The action `word` names.
+    /// The action `word` names (for an `action` given as plain text, as a
+    /// matcher entry's is).
     ///
     /// # Errors
-    /// An unknown word, with the spellings expected.
+    /// An unknown word: serde's message, which lists every spelling.
     pub(crate) fn named(word: &str) -> Result<Self, String> {
-        read_word(word)
-            .map_err(|()| format!("unknown action `{word}` (expected {})", Self::SPELLINGS))
+        Self::deserialize(StrDeserializer::<WordError>::new(word))
+            .map_err(|e| format!("`action`: {e}"))
     }
-}
-
-fn read_word<T: DeserializeOwned>(word: &str) -> Result<T, ()> {
-    T::deserialize(StrDeserializer::<WordError>::new(word)).map_err(drop)
 }
 
 #[cfg(test)]
@@ -68,7 +60,7 @@ mod tests {
         assert!(
             Action::named("nuke")
                 .unwrap_err()
-                .contains("unknown action `nuke`")
+                .contains("`action`: unknown variant `nuke`, expected one of")
         );
     }
 }
