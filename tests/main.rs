@@ -25,6 +25,7 @@ mod http_hooks;
 mod inspect;
 mod install;
 mod layers;
+mod mcp_hooks;
 mod policy_tests;
 mod prompt_hooks;
 mod scaffold;

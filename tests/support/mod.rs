@@ -91,6 +91,29 @@ fn build_guests() -> PathBuf {
     target_dir.join("wasm32-wasip2").join("release")
 }
 
+/// The MCP server of `tests/mcp-server` (stdio), built once per test
+/// binary for this machine into `target/plugins`, beside the guests.
+pub fn mcp_server() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let target_dir = workspace_root().join("target").join("plugins");
+            let out = Command::new(env!("CARGO"))
+                .current_dir(workspace_root())
+                .args(["build", "--release", "--quiet", "-p", "hook-test-mcp-server"])
+                .env("CARGO_TARGET_DIR", &target_dir)
+                .output()
+                .expect("running cargo to build the test MCP server");
+            assert!(
+                out.status.success(),
+                "building the test MCP server failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            target_dir.join("release").join("hook-test-mcp-server")
+        })
+        .clone()
+}
+
 /// A hook file in a fresh temporary directory.
 pub struct HookFile {
     pub dir: tempfile::TempDir,

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use crate::config::{self, EngineSettings, Loader};
 use crate::handlers::command::CommandDefaults;
 use crate::handlers::http::{HttpSettings, UrlAllowlist};
+use crate::handlers::mcp::McpServers;
 use crate::handlers::kind::KindSettings;
 use crate::handlers::prompt::PromptDefaults;
 use crate::handlers::wasm::WasmSetup;
@@ -265,6 +266,7 @@ impl HookEngineBuilder {
             commands: self.commands.clone(),
             prompts: self.prompts.clone(),
             http: HttpSettings::new(allowlist),
+            mcp: McpServers::default(),
         });
         let mut layers = Vec::new();
         let mut errors = Vec::new();

@@ -518,6 +518,7 @@ mod tests {
 
     use crate::handlers::command::CommandDefaults;
     use crate::handlers::http::{HttpSettings, UrlAllowlist};
+    use crate::handlers::mcp::McpServers;
     use crate::handlers::prompt::PromptDefaults;
     use crate::handlers::wasm::WasmSetup;
     use wasm_hooks_wasm::{WasmLimits, WasmRuntime};
@@ -536,6 +537,7 @@ mod tests {
             commands: CommandDefaults::default(),
             prompts: PromptDefaults::default(),
             http: HttpSettings::new(UrlAllowlist::default()),
+            mcp: McpServers::default(),
         })
         .load_file(&path)
     }

@@ -18,6 +18,7 @@ use wasm_hooks_wasm::GrantError;
 
 use super::command::CommandDefaults;
 use super::http::HttpSettings;
+use super::mcp::McpServers;
 use super::prompt::PromptDefaults;
 use super::setup::SetupError;
 use super::wasm::WasmSetup;
@@ -94,6 +95,8 @@ pub(crate) struct KindSettings {
     pub(crate) prompts: PromptDefaults,
     /// What HTTP and prompt hooks may call, and their client.
     pub(crate) http: HttpSettings,
+    /// MCP servers, one process each, shared by their hooks.
+    pub(crate) mcp: McpServers,
 }
 
 /// What a kind may use while it builds one entry.

@@ -1,7 +1,7 @@
 //! The hook kinds of hook files, each in its own module behind the
 //! [`Handler`](wasm_hooks_core::Handler) trait and each owning its fields
 //! ([`kind::HookKind`]): `wasm` (running plugins is `wasm-hooks-wasm`'s),
-//! `command`, `inline` and `matcher`, `http`, `prompt`, and `agent`, which
+//! `command`, `inline` and `matcher`, `http`, `mcp_tool`, `prompt`, and `agent`, which
 //! is read but not run (`unsupported`). `answer` reads the JSON answers of
 //! command, http and prompt hooks.
 
@@ -11,6 +11,7 @@ pub mod command;
 pub mod http;
 pub mod inline;
 pub(crate) mod kind;
+pub mod mcp;
 pub mod prompt;
 pub mod setup;
 mod unsupported;
@@ -27,5 +28,6 @@ pub(crate) const KINDS: &[KindEntry] = &[
     KindEntry::of::<inline::MatcherKind>(),
     KindEntry::of::<prompt::PromptKind>(),
     KindEntry::of::<http::HttpKind>(),
+    KindEntry::of::<mcp::McpToolKind>(),
     KindEntry::of::<unsupported::AgentKind>(),
 ];
