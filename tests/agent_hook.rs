@@ -626,3 +626,42 @@ fn audit_log_of_the_hook_command() {
     assert_eq!(lines[2].event.as_deref(), Some("Stop"));
     assert_eq!(lines[2].data["verdict"]["reason"], "no entry");
 }
+
+#[test]
+fn claude_code_2_1_330s_newer_answers_reach_it_through_hook() {
+    let file = support::write_hook_file(&json!({"hooks": {
+        "MessageDisplay": [{"hooks": [command(
+            r#"echo '{"hookSpecificOutput": {"hookEventName": "MessageDisplay", "displayContent": "[shown instead]"}}'"#,
+        )]}],
+        "PermissionRequest": [{"matcher": "Bash", "hooks": [command("echo 'no shell today' >&2; exit 2")]}],
+        "SessionStart": [{"hooks": [command(
+            r#"echo '{"hookSpecificOutput": {"sessionTitle": "Fix the build", "watchPaths": ["/p/Cargo.toml"]}}'"#,
+        )]}],
+    }}));
+    let shown = claude(
+        &file.path,
+        &support::fixture_of("2.1.330", "MessageDisplay"),
+    );
+    assert_eq!(
+        shown.body,
+        json!({"hookSpecificOutput": {"hookEventName": "MessageDisplay", "displayContent": "[shown instead]"}}),
+        "{}",
+        shown.stderr
+    );
+    let mut request = support::fixture_of("2.1.330", "PreToolUse");
+    request["hook_event_name"] = json!("PermissionRequest");
+    let refused = claude(&file.path, &request);
+    assert_eq!(
+        refused.body["hookSpecificOutput"],
+        json!({"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no shell today"}}),
+        "{}",
+        refused.stderr
+    );
+    let start = claude(&file.path, &support::fixture_of("2.1.330", "SessionStart"));
+    assert_eq!(
+        start.body["hookSpecificOutput"],
+        json!({"hookEventName": "SessionStart", "sessionTitle": "Fix the build", "watchPaths": ["/p/Cargo.toml"]}),
+        "{}",
+        start.stderr
+    );
+}

@@ -116,7 +116,11 @@ async fn a_tool_error_a_server_that_does_not_start_and_the_deadline_are_hook_fai
     let outcome = engine.dispatch(bash("ls")).await;
     let error = failure(&outcome).to_string();
     assert!(error.contains("the vault is sealed"), "{error}");
-    assert_eq!(outcome.verdict, Verdict::Proceed, "on_failure: warn goes on");
+    assert_eq!(
+        outcome.verdict,
+        Verdict::Proceed,
+        "on_failure: warn goes on"
+    );
     assert!(
         outcome.system_messages[0].value.contains("sealed"),
         "the person is told: {outcome:?}"
@@ -161,14 +165,19 @@ fn validate_names_an_mcp_server_that_is_in_no_mcp_json() {
     let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{said}");
     assert!(said.contains("no MCP server `nowhere`"), "{said}");
-    assert!(said.contains("hooks.json:6:11:"), "the line is named: {said}");
+    assert!(
+        said.contains("hooks.json:6:11:"),
+        "the line is named: {said}"
+    );
 }
 
 #[test]
 fn wasm_hooks_hook_answers_claude_code_with_the_mcp_tools_deny() {
-    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        inline_entry("guard_command", json!({"input": {"command": "${tool_input.command}"}})),
-    ]}]}}));
+    let file = support::write_hook_file(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            inline_entry("guard_command", json!({"input": {"command": "${tool_input.command}"}})),
+        ]}]}}),
+    );
     let mut event = support::fixture_of("2.1.330", "PreToolUse");
     event["tool_input"]["command"] = json!("rm -rf ~");
     let out = Command::cargo_bin("wasm-hooks")

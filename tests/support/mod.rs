@@ -100,7 +100,13 @@ pub fn mcp_server() -> PathBuf {
             let target_dir = workspace_root().join("target").join("plugins");
             let out = Command::new(env!("CARGO"))
                 .current_dir(workspace_root())
-                .args(["build", "--release", "--quiet", "-p", "hook-test-mcp-server"])
+                .args([
+                    "build",
+                    "--release",
+                    "--quiet",
+                    "-p",
+                    "hook-test-mcp-server",
+                ])
                 .env("CARGO_TARGET_DIR", &target_dir)
                 .output()
                 .expect("running cargo to build the test MCP server");

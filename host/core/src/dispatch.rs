@@ -258,9 +258,9 @@ impl HookRegistry {
 /// output, to the hooks after this one.
 ///
 /// # Errors
-/// A rewrite the event cannot take, as the hook's failure: a new input once
-/// the tool ran (PostToolUse, PostToolUseFailure), a new output anywhere but
-/// PostToolUse.
+/// A rewrite the event cannot take, as the hook's failure: a `modify` where
+/// the event has nothing to replace ([`crate::EventName::rewritable_field`]; the
+/// tool already ran on PostToolUse), a new output anywhere but PostToolUse.
 fn apply_rewrite(
     hook: &HookId,
     event: &mut Cow<'_, Event>,
@@ -268,13 +268,18 @@ fn apply_rewrite(
 ) -> Result<HookResult, HookError> {
     let name = event.name();
     let refused = match &result.decision {
-        Decision::Modify { input } if !name.tool_ran() => {
-            event.to_mut().set_tool_input(input.clone());
-            None
-        }
-        Decision::Modify { .. } => Some(format!(
-            "`modify` replaces the tool input, but on {name} the tool already ran (on PostToolUse, replace its output with `modify_output`)"
-        )),
+        Decision::Modify { input } => match name.rewritable_field() {
+            Some(field) => {
+                event.to_mut().set_field(field, input.clone());
+                None
+            }
+            None if name.tool_ran() => Some(format!(
+                "`modify` replaces the tool input, but on {name} the tool already ran (on PostToolUse, replace its output with `modify_output`)"
+            )),
+            None => Some(format!(
+                "`modify` has nothing to replace on {name} (it replaces the tool input on PreToolUse and PermissionRequest, and the text shown on MessageDisplay)"
+            )),
+        },
         Decision::ModifyOutput { output } if name.has_tool_output() => {
             event.to_mut().set_tool_response(output.clone());
             None
@@ -456,6 +461,34 @@ mod tests {
             "{failure}"
         );
         assert_eq!(outcome.updated_input, None);
+    }
+
+    #[tokio::test]
+    async fn a_modify_replaces_the_text_shown_of_a_message_and_has_nothing_to_replace_on_stop() {
+        let any = || EventPattern::parse("*").unwrap();
+        let engine = HookRegistry::default();
+        engine.register(HookSpec::from_fn("shout", any(), |event| async move {
+            let delta = event
+                .record()
+                .get("delta")
+                .and_then(|d| d.as_str())
+                .unwrap_or("")
+                .to_uppercase();
+            Ok(HookResult::new(Decision::Modify {
+                input: json!(delta),
+            }))
+        }));
+        let shown = Event::new(EventName::MessageDisplay).with("delta", "hello");
+        let outcome = engine.dispatch(&shown).await;
+        assert_eq!(outcome.updated_input, Some(json!("HELLO")), "{outcome:?}");
+        assert_eq!(outcome.failures().count(), 0);
+        let stop = engine.dispatch(&Event::stop(false)).await;
+        let failure = stop.failures().next().expect("modify on Stop");
+        assert!(
+            failure.to_string().contains("nothing to replace on Stop"),
+            "{failure}"
+        );
+        assert_eq!(stop.updated_input, None);
     }
 
     #[tokio::test]

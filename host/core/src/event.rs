@@ -97,6 +97,19 @@ impl EventName {
         self == EventName::PostToolUse
     }
 
+    /// The field of the record a `modify` replaces, where the event has
+    /// one: the tool's input before it runs (PreToolUse, and
+    /// PermissionRequest, where the agent runs the new input if allowed),
+    /// and the text shown of a message (MessageDisplay's `delta`, displayed
+    /// in its place).
+    pub fn rewritable_field(self) -> Option<&'static str> {
+        match self {
+            EventName::PreToolUse | EventName::PermissionRequest => Some("tool_input"),
+            EventName::MessageDisplay => Some("delta"),
+            _ => None,
+        }
+    }
+
     /// Whether the event is about one tool call (it has `tool_name` and
     /// `tool_input`, and tool matchers apply): PreToolUse, PostToolUse and
     /// PostToolUseFailure.
@@ -477,7 +490,13 @@ impl Event {
 
     /// Replace the tool's input (what a `modify` answer does).
     pub fn set_tool_input(&mut self, input: Value) {
-        self.record.insert("tool_input".into(), input);
+        self.set_field("tool_input", input);
+    }
+
+    /// Replace one field of the record (what a `modify` answer does to
+    /// the event's [`EventName::rewritable_field`]).
+    pub fn set_field(&mut self, field: &str, value: Value) {
+        self.record.insert(field.to_owned(), value);
     }
 
     /// The tool's output, for PostToolUse.

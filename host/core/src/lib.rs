@@ -47,7 +47,7 @@ pub use id::HookId;
 pub use matcher::{EventPattern, ToolMatcher, regex_error};
 pub use outcome::{
     Approval, Attributed, Context, Decision, Flow, Fold, HookOutput, HookResult, OnFailure,
-    Outcome, Role, Severity, TraceEntry, TraceStatus, UserMessage, Verdict,
+    Outcome, Requests, Role, Severity, TraceEntry, TraceStatus, UserMessage, Verdict,
 };
 pub use rule::PermissionRule;
 pub use spec::{HookSource, HookSpec};

@@ -120,6 +120,56 @@ pub struct UserMessage {
     pub text: String,
 }
 
+/// What a hook asks of the agent beyond its decision: settings of the
+/// session that some agents take on some events (Claude Code 2.1.330:
+/// `sessionTitle`, `initialUserMessage`, `watchPaths`, `worktreePath`,
+/// `terminalSequence`). An agent's adapter sends each where that agent's
+/// event takes it, and reports the rest as dropped.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Requests {
+    /// A title for the session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_title: Option<String>,
+    /// A first message sent as if the person typed it (session start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial_user_message: Option<String>,
+    /// Paths the agent should watch for changes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub watch_paths: Vec<String>,
+    /// Where the worktree a hook created lives (worktree creation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worktree_path: Option<String>,
+    /// A terminal notification or title sequence to emit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminal_sequence: Option<String>,
+}
+
+impl Requests {
+    /// Whether nothing is asked.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// Take what `later` asks that is not asked yet: the first hook's
+    /// title, message, path and sequence win; watched paths add up.
+    fn merge(&mut self, later: &Requests) {
+        let first = |mine: &mut Option<String>, theirs: &Option<String>| {
+            if mine.is_none() {
+                mine.clone_from(theirs);
+            }
+        };
+        first(&mut self.session_title, &later.session_title);
+        first(&mut self.initial_user_message, &later.initial_user_message);
+        first(&mut self.worktree_path, &later.worktree_path);
+        first(&mut self.terminal_sequence, &later.terminal_sequence);
+        for path in &later.watch_paths {
+            if !self.watch_paths.contains(path) {
+                self.watch_paths.push(path.clone());
+            }
+        }
+    }
+}
+
 /// One hook's whole answer to one event.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HookResult {
@@ -138,6 +188,9 @@ pub struct HookResult {
     pub suppress_output: bool,
     /// Free JSON for the audit record.
     pub metadata: Option<Value>,
+    /// What it asks of the agent beyond the decision.
+    #[serde(skip_serializing_if = "Requests::is_empty")]
+    pub requests: Requests,
 }
 
 impl HookResult {
@@ -151,6 +204,7 @@ impl HookResult {
             stop: None,
             suppress_output: false,
             metadata: None,
+            requests: Requests::default(),
         }
     }
 }
@@ -316,6 +370,9 @@ pub struct Outcome {
     pub stop: Option<Attributed<String>>,
     /// Whether some hook asked for its output to be hidden.
     pub suppress_output: bool,
+    /// What the hooks ask of the agent beyond the decision.
+    #[serde(skip_serializing_if = "Requests::is_empty")]
+    pub requests: Requests,
     /// Every hook that ran, in order.
     pub trace: Vec<TraceEntry>,
 }
@@ -333,6 +390,7 @@ impl Outcome {
             system_messages: Vec::new(),
             stop: None,
             suppress_output: false,
+            requests: Requests::default(),
             trace: Vec::new(),
         }
     }
@@ -454,6 +512,7 @@ impl Fold {
             o.stop = result.stop.clone().map(|s| Attributed::by(&hook, s));
         }
         o.suppress_output |= result.suppress_output;
+        o.requests.merge(&result.requests);
         o.trace.push(TraceEntry {
             hook,
             elapsed,
@@ -682,6 +741,32 @@ mod tests {
         assert_eq!(o.stop.unwrap().value, "first stop");
         assert!(o.suppress_output);
         assert_eq!(o.trace.len(), 2);
+    }
+
+    #[test]
+    fn requests_keep_the_first_hooks_title_and_add_up_watched_paths() {
+        let asking = |title: &str, path: &str| {
+            let mut r = HookResult::new(Decision::Proceed);
+            r.requests = Requests {
+                session_title: Some(title.to_owned()),
+                watch_paths: vec![path.to_owned(), "/shared".to_owned()],
+                ..Requests::default()
+            };
+            r
+        };
+        let mut fold = Fold::new();
+        for (hook, title, path) in [("a", "first", "/a"), ("b", "second", "/b")] {
+            fold.answer(
+                HookId::new(hook),
+                asking(title, path),
+                Duration::ZERO,
+                HookOutput::default(),
+            );
+        }
+        let o = fold.finish();
+        assert_eq!(o.requests.session_title.as_deref(), Some("first"));
+        assert_eq!(o.requests.watch_paths, ["/a", "/shared", "/b"]);
+        assert!(Outcome::proceed().requests.is_empty());
     }
 
     #[test]

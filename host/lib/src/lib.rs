@@ -70,9 +70,9 @@ pub use wasm_hooks_core::{
     Approval, Attributed, AuditEntry, AuditKind, AuditLine, AuditLog, Break, CATALOGUE, Context,
     Decision, Error, Event, EventError, EventName, EventPattern, Flow, FnHandler, Fold, Handler,
     HandlerFuture, HookError, HookHandle, HookId, HookOutput, HookRegistry, HookResult, HookSource,
-    HookSpec, OnFailure, Outcome, REDACTED, Redactor, Reply, Review, Role, Severity, ToolMatcher,
-    TraceEntry, TraceStatus, UnknownEvent, UserMessage, Verdict, Verification, read_audit_log,
-    verify_audit_log, xdg_dir,
+    HookSpec, OnFailure, Outcome, REDACTED, Redactor, Reply, Requests, Review, Role, Severity,
+    ToolMatcher, TraceEntry, TraceStatus, UnknownEvent, UserMessage, Verdict, Verification,
+    read_audit_log, verify_audit_log, xdg_dir,
 };
 pub use wasm_hooks_wasm::{
     CacheSurvey, CompileCache, GrantBase, GrantedDir, Grants, LimitOverrides, Plugin, PluginInfo,

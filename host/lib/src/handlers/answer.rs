@@ -7,11 +7,13 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use wasm_hooks_core::{
-    Approval, Context, Decision, EventName, HookResult, Role, Severity, UserMessage,
+    Approval, Context, Decision, EventName, HookResult, Requests, Role, Severity, UserMessage,
 };
 
 use super::action::Action;
-use crate::protocol::{ClaudeAnswer, ClaudeSpecific, DecisionWord, PermissionWord};
+use crate::protocol::{
+    ClaudeAnswer, ClaudeSpecific, DecisionWord, PermissionWord, RequestDecision,
+};
 
 /// The answer of a hook that exited 0: JSON when stdout starts with `{`,
 /// otherwise plain text, which is context for UserPromptSubmit and
@@ -93,16 +95,24 @@ struct AnswerDoc {
 
 impl AnswerDoc {
     fn into_result(mut self, event: EventName) -> Result<HookResult, String> {
-        let specific = self.claude.hook_specific_output.take().unwrap_or_default();
+        let mut specific = self.claude.hook_specific_output.take().unwrap_or_default();
+        let (request_message, interrupt) = match &specific.decision {
+            Some(RequestDecision::Deny { message, interrupt }) => {
+                (message.clone(), *interrupt == Some(true))
+            }
+            _ => (None, false),
+        };
         let reason = self
             .claude
             .reason
             .clone()
             .or_else(|| specific.permission_decision_reason.clone())
+            .or(request_message)
             .or_else(|| self.message.clone());
         let rewrite = self.rewrite(event, &specific);
-        let decision = self.decision(&specific, reason, &rewrite)?;
+        let decision = self.decision(&specific, reason.clone(), &rewrite)?;
         let mut result = HookResult::new(decision);
+        result.requests = requests(&mut specific, self.claude.terminal_sequence.take());
         let context = specific.additional_context.or(self.context_injection);
         result.context = context.map(|text| Context {
             text,
@@ -118,10 +128,12 @@ impl AnswerDoc {
             });
         let common = self.claude.common;
         result.system_message = common.system_message;
-        if common.go_on == Some(false) {
+        // A PermissionRequest deny with `interrupt` ends the turn too.
+        if common.go_on == Some(false) || interrupt {
             result.stop = Some(
                 common
                     .stop_reason
+                    .or(reason.filter(|_| interrupt))
                     .unwrap_or_else(|| "a hook ended the turn".to_owned()),
             );
         }
@@ -137,7 +149,12 @@ impl AnswerDoc {
     /// already ran: a generic `data` replacement is its new output there, as
     /// WIT's `modify` is.
     fn rewrite(&mut self, event: EventName, specific: &ClaudeSpecific) -> Rewrite {
-        let updated_input = specific.updated_input.clone();
+        let granted_input = match &specific.decision {
+            Some(RequestDecision::Allow { updated_input }) => updated_input.clone(),
+            _ => None,
+        };
+        let shown = specific.display_content.clone().map(Value::String);
+        let updated_input = specific.updated_input.clone().or(granted_input).or(shown);
         let new_output = specific
             .updated_tool_output
             .clone()
@@ -145,11 +162,13 @@ impl AnswerDoc {
         let (modified_args, data) = (self.modified_args.take(), self.data.take());
         if event.has_tool_output() {
             Rewrite {
+                event,
                 input: modified_args.or(updated_input),
                 output: data.or(new_output),
             }
         } else {
             Rewrite {
+                event,
                 input: modified_args.or(data).or(updated_input),
                 output: new_output,
             }
@@ -173,11 +192,18 @@ impl AnswerDoc {
             reason: reason.clone(),
         };
         let replaced = rewrite.input.is_some() || rewrite.output.is_some();
+        // PermissionRequest's and PermissionDenied's own words, as
+        // PreToolUse's.
+        let granted = match &specific.decision {
+            Some(RequestDecision::Allow { .. }) => Some(PermissionWord::Allow),
+            Some(RequestDecision::Deny { .. }) => Some(PermissionWord::Deny),
+            None => (specific.retry == Some(true)).then_some(PermissionWord::Allow),
+        };
         Ok(
             match (
                 self.action,
                 self.claude.decision,
-                specific.permission_decision,
+                specific.permission_decision.or(granted),
             ) {
                 (Some(action), _, _) => match action {
                     Action::Allow => allow(),
@@ -195,7 +221,7 @@ impl AnswerDoc {
                     PermissionWord::Allow if replaced => rewrite.decision()?,
                     PermissionWord::Allow => allow(),
                     PermissionWord::Deny => deny(),
-                    PermissionWord::Ask => self.ask(reason.as_deref()),
+                    PermissionWord::Ask | PermissionWord::Defer => self.ask(reason.as_deref()),
                 },
                 (None, None, None) if replaced => rewrite.decision()?,
                 (None, None, None) => Decision::Proceed,
@@ -219,8 +245,21 @@ impl AnswerDoc {
     }
 }
 
-/// What an answer replaces: the tool's input, or its output.
+/// What the answer asks of the agent beyond its decision.
+fn requests(specific: &mut ClaudeSpecific, terminal_sequence: Option<String>) -> Requests {
+    Requests {
+        session_title: specific.session_title.take(),
+        initial_user_message: specific.initial_user_message.take(),
+        watch_paths: specific.watch_paths.take().unwrap_or_default(),
+        worktree_path: specific.worktree_path.take(),
+        terminal_sequence,
+    }
+}
+
+/// What an answer replaces on `event`: what its `modify` replaces (the
+/// tool's input, the text shown), or the tool's output.
 struct Rewrite {
+    event: EventName,
     input: Option<Value>,
     output: Option<Value>,
 }
@@ -232,9 +271,13 @@ impl Rewrite {
             (_, Some(output)) => Ok(Decision::ModifyOutput {
                 output: output.clone(),
             }),
-            (Some(input @ Value::Object(_)), None) => Ok(Decision::Modify {
-                input: input.clone(),
-            }),
+            (Some(input), None)
+                if input.is_object() || self.event.rewritable_field() == Some("delta") =>
+            {
+                Ok(Decision::Modify {
+                    input: input.clone(),
+                })
+            }
             (Some(_), None) => Err("the replacement input must be a JSON object".to_owned()),
             (None, None) => Err(
                 "`modify` needs `modified_args`, `data`, `updatedInput` or `updatedToolOutput`"
@@ -319,6 +362,72 @@ mod tests {
             r.decision,
             Decision::Deny {
                 reason: "no".into()
+            }
+        );
+    }
+
+    #[test]
+    fn the_answers_of_claude_code_2_1_330s_newer_events_are_read() {
+        let on = |event: EventName, json: Value| on_success(event, &json.to_string()).unwrap();
+        let granted = on(
+            EventName::PermissionRequest,
+            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                "decision": {"behavior": "allow", "updatedInput": {"command": "ls -a"}}}}),
+        );
+        assert_eq!(
+            granted.decision,
+            Decision::Modify {
+                input: json!({"command": "ls -a"})
+            }
+        );
+        let refused = on(
+            EventName::PermissionRequest,
+            json!({"hookSpecificOutput": {"decision": {"behavior": "deny", "message": "no", "interrupt": true}}}),
+        );
+        assert_eq!(
+            refused.decision,
+            Decision::Deny {
+                reason: "no".into()
+            }
+        );
+        assert_eq!(
+            refused.stop.as_deref(),
+            Some("no"),
+            "interrupt ends the turn"
+        );
+        let retry = on(
+            EventName::PermissionDenied,
+            json!({"hookSpecificOutput": {"retry": true}}),
+        );
+        assert_eq!(retry.decision, Decision::Allow { reason: None });
+        let shown = on(
+            EventName::MessageDisplay,
+            json!({"hookSpecificOutput": {"displayContent": "[hidden]"}}),
+        );
+        assert_eq!(
+            shown.decision,
+            Decision::Modify {
+                input: json!("[hidden]")
+            }
+        );
+        let deferred = answer(json!({"hookSpecificOutput": {"permissionDecision": "defer"}}));
+        assert!(
+            matches!(deferred.decision, Decision::Ask(_)),
+            "{deferred:?}"
+        );
+        let start = on(
+            EventName::SessionStart,
+            json!({"terminalSequence": "\u{1b}]0;t\u{7}", "hookSpecificOutput": {
+                "sessionTitle": "T", "initialUserMessage": "go", "watchPaths": ["/a"], "worktreePath": "/w"}}),
+        );
+        assert_eq!(
+            start.requests,
+            Requests {
+                session_title: Some("T".into()),
+                initial_user_message: Some("go".into()),
+                watch_paths: vec!["/a".into()],
+                worktree_path: Some("/w".into()),
+                terminal_sequence: Some("\u{1b}]0;t\u{7}".into()),
             }
         );
     }

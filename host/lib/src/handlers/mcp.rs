@@ -89,7 +89,10 @@ impl McpServer {
                 *session = None;
                 Err(match e {
                     ServiceError::McpError(e) => {
-                        format!("server `{}` refused the call: {}", self.spec.name, e.message)
+                        format!(
+                            "server `{}` refused the call: {}",
+                            self.spec.name, e.message
+                        )
                     }
                     e => format!("server `{}`: {e}", self.spec.name),
                 })
@@ -146,7 +149,11 @@ impl McpToolHook {
         }
     }
 
-    async fn run(&self, hook: &HookId, event: &Event) -> Result<wasm_hooks_core::HookResult, HookError> {
+    async fn run(
+        &self,
+        hook: &HookId,
+        event: &Event,
+    ) -> Result<wasm_hooks_core::HookResult, HookError> {
         let arguments = self
             .input
             .iter()
@@ -229,9 +236,8 @@ fn interpolate(value: &Value, record: &Map<String, Value>) -> Value {
                     .unwrap_or_else(|| Value::String(String::new()));
             }
             let filled = REFERENCE.replace_all(s, |caps: &regex::Captures<'_>| {
-                lookup(record, &caps[1]).map_or_else(String::new, |v| {
-                    wasm_hooks_core::plain_text(v).into_owned()
-                })
+                lookup(record, &caps[1])
+                    .map_or_else(String::new, |v| wasm_hooks_core::plain_text(v).into_owned())
             });
             Value::String(filled.into_owned())
         }

@@ -44,6 +44,9 @@ pub(crate) struct ClaudeAnswer {
     /// The part named after the event.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) hook_specific_output: Option<ClaudeSpecific>,
+    /// A terminal notification or title sequence (Claude Code 2.1.330).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) terminal_sequence: Option<String>,
 }
 
 /// Claude Code's `hookSpecificOutput`.
@@ -75,6 +78,53 @@ pub(crate) struct ClaudeSpecific {
     /// Context for the model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) additional_context: Option<String>,
+    /// PermissionRequest's answer: allow (with a new input) or deny.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) decision: Option<RequestDecision>,
+    /// PermissionDenied: try the call again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) retry: Option<bool>,
+    /// MessageDisplay: the text shown instead of the delta.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) display_content: Option<String>,
+    /// SessionStart, UserPromptSubmit: the session's title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) session_title: Option<String>,
+    /// SessionStart: a first message, as if the person typed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) initial_user_message: Option<String>,
+    /// SessionStart, CwdChanged, FileChanged: paths to watch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) watch_paths: Option<Vec<String>>,
+    /// WorktreeCreate: where the new worktree is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) worktree_path: Option<String>,
+}
+
+/// PermissionRequest's `decision`: `{"behavior": "allow", "updatedInput"}`
+/// or `{"behavior": "deny", "message", "interrupt"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "behavior",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub(crate) enum RequestDecision {
+    /// Grant the permission, optionally for a new input.
+    Allow {
+        /// The tool's new input.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        updated_input: Option<Value>,
+    },
+    /// Refuse it.
+    Deny {
+        /// Why, for the model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        /// Also end the turn.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        interrupt: Option<bool>,
+    },
 }
 
 /// Gemini CLI's JSON answer.
@@ -138,6 +188,10 @@ pub(crate) enum PermissionWord {
     Deny,
     /// Ask the person.
     Ask,
+    /// Claude Code 2.1.330: leave the call for later (a headless session
+    /// stops with it pending; an interactive one asks). Read as `ask`,
+    /// never written.
+    Defer,
 }
 
 #[cfg(test)]
@@ -150,6 +204,10 @@ mod tests {
         assert_eq!(word("approve").unwrap(), DecisionWord::Allow);
         assert_eq!(word("deny").unwrap(), DecisionWord::Deny);
         assert_eq!(serde_json::to_value(DecisionWord::Deny).unwrap(), "block");
-        assert!(serde_json::from_value::<PermissionWord>("defer".into()).is_err());
+        assert_eq!(
+            serde_json::from_value::<PermissionWord>("defer".into()).unwrap(),
+            PermissionWord::Defer
+        );
+        assert!(serde_json::from_value::<PermissionWord>("later".into()).is_err());
     }
 }

@@ -20,9 +20,9 @@
 //!   `suppressOutput`.
 
 use serde_json::Value;
-use wasm_hooks_core::{Event, EventName, Outcome, Verdict, plain_text};
+use wasm_hooks_core::{Event, EventName, Outcome, Requests, Verdict, plain_text};
 
-use super::answer::{ClaudeAnswer, ClaudeSpecific, DecisionWord, PermissionWord};
+use super::answer::{ClaudeAnswer, ClaudeSpecific, DecisionWord, PermissionWord, RequestDecision};
 use super::{Answer, Draft, blocking_reason};
 
 /// Which agent reads the answer.
@@ -34,15 +34,24 @@ pub(super) enum Dialect {
     Codex,
 }
 
-/// Events whose `additionalContext` Claude Code reads.
+/// Events whose `additionalContext` Claude Code reads (2.1.197 and
+/// 2.1.330 alike, for the events each has).
 fn reads_context(event: EventName) -> bool {
     matches!(
         event,
         EventName::PreToolUse
             | EventName::PostToolUse
             | EventName::PostToolUseFailure
+            | EventName::PostToolBatch
             | EventName::UserPromptSubmit
+            | EventName::UserPromptExpansion
             | EventName::SessionStart
+            | EventName::Setup
+            | EventName::SubagentStart
+            | EventName::Stop
+            | EventName::SubagentStop
+            | EventName::Notification
+            | EventName::PostModelSwitch
     )
 }
 
@@ -51,10 +60,15 @@ fn takes_block(event: EventName) -> bool {
     matches!(
         event,
         EventName::UserPromptSubmit
+            | EventName::UserPromptExpansion
             | EventName::PostToolUse
             | EventName::PostToolUseFailure
+            | EventName::PostToolBatch
             | EventName::Stop
             | EventName::SubagentStop
+            | EventName::StopFailure
+            | EventName::TaskCompleted
+            | EventName::TeammateIdle
     )
 }
 
@@ -63,19 +77,42 @@ pub(super) fn encode(event: &Event, outcome: &Outcome, dialect: Dialect) -> Answ
     let mut draft = Draft::new(outcome, name.as_str());
     let mut answer = ClaudeAnswer::default();
     let mut specific = ClaudeSpecific::default();
-    if name == EventName::PreToolUse {
-        pre_tool_use(outcome, dialect, &mut specific);
-    } else if let Some(reason) = blocking_reason(&outcome.verdict, "this event") {
-        if takes_block(name) {
-            answer.decision = Some(DecisionWord::Deny);
-            answer.reason = Some(reason);
-        } else {
-            draft.unblockable(&reason);
+    match name {
+        EventName::PreToolUse | EventName::PreModelSwitch => {
+            pre_tool_use(outcome, dialect, &mut specific);
         }
+        EventName::PermissionRequest => permission_request(outcome, &mut specific),
+        EventName::PermissionDenied if matches!(outcome.verdict, Verdict::Allow { .. }) => {
+            specific.retry = Some(true);
+        }
+        _ => {
+            if let Some(reason) = blocking_reason(&outcome.verdict, "this event") {
+                if takes_block(name) {
+                    answer.decision = Some(DecisionWord::Deny);
+                    answer.reason = Some(reason);
+                } else {
+                    draft.unblockable(&reason);
+                }
+            }
+        }
+    }
+    if name == EventName::MessageDisplay {
+        specific.display_content = outcome
+            .updated_input
+            .as_ref()
+            .map(|shown| plain_text(shown).into_owned());
     }
     if let Some(output) = &outcome.updated_output {
         rewritten_output(event, output, dialect, &mut specific, &mut draft);
     }
+    requests(
+        name,
+        &outcome.requests,
+        dialect,
+        &mut answer,
+        &mut specific,
+        &mut draft,
+    );
     specific.additional_context = draft.context(reads_context(name));
     if specific != ClaudeSpecific::default() {
         specific.hook_event_name = Some(name.as_str().to_owned());
@@ -163,6 +200,84 @@ fn rewritten_output(
     draft.note(format!(
         "A hook rewrote the output of this {tool} call, but the agent cannot replace it. Use this rewritten output instead of the original, and do not repeat anything the original had that this one leaves out:\n{text}"
     ));
+}
+
+/// PermissionRequest: an allow grants the permission (for the rewritten
+/// input, if a hook rewrote it; a rewrite alone grants it too), a deny
+/// refuses it with the reason for the model and, when a hook ended the
+/// turn, `interrupt`; an ask leaves the person's own prompt to decide.
+fn permission_request(outcome: &Outcome, specific: &mut ClaudeSpecific) {
+    let updated_input = outcome.updated_input.clone();
+    specific.decision = match &outcome.verdict {
+        Verdict::Deny { reason } => Some(RequestDecision::Deny {
+            message: Some(reason.clone()),
+            interrupt: outcome.stop.as_ref().map(|_| true),
+        }),
+        Verdict::Allow { .. } => Some(RequestDecision::Allow { updated_input }),
+        Verdict::Proceed if updated_input.is_some() => {
+            Some(RequestDecision::Allow { updated_input })
+        }
+        Verdict::Proceed | Verdict::Ask(_) => None,
+    };
+}
+
+/// What the hooks ask of the agent, where this event takes it (Claude
+/// Code 2.1.330's `hookSpecificOutput`); the rest is reported as dropped.
+fn requests(
+    name: EventName,
+    requests: &Requests,
+    dialect: Dialect,
+    answer: &mut ClaudeAnswer,
+    specific: &mut ClaudeSpecific,
+    draft: &mut Draft<'_>,
+) {
+    let mut dropped = Vec::new();
+    let mut offer =
+        |field: &'static str, taken: bool, slot: &mut Option<String>, value: &Option<String>| {
+            match value {
+                Some(v) if taken => *slot = Some(v.clone()),
+                Some(_) => dropped.push(field),
+                None => {}
+            }
+        };
+    let session_start = name == EventName::SessionStart;
+    offer(
+        "sessionTitle",
+        session_start || name == EventName::UserPromptSubmit,
+        &mut specific.session_title,
+        &requests.session_title,
+    );
+    offer(
+        "initialUserMessage",
+        session_start,
+        &mut specific.initial_user_message,
+        &requests.initial_user_message,
+    );
+    offer(
+        "worktreePath",
+        name == EventName::WorktreeCreate,
+        &mut specific.worktree_path,
+        &requests.worktree_path,
+    );
+    offer(
+        "terminalSequence",
+        dialect == Dialect::Claude,
+        &mut answer.terminal_sequence,
+        &requests.terminal_sequence,
+    );
+    if !requests.watch_paths.is_empty() {
+        if session_start || matches!(name, EventName::CwdChanged | EventName::FileChanged) {
+            specific.watch_paths = Some(requests.watch_paths.clone());
+        } else {
+            dropped.push("watchPaths");
+        }
+    }
+    if !dropped.is_empty() {
+        draft.stderr.push(format!(
+            "wasm-hooks: {name} does not take {}; dropped",
+            dropped.join(", ")
+        ));
+    }
 }
 
 fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut ClaudeSpecific) {
@@ -329,6 +444,117 @@ mod tests {
             .unwrap();
         assert!(context.len() < 10_500, "{}", context.len());
         assert!(context.ends_with("[… 2000 more bytes of the rewritten output left out]"));
+    }
+
+    #[test]
+    fn a_permission_request_is_granted_refused_or_left_to_the_person() {
+        let request = Event::new(EventName::PermissionRequest)
+            .with("tool_name", "Bash")
+            .with("tool_input", json!({"command": "ls"}));
+        let specific =
+            |o: &Outcome| encode(&request, o, Dialect::Claude).body["hookSpecificOutput"].clone();
+        let mut granted = outcome(Verdict::Allow { reason: None });
+        assert_eq!(
+            specific(&granted),
+            json!({"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}})
+        );
+        granted.updated_input = Some(json!({"command": "ls -a"}));
+        assert_eq!(
+            specific(&granted)["decision"],
+            json!({"behavior": "allow", "updatedInput": {"command": "ls -a"}})
+        );
+        let mut refused = outcome(Verdict::Deny {
+            reason: "not here".into(),
+        });
+        assert_eq!(
+            specific(&refused)["decision"],
+            json!({"behavior": "deny", "message": "not here"})
+        );
+        refused.stop = Some(Attributed {
+            hook: HookId::new("h"),
+            value: "enough".into(),
+        });
+        assert_eq!(specific(&refused)["decision"]["interrupt"], true);
+        let asked = outcome(Verdict::Ask(Approval {
+            prompt: "sure?".into(),
+            options: vec![],
+            timeout_ms: None,
+            default_allow: false,
+        }));
+        assert_eq!(encode(&request, &asked, Dialect::Claude).body, json!({}));
+    }
+
+    #[test]
+    fn a_retry_after_a_denial_a_shown_text_and_a_model_switch_deny() {
+        let denied = Event::new(EventName::PermissionDenied).with("tool_name", "Bash");
+        let allow = outcome(Verdict::Allow { reason: None });
+        assert_eq!(
+            encode(&denied, &allow, Dialect::Claude).body,
+            json!({"hookSpecificOutput": {"hookEventName": "PermissionDenied", "retry": true}})
+        );
+        let shown = Event::new(EventName::MessageDisplay).with("delta", "AKIA…");
+        let mut masked = Outcome::proceed();
+        masked.updated_input = Some(json!("[key hidden]"));
+        assert_eq!(
+            encode(&shown, &masked, Dialect::Claude).body,
+            json!({"hookSpecificOutput": {"hookEventName": "MessageDisplay", "displayContent": "[key hidden]"}})
+        );
+        let switch = Event::new(EventName::PreModelSwitch);
+        let deny = outcome(Verdict::Deny {
+            reason: "stay".into(),
+        });
+        assert_eq!(
+            encode(&switch, &deny, Dialect::Claude).body["hookSpecificOutput"]["permissionDecision"],
+            "deny"
+        );
+    }
+
+    #[test]
+    fn requests_go_where_the_event_takes_them_and_the_rest_is_reported() {
+        let mut o = Outcome::proceed();
+        o.requests = Requests {
+            session_title: Some("Fix the build".into()),
+            initial_user_message: Some("run the tests".into()),
+            watch_paths: vec!["/p/Cargo.toml".into()],
+            worktree_path: None,
+            terminal_sequence: Some("\u{7}".into()),
+        };
+        let start = encode(&Event::session_start("startup"), &o, Dialect::Claude);
+        assert_eq!(
+            start.body,
+            json!({"terminalSequence": "\u{7}", "hookSpecificOutput": {"hookEventName": "SessionStart",
+                "sessionTitle": "Fix the build", "initialUserMessage": "run the tests",
+                "watchPaths": ["/p/Cargo.toml"]}})
+        );
+        assert!(start.stderr.is_empty(), "{:?}", start.stderr);
+        let prompt = encode(&Event::user_prompt_submit("hi"), &o, Dialect::Claude);
+        assert_eq!(
+            prompt.body["hookSpecificOutput"]["sessionTitle"],
+            "Fix the build"
+        );
+        assert!(
+            prompt.stderr[0].contains("does not take initialUserMessage, watchPaths"),
+            "{:?}",
+            prompt.stderr
+        );
+        let codex = encode(&Event::session_start("startup"), &o, Dialect::Codex);
+        assert!(codex.body.get("terminalSequence").is_none());
+        assert!(
+            codex.stderr[0].contains("terminalSequence"),
+            "{:?}",
+            codex.stderr
+        );
+        let mut made = Outcome::proceed();
+        made.requests.worktree_path = Some("/wt/feature".into());
+        assert_eq!(
+            encode(
+                &Event::new(EventName::WorktreeCreate),
+                &made,
+                Dialect::Claude
+            )
+            .body["hookSpecificOutput"]["worktreePath"],
+            "/wt/feature"
+        );
     }
 
     #[test]

@@ -83,6 +83,12 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
         }
         _ => {}
     }
+    if !outcome.requests.is_empty() {
+        draft.stderr.push(format!(
+            "wasm-hooks: Gemini CLI takes no session title, watched paths, worktree path or terminal sequence; dropped: {}",
+            serde_json::to_string(&outcome.requests).expect("requests serialize")
+        ));
+    }
     let specific = GeminiSpecific {
         hook_event_name: None,
         tool_input: outcome

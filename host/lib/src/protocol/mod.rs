@@ -11,7 +11,9 @@ mod claude;
 mod gemini;
 mod settings;
 
-pub(crate) use answer::{ClaudeAnswer, ClaudeSpecific, DecisionWord, PermissionWord};
+pub(crate) use answer::{
+    ClaudeAnswer, ClaudeSpecific, DecisionWord, PermissionWord, RequestDecision,
+};
 pub use settings::{CLAUDE_EVENTS, InstalledHook, SettingsError, install, uninstall};
 
 use serde_json::Value;
