@@ -665,3 +665,74 @@ fn claude_code_2_1_330s_newer_answers_reach_it_through_hook() {
         start.stderr
     );
 }
+
+#[test]
+fn once_hooks_run_once_per_session_across_hook_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    let ran = dir.path().join("ran");
+    let file = support::write_hook_file(&json!({"hooks": {"SessionStart": [{"hooks": [
+        {"type": "command", "once": true, "command": format!("echo ran >> {}", ran.display())},
+    ]}]}}));
+    let state = tempfile::tempdir().unwrap();
+    let mut start = support::fixture_of("2.1.330", "SessionStart");
+    for session in ["s1", "s1", "s2", "s1"] {
+        start["session_id"] = json!(session);
+        let answered = hook_with_state(state.path(), "claude", &file.path, &start, &[]);
+        assert_eq!(answered.code, 0, "{}", answered.stderr);
+    }
+    assert_eq!(std::fs::read_to_string(&ran).unwrap(), "ran\nran\n");
+}
+
+#[test]
+fn a_command_runs_under_the_shell_its_entry_names() {
+    // `[[` is bash's: sh (dash here) fails on it.
+    let line = r#"[[ -n "$BASH_VERSION" ]] && echo '{"systemMessage": "ran by bash"}'"#;
+    let file = support::write_hook_file(&json!({"hooks": {"Stop": [{"hooks": [
+        {"type": "command", "shell": "bash", "command": line},
+    ]}]}}));
+    let answered = claude(&file.path, &support::fixture_of("2.1.330", "Stop"));
+    assert!(
+        answered.body["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("ran by bash")),
+        "{:?} {}",
+        answered.body,
+        answered.stderr
+    );
+}
+
+#[test]
+fn entry_fields_that_cannot_work_are_named_by_validate_and_caveats_are_warned() {
+    let validate = |entries: Value| {
+        let file = support::write_hook_file(&json!({"hooks": {"Stop": [{"hooks": entries}]}}));
+        let out = Command::cargo_bin("wasm-hooks")
+            .unwrap()
+            .env("XDG_CONFIG_HOME", "/nonexistent")
+            .args(["validate", "--config"])
+            .arg(&file.path)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, said) = validate(json!([
+        {"type": "command", "shell": "powershell", "command": "Write-Output {{session_id}}"},
+        {"type": "command", "asyncTimeout": 500, "command": "true"},
+        {"type": "command", "shell": "bash", "args": ["true"]},
+    ]));
+    assert_eq!(code, Some(1), "{said}");
+    assert!(said.contains("quoted for POSIX shells"), "{said}");
+    assert!(said.contains("add `\"async\": true`"), "{said}");
+    assert!(said.contains("`args` run without a shell"), "{said}");
+    assert!(said.contains("3 problems"), "{said}");
+    let (code, said) = validate(json!([
+        {"type": "command", "name": "rewaker", "asyncRewake": true, "asyncTimeout": 500, "command": "true"},
+    ]));
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains("hook `rewaker`: `asyncRewake`") && said.contains("cannot wake the model"),
+        "{said}"
+    );
+}

@@ -321,3 +321,23 @@ async fn engine_wide_defaults_let_a_hook_give_only_its_prompt() {
     );
     assert_eq!(event["tool_input"]["command"], "rm -rf /");
 }
+
+#[tokio::test]
+async fn a_prompt_hooks_block_ends_the_turn_unless_continue_on_block() {
+    let server = Server::start(|_, _| anthropic(r#"{"ok": false, "reason": "risky"}"#)).await;
+    let bash = || Event::pre_tool_use("Bash", json!({"command": "rm -rf build"}));
+    let ends = engine(&server, "anthropic", json!({}))
+        .dispatch(bash())
+        .await;
+    assert!(ends.is_denied());
+    assert_eq!(
+        ends.stop.as_ref().map(|s| s.value.as_str()),
+        Some("risky"),
+        "as in Claude Code, a prompt hook's block ends the turn"
+    );
+    let goes_on = engine(&server, "anthropic", json!({"continueOnBlock": true}))
+        .dispatch(bash())
+        .await;
+    assert!(goes_on.is_denied());
+    assert_eq!(goes_on.stop, None, "{goes_on:?}");
+}

@@ -123,7 +123,7 @@ fn answer(args: &HookArgs, protocol: Protocol, event: &Event) -> Result<Answer, 
     args.audit.apply(&mut builder);
     builder.stop_loop_limit(args.stop_loop_limit);
     if let Some(dir) = state_dir() {
-        builder.stop_loop_dir(dir.join("stop-loops"));
+        builder.state_dir(dir);
     }
     let engine = builder
         .build()

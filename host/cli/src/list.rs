@@ -58,6 +58,9 @@ pub(crate) fn run(args: ListArgs) -> anyhow::Result<Exit> {
         for line in hook.handler.details() {
             let _ = writeln!(out, "     {line}");
         }
+        for caveat in &hook.caveats {
+            let _ = writeln!(out, "     caveat: {caveat}");
+        }
         if let Some(description) = &hook.description {
             let _ = writeln!(out, "     {description}");
         }

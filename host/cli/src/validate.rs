@@ -40,6 +40,12 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
                         hook.source, hook.id
                     ));
                 }
+                for caveat in &hook.caveats {
+                    text.push_str(&format!(
+                        "warning: {}: hook `{}`: {caveat}\n",
+                        hook.source, hook.id
+                    ));
+                }
             }
             report::print(&text)?;
             Ok(Exit::GoOn)

@@ -56,6 +56,10 @@ pub struct HookSpec {
     pub source: HookSource,
     /// What runs.
     pub handler: Arc<dyn Handler>,
+    /// Where the engine does less than the declaration asks (a setting it
+    /// reads but cannot honour whole), one sentence each, for `validate`
+    /// and `list` to show: never silence.
+    pub caveats: Vec<String>,
 }
 
 /// Where a hook was declared.
@@ -96,6 +100,7 @@ impl HookSpec {
             background: false,
             source: HookSource::Code,
             handler,
+            caveats: Vec::new(),
         }
     }
 

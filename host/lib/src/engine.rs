@@ -16,6 +16,7 @@ use crate::handlers::kind::KindSettings;
 use crate::handlers::mcp::McpServers;
 use crate::handlers::prompt::PromptDefaults;
 use crate::handlers::wasm::WasmSetup;
+use crate::once::OnceMarks;
 use crate::stop_loop::{DEFAULT_STOP_LOOP_LIMIT, StopLoopGuard};
 use wasm_hooks_core::{AuditLog, Error, HookRegistry, Redactor, Review};
 use wasm_hooks_wasm::{WasmLimits, WasmRuntime, WasmRuntimeBuilder};
@@ -72,7 +73,7 @@ impl std::error::Error for LoadError {}
 /// - at most [`DEFAULT_STOP_LOOP_LIMIT`] (8) blocked stops in a row per
 ///   session, counted in memory
 ///   ([`HookEngineBuilder::stop_loop_limit`],
-///   [`HookEngineBuilder::stop_loop_dir`]).
+///   [`HookEngineBuilder::state_dir`]).
 ///
 /// With a project directory, the engine settings files are read too:
 /// `<project>/.wasm-hooks/config.{yaml,yml,json}`, then the user's
@@ -92,7 +93,7 @@ pub struct HookEngineBuilder {
     audit_log: Option<PathBuf>,
     secret_env: Vec<String>,
     stop_loop_limit: u32,
-    stop_loop_dir: Option<PathBuf>,
+    state_dir: Option<PathBuf>,
 }
 
 impl Default for HookEngineBuilder {
@@ -111,7 +112,7 @@ impl Default for HookEngineBuilder {
             audit_log: None,
             secret_env: Vec::new(),
             stop_loop_limit: DEFAULT_STOP_LOOP_LIMIT,
-            stop_loop_dir: None,
+            state_dir: None,
         }
     }
 }
@@ -213,11 +214,11 @@ impl HookEngineBuilder {
         self
     }
 
-    /// Count blocked stops in this directory (a file per session in the
-    /// middle of a loop) instead of in memory: for a process per event, as
-    /// `wasm-hooks hook` is.
-    pub fn stop_loop_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
-        self.stop_loop_dir = Some(dir.into());
+    /// Keep what lasts across a session's events (blocked stops in a row,
+    /// which `once` hooks ran) in files under this directory instead of in
+    /// memory: for a process per event, as `wasm-hooks hook` is.
+    pub fn state_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.state_dir = Some(dir.into());
         self
     }
 
@@ -256,18 +257,23 @@ impl HookEngineBuilder {
             .http_allowlist
             .extended(settings.allow_urls)
             .expect("settings URL patterns were checked when read");
-        let mut loader = Loader::new(KindSettings {
-            wasm: WasmSetup::new(
-                self.runtime.clone(),
-                self.runtime_builder.clone(),
-                project_dir,
-                self.limits,
-            ),
-            commands: self.commands.clone(),
-            prompts: self.prompts.clone(),
-            http: HttpSettings::new(allowlist),
-            mcp: McpServers::default(),
-        });
+        let mut loader = Loader::new(
+            KindSettings {
+                wasm: WasmSetup::new(
+                    self.runtime.clone(),
+                    self.runtime_builder.clone(),
+                    project_dir,
+                    self.limits,
+                ),
+                commands: self.commands.clone(),
+                prompts: self.prompts.clone(),
+                http: HttpSettings::new(allowlist),
+                mcp: McpServers::default(),
+            },
+            Arc::new(OnceMarks::new(
+                self.state_dir.as_ref().map(|d| d.join("once")),
+            )),
+        );
         let mut layers = Vec::new();
         let mut errors = Vec::new();
         for file in self.files() {
@@ -279,7 +285,10 @@ impl HookEngineBuilder {
         if !errors.is_empty() {
             return Err(LoadError { errors });
         }
-        let guard = stop_guard(self.stop_loop_limit, self.stop_loop_dir.clone());
+        let guard = stop_guard(
+            self.stop_loop_limit,
+            self.state_dir.as_ref().map(|d| d.join("stop-loops")),
+        );
         let registry = HookRegistry::reviewed(audit, Some(guard));
         for spec in config::merge(layers) {
             registry.register(spec);

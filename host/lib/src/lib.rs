@@ -39,10 +39,12 @@
 mod config;
 mod engine;
 mod handlers;
+mod once;
 mod policy;
 mod protocol;
 mod server;
 mod session;
+mod state_dir;
 mod stop_loop;
 mod template;
 

@@ -14,7 +14,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 
-use wasm_hooks_core::{Attributed, Event, EventName, HookId, Outcome, Review, Verdict, sha256_hex};
+use wasm_hooks_core::{Attributed, Event, EventName, HookId, Outcome, Review, Verdict};
+
+use crate::state_dir::{create_private_dir, file_name};
 
 /// Blocked stops in a row allowed by default before one goes through.
 pub const DEFAULT_STOP_LOOP_LIMIT: u32 = 8;
@@ -91,7 +93,7 @@ impl StopLoopGuard {
                 .get(session)
                 .copied()
                 .unwrap_or(0),
-            Counts::Dir(dir) => std::fs::read_to_string(dir.join(file_name(session)))
+            Counts::Dir(dir) => std::fs::read_to_string(dir.join(file_name(session, "stops")))
                 .ok()
                 .and_then(|text| text.trim().parse().ok())
                 .unwrap_or(0),
@@ -109,7 +111,7 @@ impl StopLoopGuard {
                 }
             }
             Counts::Dir(dir) => {
-                let file = dir.join(file_name(session));
+                let file = dir.join(file_name(session, "stops"));
                 let written = if count == 0 {
                     std::fs::remove_file(&file).or_else(|e| match e.kind() {
                         std::io::ErrorKind::NotFound => Ok(()),
@@ -124,19 +126,6 @@ impl StopLoopGuard {
             }
         }
     }
-}
-
-/// A session's file: its id hashed, so that any id makes a safe name.
-fn file_name(session: &str) -> String {
-    format!("{}.stops", &sha256_hex(session.as_bytes())[..32])
-}
-
-fn create_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
 }
 
 #[cfg(test)]

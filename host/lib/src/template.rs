@@ -68,6 +68,11 @@ impl Template {
         Ok(Self { parts })
     }
 
+    /// Whether it has placeholders to fill in.
+    pub(crate) fn has_values(&self) -> bool {
+        self.parts.iter().any(|p| matches!(p, Part::Value(_)))
+    }
+
     /// Fill in the values as they are (for arguments run without a shell).
     pub(crate) fn render(&self, event: &Event) -> String {
         self.fill(event, |v| v)

@@ -109,6 +109,15 @@ pub(super) struct EntryDoc {
     pub(super) timeout_ms: Option<u64>,
     #[serde(rename = "async", default)]
     pub(super) background: bool,
+    /// Claude Code's background hook whose block wakes the model later.
+    #[serde(rename = "asyncRewake", default)]
+    pub(super) async_rewake: bool,
+    /// A background hook's deadline, in milliseconds.
+    #[serde(rename = "asyncTimeout")]
+    pub(super) async_timeout: Option<u64>,
+    /// Run once per session.
+    #[serde(default)]
+    pub(super) once: bool,
     /// The kind's own fields (and anything unknown), checked against the
     /// kind once `type` is known.
     #[serde(flatten)]
@@ -129,6 +138,9 @@ pub(super) const COMMON_FIELDS: &[&str] = &[
     "timeout",
     "timeout_ms",
     "async",
+    "asyncRewake",
+    "asyncTimeout",
+    "once",
 ];
 
 fn enabled_default() -> bool {
@@ -136,6 +148,12 @@ fn enabled_default() -> bool {
 }
 
 impl EntryDoc {
+    /// Whether the hook runs in the background (`async`, or `asyncRewake`,
+    /// which implies it).
+    pub(super) fn runs_in_background(&self) -> bool {
+        self.background || self.async_rewake
+    }
+
     /// The hook fields this entry sets (its `type`, `name` and kind fields),
     /// for telling groups from hooks.
     pub(super) fn hook_fields(&self) -> Vec<&str> {

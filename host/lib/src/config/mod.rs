@@ -33,6 +33,7 @@ pub(crate) use layers::{default_files, merge, user_config_dir};
 pub(crate) use settings::{EngineSettings, settings_files};
 
 use std::path::Path;
+use std::sync::Arc;
 
 use wasm_hooks_core::{
     Error, EventPattern, HookId, HookSource, HookSpec, OnFailure, PermissionRule, ToolMatcher,
@@ -45,12 +46,15 @@ use crate::handlers::KINDS;
 use crate::handlers::kind::{
     BuildContext, Built, FieldsError, HookProblem, KindEntry, KindSettings,
 };
+use crate::once::{OnceHook, OnceMarks};
 
 /// Reads hook files into [`HookSpec`]s. Which kinds there are and what
 /// their fields mean is the kinds' business ([`KINDS`]); this reads the
 /// shapes, the fields every hook has, and picks the kind by `type`.
 pub(crate) struct Loader {
     kinds: KindSettings,
+    /// Which `once` hooks ran, shared by every `once` hook loaded.
+    once: Arc<OnceMarks>,
 }
 
 /// What makes two entries the same hook, so that a hook in two layers runs
@@ -69,6 +73,7 @@ pub(crate) struct HookIdentity {
     priority: i32,
     on_failure: OnFailure,
     background: bool,
+    once: bool,
 }
 
 #[cfg(test)]
@@ -84,6 +89,7 @@ impl HookIdentity {
             priority: 0,
             on_failure: OnFailure::default(),
             background: false,
+            once: false,
         }
     }
 }
@@ -202,9 +208,10 @@ pub(crate) fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> 
 }
 
 impl Loader {
-    /// A loader that builds each kind of hook with these settings.
-    pub(crate) fn new(kinds: KindSettings) -> Self {
-        Self { kinds }
+    /// A loader that builds each kind of hook with these settings, and
+    /// keeps which `once` hooks ran in `once`.
+    pub(crate) fn new(kinds: KindSettings, once: Arc<OnceMarks>) -> Self {
+        Self { kinds, once }
     }
 
     /// Read one hook file. Every problem found is returned, not only the
@@ -355,17 +362,15 @@ impl Loader {
         if !fields_fit(read, &at, kind, &doc) {
             return;
         }
-        if doc.timeout.is_some_and(|s| !(s.is_finite() && s > 0.0)) || doc.timeout_ms == Some(0) {
-            return read.problem(&at, "`timeout` (seconds) and `timeout_ms` must be positive");
-        }
+        let Some(timeout_ms) = timeout_of(read, &at, &doc) else {
+            return;
+        };
         let mut cx = BuildContext {
             settings: &mut self.kinds,
             base: read.base,
-            timeout_ms: doc
-                .timeout_ms
-                .or_else(|| doc.timeout.map(|s| (s * 1000.0).round().max(1.0) as u64)),
+            timeout_ms,
         };
-        let built = match (kind.build)(std::mem::take(&mut doc.fields), &mut cx) {
+        let mut built = match (kind.build)(std::mem::take(&mut doc.fields), &mut cx) {
             Ok(built) => built,
             Err(FieldsError::Field { path, message }) => {
                 return read.field_problem(&at, &path, format!("`{path}`: {message}"));
@@ -375,6 +380,9 @@ impl Loader {
             }
             Err(FieldsError::Problem(HookProblem::Load(e))) => return read.load_problem(at, e),
         };
+        if doc.once {
+            built.handler = Arc::new(OnceHook::new(built.handler, self.once.clone()));
+        }
         let applies = Applies {
             events: events.clone(),
             matcher,
@@ -383,6 +391,36 @@ impl Loader {
         let (spec, identity) = spec_of(doc, kind, built, applies, read.path, at);
         read.found.hooks.push((identity, spec));
     }
+}
+
+/// The entry's deadline in milliseconds, if it gives one: `timeout`
+/// (seconds, as Claude Code) or `timeout_ms`, and for a background hook
+/// `asyncTimeout` (milliseconds) before either. `None` after reporting a
+/// problem.
+fn timeout_of(read: &mut FileRead<'_>, at: &str, doc: &EntryDoc) -> Option<Option<u64>> {
+    if doc.timeout.is_some_and(|s| !(s.is_finite() && s > 0.0))
+        || doc.timeout_ms == Some(0)
+        || doc.async_timeout == Some(0)
+    {
+        read.problem(
+            at,
+            "`timeout` (seconds), `timeout_ms` and `asyncTimeout` must be positive",
+        );
+        return None;
+    }
+    if doc.async_timeout.is_some() && !doc.runs_in_background() {
+        read.field_problem(
+            at,
+            "asyncTimeout",
+            "`asyncTimeout` is the deadline of a background hook: add `\"async\": true`, or use `timeout`",
+        );
+        return None;
+    }
+    Some(
+        doc.async_timeout
+            .or(doc.timeout_ms)
+            .or_else(|| doc.timeout.map(|s| (s * 1000.0).round().max(1.0) as u64)),
+    )
 }
 
 /// Where a hook applies: its events, tool matcher and `if` rule.
@@ -409,8 +447,17 @@ fn spec_of(
         condition: applies.condition.as_ref().map(ToString::to_string),
         priority: doc.priority,
         on_failure: doc.on_failure,
-        background: doc.background,
+        background: doc.runs_in_background(),
+        once: doc.once,
     };
+    let background = doc.runs_in_background();
+    let caveats = doc
+        .async_rewake
+        .then(|| {
+            "`asyncRewake`: runs in the background like `async`, but wasm-hooks cannot wake the model later: a block from it is only logged".to_owned()
+        })
+        .into_iter()
+        .collect();
     let spec = HookSpec {
         id: HookId::new(doc.name.unwrap_or(built.default_name)),
         events: applies.events,
@@ -419,12 +466,13 @@ fn spec_of(
         description: doc.description,
         priority: doc.priority,
         on_failure: doc.on_failure,
-        background: doc.background,
+        background,
         source: HookSource::File {
             file: file.to_owned(),
             entry,
         },
         handler: built.handler,
+        caveats,
     };
     (spec, identity)
 }
@@ -527,18 +575,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
-        Loader::new(KindSettings {
-            wasm: WasmSetup::new(
-                None,
-                WasmRuntime::builder(),
-                dir.path().to_owned(),
-                WasmLimits::default(),
-            ),
-            commands: CommandDefaults::default(),
-            prompts: PromptDefaults::default(),
-            http: HttpSettings::new(UrlAllowlist::default()),
-            mcp: McpServers::default(),
-        })
+        Loader::new(
+            KindSettings {
+                wasm: WasmSetup::new(
+                    None,
+                    WasmRuntime::builder(),
+                    dir.path().to_owned(),
+                    WasmLimits::default(),
+                ),
+                commands: CommandDefaults::default(),
+                prompts: PromptDefaults::default(),
+                http: HttpSettings::new(UrlAllowlist::default()),
+                mcp: McpServers::default(),
+            },
+            Arc::new(OnceMarks::new(None)),
+        )
         .load_file(&path)
     }
 

@@ -63,10 +63,38 @@ pub enum Program {
     Argv(Vec<String>),
 }
 
+/// The shell that runs a [`Program::Shell`] line (Claude Code's `shell`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Shell {
+    /// `sh -c` (the default).
+    #[default]
+    Sh,
+    /// `bash -c`.
+    Bash,
+    /// `pwsh -NoProfile -NonInteractive -Command` (PowerShell 7, where it
+    /// is installed); no `{{…}}` templates, which are quoted for POSIX
+    /// shells.
+    #[serde(alias = "pwsh")]
+    Powershell,
+}
+
+impl Shell {
+    /// The program and the arguments before the line.
+    fn argv(self) -> (&'static str, &'static [&'static str]) {
+        match self {
+            Shell::Sh => ("sh", &["-c"]),
+            Shell::Bash => ("bash", &["-c"]),
+            Shell::Powershell => ("pwsh", &["-NoProfile", "-NonInteractive", "-Command"]),
+        }
+    }
+}
+
 /// A command hook: a [`Handler`] that runs a program per event.
 #[derive(Debug, Clone)]
 pub struct CommandHook {
     program: Program,
+    shell: Shell,
     compiled: Compiled,
     working_dir: Option<PathBuf>,
     env: Vec<(String, String)>,
@@ -111,6 +139,7 @@ impl CommandHook {
         };
         Ok(Self {
             program,
+            shell: Shell::default(),
             compiled,
             working_dir,
             env,
@@ -121,11 +150,27 @@ impl CommandHook {
         })
     }
 
+    /// This hook, its command line run by `shell`.
+    ///
+    /// # Errors
+    /// PowerShell with `{{…}}` templates, whose values are quoted for POSIX
+    /// shells only.
+    pub fn with_shell(mut self, shell: Shell) -> Result<Self, SetupError> {
+        if shell == Shell::Powershell
+            && matches!(&self.compiled, Compiled::Shell(line) if line.has_values())
+        {
+            return Err(SetupError::ShellTemplates);
+        }
+        self.shell = shell;
+        Ok(self)
+    }
+
     fn command(&self, event: &Event) -> Command {
         let mut cmd = match &self.compiled {
             Compiled::Shell(line) => {
-                let mut cmd = Command::new("sh");
-                cmd.arg("-c").arg(line.render_quoted(event));
+                let (program, before) = self.shell.argv();
+                let mut cmd = Command::new(program);
+                cmd.args(before).arg(line.render_quoted(event));
                 cmd
             }
             Compiled::Argv(argv) => {
@@ -366,6 +411,8 @@ pub(crate) struct CommandEntry {
     working_dir: Option<Value>,
     /// Extra environment variables.
     env: Option<Value>,
+    /// The shell for `command`: `sh` (default), `bash` or `powershell`.
+    shell: Option<Shell>,
 }
 
 impl HookKind for CommandKind {
@@ -416,15 +463,20 @@ impl HookKind for CommandKind {
             "args": entry.args,
             "working_dir": entry.working_dir,
             "env": entry.env,
+            "shell": entry.shell.map(|s| s.argv().0),
             "timeout_ms": cx.timeout_ms,
         });
+        if entry.shell.is_some() && matches!(program, Program::Argv(_)) {
+            return Err("`shell` runs `command`; `args` run without a shell".into());
+        }
         let hook = CommandHook::new(
             program,
             working_dir,
             env,
             cx.timeout_ms,
             &cx.settings.commands,
-        )?;
+        )?
+        .with_shell(entry.shell.unwrap_or_default())?;
         Ok(Built {
             handler: Arc::new(hook),
             default_name,

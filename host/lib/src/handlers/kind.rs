@@ -244,6 +244,17 @@ pub(crate) fn optional_text(
     }
 }
 
+/// A field that must be `true` or `false` when present (false when absent).
+pub(crate) fn optional_flag(value: Option<&Value>, field: &str) -> Result<bool, HookProblem> {
+    match value {
+        None => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(HookProblem::Message(format!(
+            "`{field}` must be true or false"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde::Deserialize;

@@ -26,7 +26,7 @@ use wasm_hooks_core::{
 
 use super::answer;
 use super::http::request_error;
-use super::kind::{BuildContext, Built, HookKind, HookProblem, optional_text};
+use super::kind::{BuildContext, Built, HookKind, HookProblem, optional_flag, optional_text};
 use super::setup::SetupError;
 use crate::template::Template;
 
@@ -107,6 +107,11 @@ pub struct PromptSettings {
     pub timeout_ms: Option<u64>,
     /// Answer identical prompts within a session from a cache.
     pub cache: bool,
+    /// Let the agent's turn go on after this hook blocks (Claude Code's
+    /// `continueOnBlock`); by default a block also ends the turn, as in
+    /// Claude Code, except on Stop and SubagentStop, where a block means
+    /// "keep working".
+    pub continue_on_block: bool,
 }
 
 /// Tells the model what to answer.
@@ -136,6 +141,7 @@ pub struct PromptHook {
     timeout_ms: u64,
     template: Template,
     cache: Option<Arc<Mutex<AnswerCache>>>,
+    continue_on_block: bool,
 }
 
 impl PromptHook {
@@ -175,7 +181,22 @@ impl PromptHook {
             timeout_ms: settings.timeout_ms.unwrap_or(defaults.timeout_ms),
             template,
             cache: settings.cache.then(Arc::default),
+            continue_on_block: settings.continue_on_block,
         })
+    }
+
+    /// A block that also ends the turn, unless `continueOnBlock` says
+    /// otherwise or the event is a stop (whose block means "go on").
+    fn end_turn_on_block(&self, event: EventName, mut answer: HookResult) -> HookResult {
+        let stop_event = matches!(event, EventName::Stop | EventName::SubagentStop);
+        if let Decision::Deny { reason } = &answer.decision
+            && answer.stop.is_none()
+            && !self.continue_on_block
+            && !stop_event
+        {
+            answer.stop = Some(reason.clone());
+        }
+        answer
     }
 
     fn request_body(&self, prompt: &str) -> Value {
@@ -201,10 +222,12 @@ impl PromptHook {
             Ok(text) => text,
             Err(e) => return (Err(e), String::new()),
         };
-        let result = read_answer(event.name(), &text).map_err(|message| HookError::BadResult {
-            hook: hook.clone(),
-            message,
-        });
+        let result = read_answer(event.name(), &text)
+            .map(|answer| self.end_turn_on_block(event.name(), answer))
+            .map_err(|message| HookError::BadResult {
+                hook: hook.clone(),
+                message,
+            });
         if let (Ok(answer), Some(cache)) = (&result, &self.cache) {
             let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
             cache.retain(|_, (at, _)| at.elapsed() < CACHE_TTL);
@@ -400,6 +423,9 @@ pub(crate) struct PromptEntry {
     max_tokens: Option<Value>,
     /// Answer identical prompts within a session from a cache.
     cache: Option<Value>,
+    /// Let the turn go on after a block.
+    #[serde(alias = "continueOnBlock")]
+    continue_on_block: Option<Value>,
 }
 
 impl HookKind for PromptKind {
@@ -418,11 +444,8 @@ impl HookKind for PromptKind {
                     .ok_or("`max_tokens` must be a positive whole number")?,
             ),
         };
-        let cache = match &entry.cache {
-            None => false,
-            Some(Value::Bool(b)) => *b,
-            Some(_) => return Err("`cache` must be true or false".into()),
-        };
+        let cache = optional_flag(entry.cache.as_ref(), "cache")?;
+        let continue_on_block = optional_flag(entry.continue_on_block.as_ref(), "continueOnBlock")?;
         let settings = PromptSettings {
             prompt,
             provider: entry.provider,
@@ -432,11 +455,12 @@ impl HookKind for PromptKind {
             max_tokens,
             timeout_ms: cx.timeout_ms,
             cache,
+            continue_on_block,
         };
         let identity = json!({
             "prompt": entry.prompt, "provider": entry.provider, "base_url": entry.base_url,
             "model": entry.model, "api_key_env": entry.api_key_env, "max_tokens": entry.max_tokens,
-            "cache": entry.cache, "timeout_ms": cx.timeout_ms,
+            "cache": entry.cache, "continue_on_block": entry.continue_on_block, "timeout_ms": cx.timeout_ms,
         });
         let client = cx.settings.http.client()?;
         let hook = PromptHook::new(client, settings, &cx.settings.prompts)?;

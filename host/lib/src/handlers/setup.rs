@@ -39,6 +39,11 @@ pub enum SetupError {
         /// The names a template may use.
         known: &'static str,
     },
+    /// A PowerShell command line with `{{…}}` templates.
+    #[error(
+        "`{{{{…}}}}` templates are quoted for POSIX shells: with `shell: powershell`, read the event from stdin instead"
+    )]
+    ShellTemplates,
     /// A prompt hook with an empty prompt.
     #[error("a prompt hook needs a non-empty `prompt`")]
     EmptyPrompt,
