@@ -383,7 +383,24 @@ fn events_the_catalogue_does_not_know_are_no_opinion_never_a_block() {
             "{protocol}: {}",
             answered.stderr
         );
+        assert!(
+            answered
+                .stderr
+                .contains("SomethingNew2099 is not in the catalogue, so no hook decides it"),
+            "the `*` hook saw it, and what it said is not lost: {}",
+            answered.stderr
+        );
     }
+    // Only `*` hooks see it: a hook on named events does not.
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("seen");
+    let star_and_named = support::write_hook_file(&json!({"hooks": {
+        "*": [{"hooks": [command(&format!("echo star >> {}", seen.display()))]}],
+        "Pre*": [{"hooks": [command(&format!("echo glob >> {}", seen.display()))]}],
+        "CwdChanged": [{"hooks": [command(&format!("echo named >> {}", seen.display()))]}],
+    }}));
+    assert_eq!(claude(&star_and_named.path, &future).code, 0);
+    assert_eq!(std::fs::read_to_string(&seen).unwrap(), "star\n");
     // Known events on the same file are answered: an event that cannot be
     // blocked goes on, one that can is blocked.
     let moved = claude(&file.path, &support::fixture_of("2.1.330", "CwdChanged"));

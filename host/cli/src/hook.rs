@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::Value;
-use wasm_hooks::{Answer, DEFAULT_STOP_LOOP_LIMIT, Event, EventError, Protocol};
+use wasm_hooks::{Answer, DEFAULT_STOP_LOOP_LIMIT, Event, Protocol};
 
 use super::audit::AuditLogArg;
 use super::hook_files::HookFileArgs;
@@ -66,10 +66,9 @@ impl From<AgentProtocol> for Protocol {
 pub(crate) fn run(args: HookArgs) -> anyhow::Result<Exit> {
     let protocol = Protocol::from(args.protocol);
     let answer = match read_event(protocol) {
-        Ok(Some(event)) => answer(&args, protocol, &event).unwrap_or_else(|message| {
+        Ok(event) => answer(&args, protocol, &event).unwrap_or_else(|message| {
             protocol.failure(Some(event.name()), &message, args.fail_open)
         }),
-        Ok(None) => protocol.no_opinion(),
         Err(message) => protocol.failure(None, &message, args.fail_open),
     };
     if !answer.body.is_null() {
@@ -91,23 +90,18 @@ fn state_dir() -> Option<PathBuf> {
     wasm_hooks::xdg_dir("XDG_STATE_HOME", ".local/state").map(|dir| dir.join("wasm-hooks"))
 }
 
-/// The agent's event from stdin; none when it names an event this
-/// catalogue does not know (a newer agent), which is logged and left alone.
-fn read_event(protocol: Protocol) -> Result<Option<Event>, String> {
+/// The agent's event from stdin (one the catalogue does not know, from a
+/// newer agent, reaches `*` hooks only, and is never blocked).
+fn read_event(protocol: Protocol) -> Result<Event, String> {
     let mut text = String::new();
     std::io::stdin()
         .read_to_string(&mut text)
         .map_err(|e| format!("reading the event from stdin: {e}"))?;
     let value: Value =
         serde_json::from_str(&text).map_err(|e| format!("the event on stdin is not JSON: {e}"))?;
-    match protocol.decode(value) {
-        Ok(event) => Ok(Some(event)),
-        Err(EventError::UnknownEvent(unknown)) => {
-            tracing::debug!("{unknown}: no hook runs for it");
-            Ok(None)
-        }
-        Err(e) => Err(format!("the event on stdin: {e}")),
-    }
+    protocol
+        .decode(value)
+        .map_err(|e| format!("the event on stdin: {e}"))
 }
 
 /// Dispatch and encode; an `Err` is why the hooks could not run.

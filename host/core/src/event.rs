@@ -18,6 +18,12 @@ macro_rules! catalogue {
         #[non_exhaustive]
         pub enum EventName {
             $( #[doc = $doc] $variant, )*
+            /// An event the catalogue does not know (an agent newer than
+            /// wasm-hooks): only `*` hooks see it, its answer is always "no
+            /// opinion", and its record keeps the agent's own name in
+            /// `hook_event_name`. Not in [`CATALOGUE`]: no hook file can
+            /// name it.
+            Unlisted,
         }
 
         /// Every canonical event with its aliases, in catalogue order.
@@ -30,6 +36,7 @@ macro_rules! catalogue {
             pub const fn as_str(self) -> &'static str {
                 match self {
                     $( EventName::$variant => stringify!($variant), )*
+                    EventName::Unlisted => "Unlisted",
                 }
             }
         }
@@ -268,7 +275,9 @@ impl Event {
     /// `record` as the event `name`, with the required fields it lacks
     /// filled in (computed only when missing: agents send them).
     fn complete(name: EventName, mut record: Map<String, Value>) -> Self {
-        record.insert("hook_event_name".into(), name.as_str().into());
+        if name != EventName::Unlisted {
+            record.insert("hook_event_name".into(), name.as_str().into());
+        }
         record.entry("session_id").or_insert_with(|| "".into());
         record
             .entry("timestamp")
@@ -394,12 +403,35 @@ impl Event {
     /// When the value is not an object, has no known event name, or a known
     /// field has the wrong type.
     pub fn from_json(value: Value) -> Result<Self, EventError> {
+        Self::read(value, |unknown| Err(unknown.into()))
+    }
+
+    /// Read an event record as an agent sent it: like [`Event::from_json`],
+    /// but a name the catalogue does not know makes an
+    /// [`EventName::Unlisted`] event (its own name kept in the record), for
+    /// `*` hooks to see, instead of an error.
+    ///
+    /// # Errors
+    /// When the value is not an object, has no name, or a known field has
+    /// the wrong type.
+    pub fn from_agent_json(value: Value) -> Result<Self, EventError> {
+        Self::read(value, |unknown| {
+            tracing::debug!("{unknown}: only `*` hooks see it");
+            Ok(EventName::Unlisted)
+        })
+    }
+
+    /// Read a record, with `unknown` deciding what an unknown name means.
+    fn read(
+        value: Value,
+        unknown: impl FnOnce(UnknownEvent) -> Result<EventName, EventError>,
+    ) -> Result<Self, EventError> {
         let Value::Object(record) = value else {
             return Err(EventError::NotAnObject);
         };
         let name = match record.get("hook_event_name") {
             None => return Err(EventError::MissingName),
-            Some(Value::String(name)) => EventName::parse(name)?,
+            Some(Value::String(name)) => EventName::parse(name).or_else(unknown)?,
             Some(_) => {
                 return Err(EventError::FieldType {
                     field: "hook_event_name",
@@ -675,6 +707,18 @@ mod tests {
 
     #[test]
     fn bad_records_say_what_is_wrong() {
+        let future = json!({"hook_event_name": "SomethingNew2099", "session_id": "s"});
+        assert!(matches!(
+            Event::from_json(future.clone()),
+            Err(EventError::UnknownEvent(_))
+        ));
+        let unlisted = Event::from_agent_json(future).unwrap();
+        assert_eq!(unlisted.name(), EventName::Unlisted);
+        assert_eq!(unlisted.record()["hook_event_name"], "SomethingNew2099");
+        assert!(
+            EventName::parse("Unlisted").is_err(),
+            "no hook file names it"
+        );
         assert_eq!(Event::from_json(json!([])), Err(EventError::NotAnObject));
         assert_eq!(Event::from_json(json!({})), Err(EventError::MissingName));
         let err = Event::from_json(json!({"hook_event_name": "Stop", "cwd": 3})).unwrap_err();

@@ -140,6 +140,10 @@ impl Alternative {
         }
         let glob: GlobMatcher = Glob::new(pattern).ok()?.compile_matcher();
         let mut set = EventSet::default();
+        if pattern == "*" {
+            // Everything, events the catalogue does not know included.
+            set.insert(EventName::Unlisted);
+        }
         for (name, aliases) in CATALOGUE {
             if glob.is_match(name.as_str()) || aliases.iter().any(|a| glob.is_match(a)) {
                 set.insert(*name);
@@ -285,6 +289,15 @@ mod tests {
             [EventName::PreToolUse, EventName::PostToolUse]
         );
         assert_eq!(events("*").len(), CATALOGUE.len());
+        let star = EventPattern::parse("*").unwrap();
+        assert!(
+            star.matches(EventName::Unlisted, None),
+            "`*` sees unknown events"
+        );
+        for other in ["Pre*", "*Use", "PreToolUse"] {
+            let p = EventPattern::parse(other).unwrap();
+            assert!(!p.matches(EventName::Unlisted, None), "{other}");
+        }
         assert_eq!(
             events("session:*"),
             [

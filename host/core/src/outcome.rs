@@ -188,9 +188,10 @@ pub struct HookResult {
     pub suppress_output: bool,
     /// Free JSON for the audit record.
     pub metadata: Option<Value>,
-    /// What it asks of the agent beyond the decision.
-    #[serde(skip_serializing_if = "Requests::is_empty")]
-    pub requests: Requests,
+    /// What it asks of the agent beyond the decision, if anything (boxed:
+    /// most answers ask nothing, and a result stays small).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requests: Option<Box<Requests>>,
 }
 
 impl HookResult {
@@ -204,7 +205,7 @@ impl HookResult {
             stop: None,
             suppress_output: false,
             metadata: None,
-            requests: Requests::default(),
+            requests: None,
         }
     }
 }
@@ -512,7 +513,9 @@ impl Fold {
             o.stop = result.stop.clone().map(|s| Attributed::by(&hook, s));
         }
         o.suppress_output |= result.suppress_output;
-        o.requests.merge(&result.requests);
+        if let Some(requests) = &result.requests {
+            o.requests.merge(requests);
+        }
         o.trace.push(TraceEntry {
             hook,
             elapsed,
@@ -747,11 +750,11 @@ mod tests {
     fn requests_keep_the_first_hooks_title_and_add_up_watched_paths() {
         let asking = |title: &str, path: &str| {
             let mut r = HookResult::new(Decision::Proceed);
-            r.requests = Requests {
+            r.requests = Some(Box::new(Requests {
                 session_title: Some(title.to_owned()),
                 watch_paths: vec![path.to_owned(), "/shared".to_owned()],
                 ..Requests::default()
-            };
+            }));
             r
         };
         let mut fold = Fold::new();

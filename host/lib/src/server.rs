@@ -20,8 +20,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 
-use wasm_hooks_core::EventError;
-
 use crate::engine::HookEngine;
 
 use crate::protocol::Protocol;
@@ -139,11 +137,6 @@ async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: B
     };
     let event = match server.protocol.decode(value) {
         Ok(e) => e,
-        Err(EventError::UnknownEvent(unknown)) => {
-            // An agent newer than the catalogue: no opinion, never a block.
-            tracing::debug!("{unknown}: no hook runs for it");
-            return Json(json!({})).into_response();
-        }
         Err(e) => {
             return error(
                 StatusCode::BAD_REQUEST,
@@ -156,7 +149,12 @@ async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: B
     for line in &answer.stderr {
         tracing::warn!("{line}");
     }
-    Json(answer.body).into_response()
+    // No opinion is an empty object over HTTP (a command hook prints nothing).
+    let body = match answer.body {
+        Value::Null => json!({}),
+        body => body,
+    };
+    Json(body).into_response()
 }
 
 async fn health(State(server): State<Arc<HookServer>>) -> Json<Value> {

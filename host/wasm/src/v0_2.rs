@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::state::HostState;
 use wasm_hooks_core::{
-    Approval, Context, Decision, Event, HookResult, Requests, Role, Severity, UserMessage,
+    Approval, Context, Decision, Event, HookResult, Role, Severity, UserMessage,
 };
 
 mod generated {
@@ -147,7 +147,7 @@ impl WitOutcome {
             suppress_output: o.suppress_output,
             metadata,
             // WIT 0.2 has no way to ask for these.
-            requests: Requests::default(),
+            requests: None,
         })
     }
 }

@@ -246,14 +246,18 @@ impl AnswerDoc {
 }
 
 /// What the answer asks of the agent beyond its decision.
-fn requests(specific: &mut ClaudeSpecific, terminal_sequence: Option<String>) -> Requests {
-    Requests {
+fn requests(
+    specific: &mut ClaudeSpecific,
+    terminal_sequence: Option<String>,
+) -> Option<Box<Requests>> {
+    let requests = Requests {
         session_title: specific.session_title.take(),
         initial_user_message: specific.initial_user_message.take(),
         watch_paths: specific.watch_paths.take().unwrap_or_default(),
         worktree_path: specific.worktree_path.take(),
         terminal_sequence,
-    }
+    };
+    (!requests.is_empty()).then(|| Box::new(requests))
 }
 
 /// What an answer replaces on `event`: what its `modify` replaces (the
@@ -421,14 +425,14 @@ mod tests {
                 "sessionTitle": "T", "initialUserMessage": "go", "watchPaths": ["/a"], "worktreePath": "/w"}}),
         );
         assert_eq!(
-            start.requests,
-            Requests {
+            start.requests.as_deref(),
+            Some(&Requests {
                 session_title: Some("T".into()),
                 initial_user_message: Some("go".into()),
                 watch_paths: vec!["/a".into()],
                 worktree_path: Some("/w".into()),
                 terminal_sequence: Some("\u{1b}]0;t\u{7}".into()),
-            }
+            })
         );
     }
 

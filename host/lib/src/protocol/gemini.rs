@@ -47,7 +47,7 @@ pub(super) fn decode(value: Value) -> Result<Event, EventError> {
         record.insert("agent_tool_name".into(), gemini.into());
         record.insert("tool_name".into(), canonical.into());
     }
-    Event::from_json(Value::Object(record))
+    Event::from_agent_json(Value::Object(record))
 }
 
 pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {

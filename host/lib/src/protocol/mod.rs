@@ -45,13 +45,14 @@ pub struct Answer {
 }
 
 impl Protocol {
-    /// Read the agent's event JSON.
+    /// Read the agent's event JSON; an event the catalogue does not know
+    /// is [`EventName::Unlisted`] (see [`Event::from_agent_json`]).
     ///
     /// # Errors
-    /// When it is not an event record (see [`Event::from_json`]).
+    /// When it is not an event record.
     pub fn decode(self, value: Value) -> Result<Event, EventError> {
         match self {
-            Protocol::Claude | Protocol::Codex => Event::from_json(value),
+            Protocol::Claude | Protocol::Codex => Event::from_agent_json(value),
             Protocol::Gemini => gemini::decode(value),
         }
     }
@@ -59,6 +60,9 @@ impl Protocol {
     /// The answer that makes the agent do what `outcome` says for `event`
     /// (as decoded by [`Protocol::decode`]).
     pub fn encode(self, event: &Event, outcome: &Outcome) -> Answer {
+        if event.name() == EventName::Unlisted {
+            return unlisted(event, outcome);
+        }
         match self {
             Protocol::Claude => claude::encode(event, outcome, claude::Dialect::Claude),
             Protocol::Codex => claude::encode(event, outcome, claude::Dialect::Codex),
@@ -96,16 +100,29 @@ impl Protocol {
             exit_code: 0,
         }
     }
+}
 
-    /// The answer to an event this catalogue does not know (an agent newer
-    /// than wasm-hooks): no opinion, so that the agent goes on as if no
-    /// hook were installed.
-    pub fn no_opinion(self) -> Answer {
-        Answer {
-            body: Value::Null,
-            stderr: Vec::new(),
-            exit_code: 0,
-        }
+/// The answer to an event the catalogue does not know: no opinion, always
+/// (its answer fields are unknown too); what the `*` hooks said goes to
+/// stderr, so that it is not lost.
+fn unlisted(event: &Event, outcome: &Outcome) -> Answer {
+    let name = event
+        .record()
+        .get("hook_event_name")
+        .and_then(Value::as_str)
+        .unwrap_or("an unknown event");
+    let mut draft = Draft::new(outcome, name);
+    if let Some(reason) = outcome.verdict.reason() {
+        draft.stderr.push(format!(
+            "wasm-hooks: {name} is not in the catalogue, so no hook decides it; the hooks said {}: {reason}",
+            outcome.verdict.word()
+        ));
+    }
+    draft.context(false);
+    Answer {
+        body: Value::Null,
+        stderr: draft.stderr,
+        exit_code: 0,
     }
 }
 
