@@ -28,9 +28,41 @@ const SETTINGS: &str = r#"{
 }
 "#;
 
+/// A directory holding `wasm-hooks`, a link to the binary under test, to
+/// put first on `PATH`: there, a bare `wasm-hooks` is this program.
+fn bin_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = assert_cmd::cargo::cargo_bin("wasm-hooks");
+    std::os::unix::fs::symlink(exe, dir.path().join("wasm-hooks")).unwrap();
+    dir
+}
+
+/// `PATH` with `dir` first.
+fn path_with(dir: &Path) -> std::ffi::OsString {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(dir.to_owned()).chain(std::env::split_paths(&rest)))
+        .unwrap()
+}
+
+/// `wasm-hooks <args> --project-dir <project>`, with `wasm-hooks` on PATH.
 fn wasm_hooks(args: &[&str], project: &Path) -> assert_cmd::assert::Assert {
+    let bin = bin_dir();
     Command::cargo_bin("wasm-hooks")
         .unwrap()
+        .env("PATH", path_with(bin.path()))
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .args(args)
+        .arg("--project-dir")
+        .arg(project)
+        .assert()
+}
+
+/// The same with no `wasm-hooks` on PATH.
+fn wasm_hooks_off_path(args: &[&str], project: &Path) -> assert_cmd::assert::Assert {
+    Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .env("PATH", "/usr/bin:/bin")
+        .env("XDG_CONFIG_HOME", "/nonexistent")
         .args(args)
         .arg("--project-dir")
         .arg(project)
@@ -50,7 +82,7 @@ fn install_merges_backs_up_and_uninstall_restores_the_bytes() {
     wasm_hooks(&["install", "claude"], project.path())
         .success()
         .stdout(predicate::str::contains(
-            "installed wasm-hooks on 10 events",
+            "installed wasm-hooks on 11 events",
         ));
     let installed = settings(project.path());
     assert_eq!(
@@ -70,12 +102,17 @@ fn install_merges_backs_up_and_uninstall_restores_the_bytes() {
     let post = value["hooks"]["PostToolUse"].as_array().unwrap();
     assert_eq!(post.len(), 2, "the existing group is kept, ours added");
     let command = post[1]["hooks"][0]["command"].as_str().unwrap();
-    assert!(command.ends_with(" hook --protocol claude"), "{command}");
+    assert_eq!(
+        command, "wasm-hooks hook --protocol claude",
+        "no path of this machine in a committed file"
+    );
     assert!(value["hooks"]["SessionStart"][0]["hooks"][0]["command"].is_string());
 
     // The installed command really works as Claude Code would run it.
+    let bin = bin_dir();
     Command::new("sh")
         .args(["-c", command])
+        .env("PATH", path_with(bin.path()))
         .current_dir(project.path())
         .env("XDG_CONFIG_HOME", "/nonexistent")
         .write_stdin(support::fixture("PreToolUse").to_string())
@@ -90,7 +127,7 @@ fn install_merges_backs_up_and_uninstall_restores_the_bytes() {
 
     wasm_hooks(&["uninstall", "claude"], project.path())
         .success()
-        .stdout(predicate::str::contains("removed 10 wasm-hooks entries"));
+        .stdout(predicate::str::contains("removed 11 wasm-hooks entries"));
     assert_eq!(settings(project.path()), SETTINGS);
     wasm_hooks(&["uninstall", "claude"], project.path())
         .success()
@@ -180,4 +217,131 @@ fn claude_settings_with_comments_and_trailing_commas_are_read() {
         .assert()
         .failure()
         .stdout(predicate::str::contains("settings.json:4:"));
+}
+
+#[test]
+fn off_path_a_project_install_goes_to_the_uncommitted_claude_settings() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join(".claude")).unwrap();
+    std::fs::write(project.path().join(".claude/settings.json"), SETTINGS).unwrap();
+    wasm_hooks_off_path(&["install", "claude"], project.path())
+        .success()
+        .stdout(
+            predicate::str::contains("settings.local.json").and(predicate::str::contains(
+                "a committed file must not hold this machine's path",
+            )),
+        );
+    assert_eq!(
+        settings(project.path()),
+        SETTINGS,
+        "the committed file is untouched"
+    );
+    let local: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.path().join(".claude/settings.local.json")).unwrap(),
+    )
+    .unwrap();
+    let command = local["hooks"]["Stop"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(
+        command.starts_with('/') && command.ends_with("wasm-hooks hook --protocol claude"),
+        "{command}"
+    );
+    wasm_hooks_off_path(&["uninstall", "claude"], project.path())
+        .success()
+        .stdout(predicate::str::contains("settings.local.json"));
+    let local: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.path().join(".claude/settings.local.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(local, serde_json::json!({}));
+}
+
+#[test]
+fn codex_and_gemini_get_their_own_files_events_and_next_steps() {
+    let project = tempfile::tempdir().unwrap();
+    wasm_hooks(&["install", "codex"], project.path())
+        .success()
+        .stdout(
+            predicate::str::contains(".codex/hooks.json").and(predicate::str::contains(
+                "trust the wasm-hooks entries in `/hooks`",
+            )),
+        );
+    let codex: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.path().join(".codex/hooks.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        codex["hooks"]["PreToolUse"][0],
+        serde_json::json!({"matcher": "*", "hooks": [{"type": "command", "command": "wasm-hooks hook --protocol codex"}]})
+    );
+    assert!(
+        codex["hooks"].get("Notification").is_none(),
+        "Codex has none"
+    );
+
+    wasm_hooks(&["install", "gemini"], project.path())
+        .success()
+        .stdout(predicate::str::contains("trusted folder"));
+    let gemini: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.path().join(".gemini/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        gemini["hooks"]["BeforeTool"][0]["hooks"][0]["command"],
+        "wasm-hooks hook --protocol gemini"
+    );
+    assert!(
+        gemini["hooks"].get("PreToolUse").is_none(),
+        "Gemini's own names"
+    );
+
+    // Off PATH there is no uncommitted file to fall back on: refused, with
+    // the way out.
+    let other = tempfile::tempdir().unwrap();
+    wasm_hooks_off_path(&["install", "gemini"], other.path())
+        .code(1)
+        .stderr(
+            predicate::str::contains("put this wasm-hooks on PATH")
+                .and(predicate::str::contains("--user")),
+        );
+    assert!(!other.path().join(".gemini").exists());
+    let home = tempfile::tempdir().unwrap();
+    Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .env("PATH", "/usr/bin:/bin")
+        .env("CODEX_HOME", home.path())
+        .args(["install", "codex", "--user"])
+        .assert()
+        .success();
+    let user: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.path().join("hooks.json")).unwrap())
+            .unwrap();
+    assert!(
+        user["hooks"]["Stop"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .starts_with('/'),
+        "the user's own file may hold the path"
+    );
+    wasm_hooks(&["uninstall", "codex"], project.path())
+        .success()
+        .stdout(predicate::str::contains("removed 11 wasm-hooks entries"));
+}
+
+#[test]
+fn install_warns_when_the_projects_hook_files_do_not_load() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join(".wasm-hooks")).unwrap();
+    std::fs::write(
+        project.path().join(".wasm-hooks/hooks.json"),
+        r#"{"hooks": {"PreToolUze": []}}"#,
+    )
+    .unwrap();
+    wasm_hooks(&["install", "claude"], project.path())
+        .success()
+        .stdout(
+            predicate::str::contains("hook files do not load")
+                .and(predicate::str::contains("did you mean `PreToolUse`")),
+        );
 }

@@ -1,12 +1,21 @@
-//! `wasm-hooks install|uninstall claude`: add (or remove) wasm-hooks as
-//! the hook of every event in Claude Code's settings, editing the file in
+//! `wasm-hooks install|uninstall claude|codex|gemini`: add (or remove)
+//! wasm-hooks as the hook of an agent's events, editing its settings in
 //! place, with a backup of the previous version.
+//!
+//! A committed file never gets an absolute path: the hook runs a bare
+//! `wasm-hooks` when that name, on `PATH`, is this very program. When it is
+//! not, Claude Code's project hook goes into the uncommitted
+//! `.claude/settings.local.json` with the full path, and Codex's and Gemini
+//! CLI's project installs (which have no uncommitted file) stop and say
+//! how to put wasm-hooks on `PATH`. Afterwards the person is told what the
+//! agent still needs (Codex: trusting the entries; Gemini CLI: a trusted
+//! folder), and whether the project's hook files load.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
-use wasm_hooks::{CLAUDE_EVENTS, InstalledHook};
+use wasm_hooks::{HookEngineBuilder, InstalledHook, Protocol};
 
 use super::{Exit, report};
 
@@ -16,16 +25,19 @@ pub(crate) struct InstallArgs {
     /// The agent.
     agent: Agent,
 
-    /// The project's settings, `.claude/settings.json` (the default).
+    /// The project's settings (the default): `.claude/settings.json`,
+    /// `.codex/hooks.json` or `.gemini/settings.json`.
     #[arg(long, conflicts_with = "user")]
     project: bool,
 
-    /// The user's settings, `~/.claude/settings.json`.
+    /// The user's settings: `~/.claude/settings.json`,
+    /// `$CODEX_HOME/hooks.json` (`~/.codex/hooks.json`) or
+    /// `~/.gemini/settings.json`.
     #[arg(long)]
     user: bool,
 
     /// An HTTP hook posting to this URL (`wasm-hooks serve`) instead of the
-    /// command hook.
+    /// command hook (Claude Code only: the others have no HTTP hooks).
     #[arg(long, value_name = "URL")]
     http: Option<String>,
 
@@ -34,76 +46,266 @@ pub(crate) struct InstallArgs {
     project_dir: Option<PathBuf>,
 }
 
+/// The agents wasm-hooks installs into.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Agent {
     /// Claude Code.
     Claude,
+    /// Codex.
+    Codex,
+    /// Gemini CLI.
+    Gemini,
+}
+
+impl Agent {
+    fn protocol(self) -> Protocol {
+        match self {
+            Agent::Claude => Protocol::Claude,
+            Agent::Codex => Protocol::Codex,
+            Agent::Gemini => Protocol::Gemini,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Agent::Claude => "Claude Code",
+            Agent::Codex => "Codex",
+            Agent::Gemini => "Gemini CLI",
+        }
+    }
+
+    /// The `--protocol` word of `wasm-hooks hook`.
+    fn word(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+        }
+    }
+
+    /// The settings file under a project (`.claude/settings.json`), or
+    /// under the user's home.
+    fn file_in(self, dir: &Path) -> PathBuf {
+        match self {
+            Agent::Claude => dir.join(".claude/settings.json"),
+            Agent::Codex => dir.join(".codex/hooks.json"),
+            Agent::Gemini => dir.join(".gemini/settings.json"),
+        }
+    }
+
+    /// What the person still has to do before the agent runs the hooks.
+    fn next_step(self, user: bool) -> &'static str {
+        match (self, user) {
+            (Agent::Claude, _) => {
+                "next: Claude Code reads the hooks when a session starts; `/hooks` in Claude Code lists them"
+            }
+            (Agent::Codex, _) => {
+                "next: Codex runs hooks only once you trust them: start `codex` and trust the wasm-hooks entries in `/hooks` (they are trusted by hash, so again after any change)"
+            }
+            (Agent::Gemini, false) => {
+                "next: Gemini CLI runs a project's hooks only in a trusted folder: trust this folder when Gemini CLI asks, or with `/permissions`"
+            }
+            (Agent::Gemini, true) => {
+                "next: Gemini CLI reads the hooks when it starts; `/hooks` in Gemini CLI lists them"
+            }
+        }
+    }
+}
+
+/// Where the hook goes and what it runs.
+struct Plan {
+    file: PathBuf,
+    hook: InstalledHook,
+    /// Why the file is not the usual one, if it is not.
+    because: Option<String>,
 }
 
 impl InstallArgs {
-    fn settings_file(&self) -> anyhow::Result<PathBuf> {
-        let Agent::Claude = self.agent;
-        if self.user {
-            let home = std::env::var_os("HOME").context("--user: HOME is not set")?;
-            return Ok(PathBuf::from(home).join(".claude/settings.json"));
+    fn project(&self) -> anyhow::Result<PathBuf> {
+        match &self.project_dir {
+            Some(dir) => Ok(dir.clone()),
+            None => std::env::current_dir().context("finding the current directory"),
         }
-        let project = match &self.project_dir {
-            Some(dir) => dir.clone(),
-            None => std::env::current_dir().context("finding the current directory")?,
-        };
-        Ok(project.join(".claude/settings.json"))
     }
 
-    fn hook(&self) -> anyhow::Result<InstalledHook> {
+    fn home(&self) -> anyhow::Result<PathBuf> {
+        if let (Agent::Codex, Some(home)) = (self.agent, std::env::var_os("CODEX_HOME")) {
+            return Ok(PathBuf::from(home).join("hooks.json"));
+        }
+        let home = std::env::var_os("HOME").context("--user: HOME is not set")?;
+        Ok(self.agent.file_in(Path::new(&home)))
+    }
+
+    /// The settings files this install may have written, for uninstall.
+    fn files(&self) -> anyhow::Result<Vec<PathBuf>> {
+        if self.user {
+            return Ok(vec![self.home()?]);
+        }
+        let file = self.agent.file_in(&self.project()?);
+        let local = matches!(self.agent, Agent::Claude).then(|| local_file(&file));
+        Ok(std::iter::once(file).chain(local).collect())
+    }
+
+    /// Where to install and what: a bare `wasm-hooks` when that runs this
+    /// program, else its full path, in a file that is not committed.
+    fn plan(&self) -> anyhow::Result<Plan> {
+        let agent = self.agent;
         if let Some(url) = &self.http {
-            return Ok(InstalledHook::Http(url.clone()));
+            if !matches!(agent, Agent::Claude) {
+                bail!(
+                    "{} has no HTTP hooks: install the command hook",
+                    agent.name()
+                );
+            }
+            let file = self.files()?.remove(0);
+            return Ok(Plan {
+                file,
+                hook: InstalledHook::Http(url.clone()),
+                because: None,
+            });
         }
         let exe = std::env::current_exe().context("finding the wasm-hooks executable")?;
-        let exe = exe.to_str().context("the executable's path is not UTF-8")?;
-        let quoted = shlex::try_quote(exe).context("quoting the executable's path")?;
-        Ok(InstalledHook::Command(format!(
-            "{quoted} hook --protocol claude"
-        )))
+        let command = |program: &str| {
+            InstalledHook::Command(format!("{program} hook --protocol {}", agent.word()))
+        };
+        if on_path_as_this(&exe) {
+            let file = self.files()?.remove(0);
+            return Ok(Plan {
+                file,
+                hook: command("wasm-hooks"),
+                because: None,
+            });
+        }
+        let path = exe.to_str().context("the executable's path is not UTF-8")?;
+        let quoted = shlex::try_quote(path).context("quoting the executable's path")?;
+        if self.user {
+            return Ok(Plan {
+                file: self.home()?,
+                hook: command(&quoted),
+                because: None,
+            });
+        }
+        let not_found = format!(
+            "`wasm-hooks` on PATH is not {} (or there is none), and a committed file must not hold this machine's path",
+            exe.display()
+        );
+        match agent {
+            Agent::Claude => Ok(Plan {
+                file: local_file(&agent.file_in(&self.project()?)),
+                hook: command(&quoted),
+                because: Some(not_found),
+            }),
+            Agent::Codex | Agent::Gemini => bail!(
+                "{not_found}: put this wasm-hooks on PATH (`cargo install`, or a link in a PATH directory) and install again, or install for yourself only with --user"
+            ),
+        }
     }
 }
 
+/// Claude Code's uncommitted settings beside `settings.json`.
+fn local_file(settings: &Path) -> PathBuf {
+    settings.with_file_name("settings.local.json")
+}
+
+/// Whether `wasm-hooks`, looked up on `PATH` as a shell would, is `exe`.
+fn on_path_as_this(exe: &Path) -> bool {
+    let Some(path) = std::env::var_os("PATH") else {
+        return false;
+    };
+    let exe = exe.canonicalize().unwrap_or_else(|_| exe.to_owned());
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("wasm-hooks"))
+        .find(|candidate| is_executable(candidate))
+        .and_then(|found| found.canonicalize().ok())
+        .is_some_and(|found| found == exe)
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
 pub(crate) fn install(args: InstallArgs) -> anyhow::Result<Exit> {
-    let file = args.settings_file()?;
-    let text = read(&file)?;
-    let message = match wasm_hooks::install_claude_hooks(&text, &args.hook()?)
-        .with_context(|| file.display().to_string())?
+    let plan = args.plan()?;
+    let protocol = args.agent.protocol();
+    let text = read(&plan.file)?;
+    let mut message = match wasm_hooks::install_hooks(&text, protocol, &plan.hook)
+        .with_context(|| plan.file.display().to_string())?
     {
         Some(new) => {
-            let backup = write(&file, &text, &new)?;
+            let backup = write(&plan.file, &text, &new)?;
             format!(
                 "installed wasm-hooks on {} events in {}{}\n",
-                CLAUDE_EVENTS.len(),
-                file.display(),
+                protocol.installed_events().len(),
+                plan.file.display(),
                 backup_note(backup.as_deref())
             )
         }
-        None => format!("already installed in {}\n", file.display()),
+        None => format!("already installed in {}\n", plan.file.display()),
     };
+    if let Some(because) = &plan.because {
+        message.push_str(&format!(
+            "note: the uncommitted settings, because {because}\n"
+        ));
+    }
+    message.push_str(args.agent.next_step(args.user));
+    message.push('\n');
+    if !args.user {
+        message.push_str(&hook_files_note(&args.project()?));
+    }
     report::print(&message)?;
     Ok(Exit::GoOn)
 }
 
+/// Whether the project's own hook files load: a broken one would block
+/// tool calls and prompts from the first event on.
+fn hook_files_note(project: &Path) -> String {
+    let mut builder = HookEngineBuilder::new();
+    builder.project_dir(project);
+    if builder.files().is_empty() {
+        return format!(
+            "note: {} has no hook files yet (`.wasm-hooks/hooks.json`; `wasm-hooks new` makes a plugin with one)\n",
+            project.display()
+        );
+    }
+    match builder.build() {
+        Ok(_) => String::new(),
+        Err(e) => format!(
+            "warning: the project's hook files do not load, so the agent's tool calls and prompts will be blocked until they do:\n{e}\n"
+        ),
+    }
+}
+
 pub(crate) fn uninstall(args: InstallArgs) -> anyhow::Result<Exit> {
-    let file = args.settings_file()?;
-    let text = read(&file)?;
-    let message = match wasm_hooks::uninstall_claude_hooks(&text, &args.hook()?)
-        .with_context(|| file.display().to_string())?
-    {
-        Some((new, removed)) => {
+    let hook = match &args.http {
+        Some(url) => InstalledHook::Http(url.clone()),
+        // Any command running `wasm-hooks hook` is ours, wherever it is.
+        None => InstalledHook::Command("wasm-hooks hook".to_owned()),
+    };
+    let mut message = String::new();
+    for file in args.files()? {
+        let text = read(&file)?;
+        if text.is_empty() {
+            continue;
+        }
+        if let Some((new, removed)) =
+            wasm_hooks::uninstall_hooks(&text, &hook).with_context(|| file.display().to_string())?
+        {
             let backup = write(&file, &text, &new)?;
-            format!(
+            message.push_str(&format!(
                 "removed {removed} wasm-hooks entries from {}{}\n",
                 file.display(),
                 backup_note(backup.as_deref())
-            )
+            ));
         }
-        None => format!("no wasm-hooks entries in {}\n", file.display()),
-    };
+    }
+    if message.is_empty() {
+        message = format!(
+            "no wasm-hooks entries in the {} settings\n",
+            args.agent.name()
+        );
+    }
     report::print(&message)?;
     Ok(Exit::GoOn)
 }

@@ -50,8 +50,9 @@ enum Command {
     Hook(hook::HookArgs),
     /// Serve the hooks over HTTP (for agents' HTTP hooks): POST /hook.
     Serve(serve::ServeArgs),
-    /// Install wasm-hooks as the hook of every event of an agent (Claude
-    /// Code): merged into its settings, with a backup, idempotent.
+    /// Install wasm-hooks as the hook of an agent's events (Claude Code,
+    /// Codex, Gemini CLI): merged into its settings, with a backup,
+    /// idempotent.
     Install(install::InstallArgs),
     /// Remove exactly the entries `install` added.
     Uninstall(install::InstallArgs),

@@ -56,8 +56,8 @@ pub use handlers::prompt::{PromptDefaults, PromptHook, PromptSettings, Provider}
 pub use handlers::setup::{RuleProblem, SetupError};
 pub use policy::{Expectation, ExpectedDecision, Mismatch, PolicyTest, read_fixtures};
 pub use protocol::{
-    Answer, CLAUDE_EVENTS, InstalledHook, Protocol, SettingsError, install as install_claude_hooks,
-    uninstall as uninstall_claude_hooks,
+    Answer, InstalledHook, Protocol, SettingsError, install as install_hooks,
+    uninstall as uninstall_hooks,
 };
 pub use server::{DEFAULT_MAX_BODY, HookServer};
 pub use session::{

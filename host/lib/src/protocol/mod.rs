@@ -14,7 +14,7 @@ mod settings;
 pub(crate) use answer::{
     ClaudeAnswer, ClaudeSpecific, DecisionWord, PermissionWord, RequestDecision,
 };
-pub use settings::{CLAUDE_EVENTS, InstalledHook, SettingsError, install, uninstall};
+pub use settings::{InstalledHook, SettingsError, install, uninstall};
 
 use serde_json::Value;
 

@@ -1,7 +1,10 @@
-//! Installing wasm-hooks as the hook of Claude Code: adding and removing
-//! its entries in a `settings.json`, editing the text in place (through a
-//! concrete syntax tree) so that everything else — other settings, other
-//! hooks, comments, formatting — stays byte for byte.
+//! Installing wasm-hooks as the hook of an agent: adding and removing its
+//! entries in the agent's settings (Claude Code's and Gemini CLI's
+//! `settings.json`, Codex's `hooks.json`, which share one shape:
+//! `{"hooks": {"<Event>": [{"matcher": …, "hooks": [entry]}]}}`), editing
+//! the text in place (through a concrete syntax tree) so that everything
+//! else — other settings, other hooks, comments, formatting — stays byte
+//! for byte.
 //!
 //! An entry is ours when it is a `command` hook running `… wasm-hooks hook
 //! …`, or the `http` hook of the URL installed. Installing twice changes
@@ -14,9 +17,13 @@ use serde_json::Value;
 
 use wasm_hooks_core::EventName;
 
-/// The Claude Code events wasm-hooks is installed on.
-pub const CLAUDE_EVENTS: [EventName; 10] = [
+use super::Protocol;
+
+/// The Claude Code events wasm-hooks is installed on: those a guard or an
+/// audit needs, not the ones that fire per displayed chunk or file change.
+const CLAUDE_EVENTS: &[EventName] = &[
     EventName::PreToolUse,
+    EventName::PermissionRequest,
     EventName::PostToolUse,
     EventName::PostToolUseFailure,
     EventName::UserPromptSubmit,
@@ -27,6 +34,56 @@ pub const CLAUDE_EVENTS: [EventName; 10] = [
     EventName::Notification,
     EventName::PreCompact,
 ];
+
+/// Codex 0.169's events (all it has, but `Interrupt`, which only reports).
+const CODEX_EVENTS: &[EventName] = &[
+    EventName::PreToolUse,
+    EventName::PermissionRequest,
+    EventName::PostToolUse,
+    EventName::UserPromptSubmit,
+    EventName::Stop,
+    EventName::SubagentStart,
+    EventName::SubagentStop,
+    EventName::SessionStart,
+    EventName::SessionEnd,
+    EventName::PreCompact,
+    EventName::PostCompact,
+];
+
+/// Gemini CLI 0.61's events, by its own names, but those that fire per
+/// model call (`BeforeModel`, `AfterModel`, `BeforeToolSelection`).
+const GEMINI_EVENTS: &[&str] = &[
+    "BeforeTool",
+    "AfterTool",
+    "BeforeAgent",
+    "AfterAgent",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompress",
+    "Notification",
+];
+
+impl Protocol {
+    /// The events wasm-hooks is installed on in this agent's settings, by
+    /// the agent's own names.
+    pub fn installed_events(self) -> Vec<&'static str> {
+        match self {
+            Protocol::Claude => CLAUDE_EVENTS.iter().map(|e| e.as_str()).collect(),
+            Protocol::Codex => CODEX_EVENTS.iter().map(|e| e.as_str()).collect(),
+            Protocol::Gemini => GEMINI_EVENTS.to_vec(),
+        }
+    }
+
+    /// Whether the agent's `event` is about one tool call (its group gets
+    /// a matcher for every tool).
+    fn is_tool_event(self, event: &str) -> bool {
+        match self {
+            Protocol::Gemini => matches!(event, "BeforeTool" | "AfterTool"),
+            Protocol::Claude | Protocol::Codex => EventName::parse(event)
+                .is_ok_and(|e| e.has_tool() || e == EventName::PermissionRequest),
+        }
+    }
+}
 
 /// The hook entry to install.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,18 +151,23 @@ fn hooks_object(settings: &CstObject) -> Result<CstObject, SettingsError> {
     }
 }
 
-/// `text` with `hook` added on every event of [`CLAUDE_EVENTS`] that lacks
-/// it; `None` when it is already everywhere.
+/// `text`, the settings of `agent`, with `hook` added on every event of
+/// [`Protocol::installed_events`] that lacks it; `None` when it is already
+/// everywhere.
 ///
 /// # Errors
 /// When the settings are not a JSON object or their `hooks` (or an event's
 /// list) has another type.
-pub fn install(text: &str, hook: &InstalledHook) -> Result<Option<String>, SettingsError> {
+pub fn install(
+    text: &str,
+    agent: Protocol,
+    hook: &InstalledHook,
+) -> Result<Option<String>, SettingsError> {
     let (root, settings) = parse(text)?;
     let hooks = hooks_object(&settings)?;
     let mut changed = false;
-    for event in CLAUDE_EVENTS {
-        let groups = event_list(&hooks, event.as_str())?;
+    for event in agent.installed_events() {
+        let groups = event_list(&hooks, event)?;
         let present = groups.elements().iter().any(|group| {
             group.to_serde_value().is_some_and(|g| {
                 g["hooks"]
@@ -117,7 +179,7 @@ pub fn install(text: &str, hook: &InstalledHook) -> Result<Option<String>, Setti
             continue;
         }
         let mut group = Vec::new();
-        if event.has_tool() {
+        if agent.is_tool_event(event) {
             group.push(("matcher".to_owned(), "*".into()));
         }
         group.push(("hooks".to_owned(), CstInputValue::Array(vec![hook.entry()])));
@@ -212,10 +274,12 @@ mod tests {
 
     #[test]
     fn install_adds_every_event_once_and_keeps_the_rest() {
-        let installed = install(SETTINGS, &ours()).unwrap().unwrap();
+        let installed = install(SETTINGS, Protocol::Claude, &ours())
+            .unwrap()
+            .unwrap();
         let value: Value = value_of(&installed);
-        for event in CLAUDE_EVENTS {
-            let groups = value["hooks"][event.as_str()].as_array().unwrap();
+        for event in Protocol::Claude.installed_events() {
+            let groups = value["hooks"][event].as_array().unwrap();
             let ours_count = groups
                 .iter()
                 .flat_map(|g| g["hooks"].as_array().unwrap())
@@ -237,12 +301,18 @@ mod tests {
         ] {
             assert!(installed.contains(kept), "{kept} in:\n{installed}");
         }
-        assert_eq!(install(&installed, &ours()).unwrap(), None, "idempotent");
+        assert_eq!(
+            install(&installed, Protocol::Claude, &ours()).unwrap(),
+            None,
+            "idempotent"
+        );
     }
 
     #[test]
     fn uninstall_removes_exactly_ours() {
-        let installed = install(SETTINGS, &ours()).unwrap().unwrap();
+        let installed = install(SETTINGS, Protocol::Claude, &ours())
+            .unwrap()
+            .unwrap();
         // Ours under another path counts too.
         let (removed, count) = uninstall(
             &installed,
@@ -251,6 +321,11 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!(count, CLAUDE_EVENTS.len());
+        let gemini = install("", Protocol::Gemini, &ours()).unwrap().unwrap();
+        let value = value_of(&gemini);
+        assert_eq!(value["hooks"]["BeforeTool"][0]["matcher"], "*");
+        assert!(value["hooks"]["BeforeAgent"][0].get("matcher").is_none());
+        assert!(value["hooks"].get("PreToolUse").is_none());
         assert_eq!(removed, SETTINGS);
         assert_eq!(uninstall(&removed, &ours()).unwrap(), None);
     }
@@ -258,17 +333,17 @@ mod tests {
     #[test]
     fn http_entries_and_empty_files() {
         let http = InstalledHook::Http("http://127.0.0.1:8787/hook".into());
-        let installed = install("", &http).unwrap().unwrap();
+        let installed = install("", Protocol::Claude, &http).unwrap().unwrap();
         let (removed, _) = uninstall(&installed, &http).unwrap().unwrap();
         assert_eq!(value_of(&removed), serde_json::json!({}));
         assert!(
-            install("[1]", &http)
+            install("[1]", Protocol::Claude, &http)
                 .unwrap_err()
                 .to_string()
                 .contains("not a JSON object")
         );
         assert!(
-            install(r#"{"hooks": {"Stop": 3}}"#, &http)
+            install(r#"{"hooks": {"Stop": 3}}"#, Protocol::Claude, &http)
                 .unwrap_err()
                 .to_string()
                 .contains("`hooks.Stop` is not a list")
