@@ -8,8 +8,8 @@
 //! `.claude/settings.local.json` with the full path, and Codex's and Gemini
 //! CLI's project installs (which have no uncommitted file) stop and say
 //! how to put wasm-hooks on `PATH`. Afterwards the person is told what the
-//! agent still needs (Codex: trusting the entries; Gemini CLI: a trusted
-//! folder), and whether the project's hook files load.
+//! agent still needs (Codex: a trusted project and trusted entries; Gemini
+//! CLI: a trusted folder), and whether the project's hook files load.
 
 use std::path::{Path, PathBuf};
 
@@ -93,20 +93,21 @@ impl Agent {
         }
     }
 
-    /// What the person still has to do before the agent runs the hooks.
+    /// What the person still has to do before the agent runs the hooks
+    /// (read from Codex 0.169 and Gemini CLI 0.61 themselves).
     fn next_step(self, user: bool) -> &'static str {
         match (self, user) {
             (Agent::Claude, _) => {
                 "next: Claude Code reads the hooks when a session starts; `/hooks` in Claude Code lists them"
             }
-            (Agent::Codex, _) => {
-                "next: Codex runs hooks only once you trust them: start `codex` and trust the wasm-hooks entries in `/hooks` (they are trusted by hash, so again after any change)"
+            (Agent::Codex, false) => {
+                "next: Codex runs a project's hooks only in a trusted project, and each hook only once you trust it: start `codex` here, trust the project, and trust the wasm-hooks entries in `/hooks` (by hash: again after any change)"
             }
-            (Agent::Gemini, false) => {
-                "next: Gemini CLI runs a project's hooks only in a trusted folder: trust this folder when Gemini CLI asks, or with `/permissions`"
+            (Agent::Codex, true) => {
+                "next: Codex runs each hook only once you trust it: start `codex` and trust the wasm-hooks entries in `/hooks` (by hash: again after any change)"
             }
-            (Agent::Gemini, true) => {
-                "next: Gemini CLI reads the hooks when it starts; `/hooks` in Gemini CLI lists them"
+            (Agent::Gemini, _) => {
+                "next: Gemini CLI runs hooks only in a trusted folder: trust the folder when Gemini CLI asks, or with `/permissions trust`"
             }
         }
     }

@@ -501,15 +501,34 @@ impl Event {
         self.str_field("tool_name")
     }
 
-    /// What a hook group's `matcher` is compared with: the tool name for
-    /// tool events; `source` for SessionStart, `reason` for SessionEnd,
-    /// `notification_type` for Notification, `trigger` for compaction.
+    /// What a hook group's `matcher` is compared with, as Claude Code
+    /// 2.1.330 does: the tool name for tool and permission events;
+    /// `command_name` for UserPromptExpansion; `source` for SessionStart,
+    /// ConfigChange and DirectoryAdded; `reason` for SessionEnd; `trigger`
+    /// for Setup and compaction; `to_model` for model switches;
+    /// `notification_type`; StopFailure's `error`; a subagent's
+    /// `agent_type`; an elicitation's `mcp_server_name`; InstructionsLoaded's
+    /// `load_reason`; FileChanged's file name. Other events have none (only
+    /// `*` groups match them).
     pub fn subject(&self) -> Option<&str> {
         let field = match self.name {
-            EventName::SessionStart => "source",
+            EventName::UserPromptExpansion => "command_name",
+            EventName::SessionStart | EventName::ConfigChange | EventName::DirectoryAdded => {
+                "source"
+            }
             EventName::SessionEnd => "reason",
+            EventName::Setup | EventName::PreCompact | EventName::PostCompact => "trigger",
+            EventName::PreModelSwitch | EventName::PostModelSwitch => "to_model",
             EventName::Notification => "notification_type",
-            EventName::PreCompact | EventName::PostCompact => "trigger",
+            EventName::StopFailure => "error",
+            EventName::SubagentStart | EventName::SubagentStop => "agent_type",
+            EventName::Elicitation | EventName::ElicitationResult => "mcp_server_name",
+            EventName::InstructionsLoaded => "load_reason",
+            EventName::FileChanged => {
+                return self
+                    .str_field("file_path")
+                    .map(|path| path.rsplit('/').next().unwrap_or(path));
+            }
             _ => "tool_name",
         };
         self.str_field(field)
@@ -666,6 +685,28 @@ mod tests {
             Some("idle_prompt")
         );
         assert_eq!(Event::pre_compact("auto").subject(), Some("auto"));
+        let subject = |name: EventName, field: &str, value: &str| {
+            Event::new(name)
+                .with(field, value)
+                .subject()
+                .map(str::to_owned)
+        };
+        for (name, field) in [
+            (EventName::UserPromptExpansion, "command_name"),
+            (EventName::ConfigChange, "source"),
+            (EventName::Setup, "trigger"),
+            (EventName::PreModelSwitch, "to_model"),
+            (EventName::StopFailure, "error"),
+            (EventName::SubagentStart, "agent_type"),
+            (EventName::Elicitation, "mcp_server_name"),
+            (EventName::InstructionsLoaded, "load_reason"),
+        ] {
+            assert_eq!(subject(name, field, "x").as_deref(), Some("x"), "{name}");
+        }
+        assert_eq!(
+            subject(EventName::FileChanged, "file_path", "/p/src/.env").as_deref(),
+            Some(".env")
+        );
         let e = Event::model_switch("a", "b", "quota");
         assert_eq!(
             (
