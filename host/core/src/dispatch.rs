@@ -277,7 +277,7 @@ fn apply_rewrite(
                 "`modify` replaces the tool input, but on {name} the tool already ran (on PostToolUse, replace its output with `modify_output`)"
             )),
             None => Some(format!(
-                "`modify` has nothing to replace on {name} (it replaces the tool input on PreToolUse and PermissionRequest, and the text shown on MessageDisplay)"
+                "`modify` has nothing to replace on {name} (it replaces the tool input on PreToolUse and PermissionRequest, the text shown on MessageDisplay, and the answers on Elicitation)"
             )),
         },
         Decision::ModifyOutput { output } if name.has_tool_output() => {

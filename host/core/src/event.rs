@@ -107,12 +107,14 @@ impl EventName {
     /// The field of the record a `modify` replaces, where the event has
     /// one: the tool's input before it runs (PreToolUse, and
     /// PermissionRequest, where the agent runs the new input if allowed),
-    /// and the text shown of a message (MessageDisplay's `delta`, displayed
-    /// in its place).
+    /// the text shown of a message (MessageDisplay's `delta`, displayed in
+    /// its place), and the answers to an MCP server's question
+    /// (Elicitation's `content`, sent with an accept).
     pub fn rewritable_field(self) -> Option<&'static str> {
         match self {
             EventName::PreToolUse | EventName::PermissionRequest => Some("tool_input"),
             EventName::MessageDisplay => Some("delta"),
+            EventName::Elicitation | EventName::ElicitationResult => Some("content"),
             _ => None,
         }
     }

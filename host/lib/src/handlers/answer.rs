@@ -12,7 +12,7 @@ use wasm_hooks_core::{
 
 use super::action::Action;
 use crate::protocol::{
-    ClaudeAnswer, ClaudeSpecific, DecisionWord, PermissionWord, RequestDecision,
+    ClaudeAnswer, ClaudeSpecific, DecisionWord, ElicitationAction, PermissionWord, RequestDecision,
 };
 
 /// The answer of a hook that exited 0: JSON when stdout starts with `{`,
@@ -154,7 +154,12 @@ impl AnswerDoc {
             _ => None,
         };
         let shown = specific.display_content.clone().map(Value::String);
-        let updated_input = specific.updated_input.clone().or(granted_input).or(shown);
+        let updated_input = specific
+            .updated_input
+            .clone()
+            .or(granted_input)
+            .or(shown)
+            .or_else(|| specific.content.clone());
         let new_output = specific
             .updated_tool_output
             .clone()
@@ -194,10 +199,15 @@ impl AnswerDoc {
         let replaced = rewrite.input.is_some() || rewrite.output.is_some();
         // PermissionRequest's and PermissionDenied's own words, as
         // PreToolUse's.
-        let granted = match &specific.decision {
-            Some(RequestDecision::Allow { .. }) => Some(PermissionWord::Allow),
-            Some(RequestDecision::Deny { .. }) => Some(PermissionWord::Deny),
-            None => (specific.retry == Some(true)).then_some(PermissionWord::Allow),
+        let granted = match (&specific.decision, specific.action) {
+            (Some(RequestDecision::Allow { .. }), _) | (None, Some(ElicitationAction::Accept)) => {
+                Some(PermissionWord::Allow)
+            }
+            (Some(RequestDecision::Deny { .. }), _)
+            | (None, Some(ElicitationAction::Decline | ElicitationAction::Cancel)) => {
+                Some(PermissionWord::Deny)
+            }
+            (None, None) => (specific.retry == Some(true)).then_some(PermissionWord::Allow),
         };
         Ok(
             match (
@@ -414,6 +424,21 @@ mod tests {
                 input: json!("[hidden]")
             }
         );
+        let accepted = on(
+            EventName::Elicitation,
+            json!({"hookSpecificOutput": {"action": "accept", "content": {"env": "staging"}}}),
+        );
+        assert_eq!(
+            accepted.decision,
+            Decision::Modify {
+                input: json!({"env": "staging"})
+            }
+        );
+        let declined = on(
+            EventName::Elicitation,
+            json!({"hookSpecificOutput": {"action": "decline"}}),
+        );
+        assert!(matches!(declined.decision, Decision::Deny { .. }));
         let deferred = answer(json!({"hookSpecificOutput": {"permissionDecision": "defer"}}));
         assert!(
             matches!(deferred.decision, Decision::Ask(_)),

@@ -99,6 +99,25 @@ pub(crate) struct ClaudeSpecific {
     /// WorktreeCreate: where the new worktree is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) worktree_path: Option<String>,
+    /// Elicitation(Result): accept, decline or cancel the MCP server's
+    /// question.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) action: Option<ElicitationAction>,
+    /// Elicitation(Result): the answers sent with an accept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) content: Option<Value>,
+}
+
+/// What a hook does with an MCP server's question (Elicitation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ElicitationAction {
+    /// Answer it (with `content`).
+    Accept,
+    /// Refuse to answer.
+    Decline,
+    /// Dismiss it.
+    Cancel,
 }
 
 /// PermissionRequest's `decision`: `{"behavior": "allow", "updatedInput"}`

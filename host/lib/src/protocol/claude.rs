@@ -22,7 +22,9 @@
 use serde_json::Value;
 use wasm_hooks_core::{Event, EventName, Outcome, Requests, Verdict, plain_text};
 
-use super::answer::{ClaudeAnswer, ClaudeSpecific, DecisionWord, PermissionWord, RequestDecision};
+use super::answer::{
+    ClaudeAnswer, ClaudeSpecific, DecisionWord, ElicitationAction, PermissionWord, RequestDecision,
+};
 use super::{Answer, Draft, blocking_reason};
 
 /// Which agent reads the answer.
@@ -84,6 +86,9 @@ pub(super) fn encode(event: &Event, outcome: &Outcome, dialect: Dialect) -> Answ
         EventName::PermissionRequest => permission_request(outcome, &mut specific),
         EventName::PermissionDenied if matches!(outcome.verdict, Verdict::Allow { .. }) => {
             specific.retry = Some(true);
+        }
+        EventName::Elicitation | EventName::ElicitationResult => {
+            elicitation(outcome, &mut specific);
         }
         _ => {
             if let Some(reason) = blocking_reason(&outcome.verdict, "this event") {
@@ -219,6 +224,23 @@ fn permission_request(outcome: &Outcome, specific: &mut ClaudeSpecific) {
         }
         Verdict::Proceed | Verdict::Ask(_) => None,
     };
+}
+
+/// An MCP server's question: a deny declines it (a deny that ends the
+/// turn cancels it), an allow or a rewrite of its `content` accepts it
+/// with that content; no opinion leaves it to the person.
+fn elicitation(outcome: &Outcome, specific: &mut ClaudeSpecific) {
+    let answered = outcome.updated_input.clone();
+    specific.action = match &outcome.verdict {
+        Verdict::Deny { .. } if outcome.stop.is_some() => Some(ElicitationAction::Cancel),
+        Verdict::Deny { .. } => Some(ElicitationAction::Decline),
+        Verdict::Allow { .. } => Some(ElicitationAction::Accept),
+        Verdict::Proceed if answered.is_some() => Some(ElicitationAction::Accept),
+        Verdict::Proceed | Verdict::Ask(_) => None,
+    };
+    if specific.action == Some(ElicitationAction::Accept) {
+        specific.content = answered;
+    }
 }
 
 /// What the hooks ask of the agent, where this event takes it (Claude
@@ -506,6 +528,27 @@ mod tests {
         assert_eq!(
             encode(&switch, &deny, Dialect::Claude).body["hookSpecificOutput"]["permissionDecision"],
             "deny"
+        );
+    }
+
+    #[test]
+    fn an_mcp_servers_question_is_accepted_with_answers_declined_or_left_alone() {
+        let asked = Event::new(EventName::Elicitation).with("mcp_server_name", "vault");
+        let specific =
+            |o: &Outcome| encode(&asked, o, Dialect::Claude).body["hookSpecificOutput"].clone();
+        let mut answered = Outcome::proceed();
+        answered.updated_input = Some(json!({"environment": "staging"}));
+        assert_eq!(
+            specific(&answered),
+            json!({"hookEventName": "Elicitation", "action": "accept", "content": {"environment": "staging"}})
+        );
+        let declined = outcome(Verdict::Deny {
+            reason: "no".into(),
+        });
+        assert_eq!(specific(&declined)["action"], "decline");
+        assert_eq!(
+            encode(&asked, &Outcome::proceed(), Dialect::Claude).body,
+            json!({})
         );
     }
 

@@ -12,7 +12,7 @@ mod gemini;
 mod settings;
 
 pub(crate) use answer::{
-    ClaudeAnswer, ClaudeSpecific, DecisionWord, PermissionWord, RequestDecision,
+    ClaudeAnswer, ClaudeSpecific, DecisionWord, ElicitationAction, PermissionWord, RequestDecision,
 };
 pub use settings::{InstalledHook, SettingsError, install, uninstall};
 
