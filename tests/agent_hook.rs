@@ -722,17 +722,7 @@ fn a_command_runs_under_the_shell_its_entry_names() {
 fn entry_fields_that_cannot_work_are_named_by_validate_and_caveats_are_warned() {
     let validate = |entries: Value| {
         let file = support::write_hook_file(&json!({"hooks": {"Stop": [{"hooks": entries}]}}));
-        let out = Command::cargo_bin("wasm-hooks")
-            .unwrap()
-            .env("XDG_CONFIG_HOME", "/nonexistent")
-            .args(["validate", "--config"])
-            .arg(&file.path)
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-        )
+        support::validate(&file.path)
     };
     let (code, said) = validate(json!([
         {"type": "command", "shell": "powershell", "command": "Write-Output {{session_id}}"},

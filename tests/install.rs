@@ -145,7 +145,7 @@ fn http_form_into_a_new_user_settings_file() {
         .assert()
         .success();
     let file = home.path().join(".claude/settings.json");
-    let value: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let value: Value = support::read_json(&file);
     assert_eq!(value["hooks"]["PreToolUse"][0]["hooks"][0]["url"], url);
     assert_eq!(value["hooks"]["PreToolUse"][0]["hooks"][0]["type"], "http");
     assert!(
@@ -158,7 +158,7 @@ fn http_form_into_a_new_user_settings_file() {
         .env("HOME", home.path())
         .assert()
         .success();
-    let value: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let value: Value = support::read_json(&file);
     assert_eq!(value, serde_json::json!({}));
 }
 
@@ -236,10 +236,7 @@ fn off_path_a_project_install_goes_to_the_uncommitted_claude_settings() {
         SETTINGS,
         "the committed file is untouched"
     );
-    let local: Value = serde_json::from_str(
-        &std::fs::read_to_string(project.path().join(".claude/settings.local.json")).unwrap(),
-    )
-    .unwrap();
+    let local: Value = support::read_json(&project.path().join(".claude/settings.local.json"));
     let command = local["hooks"]["Stop"][0]["hooks"][0]["command"]
         .as_str()
         .unwrap();
@@ -250,10 +247,7 @@ fn off_path_a_project_install_goes_to_the_uncommitted_claude_settings() {
     wasm_hooks_off_path(&["uninstall", "claude"], project.path())
         .success()
         .stdout(predicate::str::contains("settings.local.json"));
-    let local: Value = serde_json::from_str(
-        &std::fs::read_to_string(project.path().join(".claude/settings.local.json")).unwrap(),
-    )
-    .unwrap();
+    let local: Value = support::read_json(&project.path().join(".claude/settings.local.json"));
     assert_eq!(local, serde_json::json!({}));
 }
 
@@ -263,14 +257,13 @@ fn codex_and_gemini_get_their_own_files_events_and_next_steps() {
     wasm_hooks(&["install", "codex"], project.path())
         .success()
         .stdout(
-            predicate::str::contains(".codex/hooks.json").and(predicate::str::contains(
-                "trust the wasm-hooks entries in `/hooks`",
-            )),
+            predicate::str::contains(".codex/hooks.json")
+                .and(predicate::str::contains("trust the project"))
+                .and(predicate::str::contains(
+                    "trust the wasm-hooks entries in `/hooks`",
+                )),
         );
-    let codex: Value = serde_json::from_str(
-        &std::fs::read_to_string(project.path().join(".codex/hooks.json")).unwrap(),
-    )
-    .unwrap();
+    let codex: Value = support::read_json(&project.path().join(".codex/hooks.json"));
     assert_eq!(
         codex["hooks"]["PreToolUse"][0],
         serde_json::json!({"matcher": "*", "hooks": [{"type": "command", "command": "wasm-hooks hook --protocol codex"}]})
@@ -283,10 +276,7 @@ fn codex_and_gemini_get_their_own_files_events_and_next_steps() {
     wasm_hooks(&["install", "gemini"], project.path())
         .success()
         .stdout(predicate::str::contains("trusted folder"));
-    let gemini: Value = serde_json::from_str(
-        &std::fs::read_to_string(project.path().join(".gemini/settings.json")).unwrap(),
-    )
-    .unwrap();
+    let gemini: Value = support::read_json(&project.path().join(".gemini/settings.json"));
     assert_eq!(
         gemini["hooks"]["BeforeTool"][0]["hooks"][0]["command"],
         "wasm-hooks hook --protocol gemini"
@@ -314,9 +304,7 @@ fn codex_and_gemini_get_their_own_files_events_and_next_steps() {
         .args(["install", "codex", "--user"])
         .assert()
         .success();
-    let user: Value =
-        serde_json::from_str(&std::fs::read_to_string(home.path().join("hooks.json")).unwrap())
-            .unwrap();
+    let user: Value = support::read_json(&home.path().join("hooks.json"));
     assert!(
         user["hooks"]["Stop"][0]["hooks"][0]["command"]
             .as_str()

@@ -155,15 +155,8 @@ fn validate_names_an_mcp_server_that_is_in_no_mcp_json() {
     let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [
         {"type": "mcp_tool", "server": "nowhere", "tool": "x"},
     ]}]}}));
-    let out = Command::cargo_bin("wasm-hooks")
-        .unwrap()
-        .env("XDG_CONFIG_HOME", "/nonexistent")
-        .args(["validate", "--config"])
-        .arg(&file.path)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{said}");
+    let (code, said) = support::validate(&file.path);
+    assert_eq!(code, Some(1), "{said}");
     assert!(said.contains("no MCP server `nowhere`"), "{said}");
     assert!(
         said.contains("hooks.json:6:11:"),

@@ -120,6 +120,27 @@ pub fn mcp_server() -> PathBuf {
         .clone()
 }
 
+/// `wasm-hooks validate --config <file>`: its exit code, and what it said
+/// on stdout and stderr.
+pub fn validate(file: &Path) -> (Option<i32>, String) {
+    let out = assert_cmd::Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .args(["validate", "--config"])
+        .arg(file)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+    (out.status.code(), said.into_owned())
+}
+
+/// A JSON file's value.
+pub fn read_json(path: &Path) -> Value {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// A hook file in a fresh temporary directory.
 pub struct HookFile {
     pub dir: tempfile::TempDir,
