@@ -32,5 +32,6 @@ mod scaffold;
 mod serve;
 mod session;
 mod soak;
+mod trust;
 mod wasm_runtime;
 mod wit_versions;

@@ -58,6 +58,12 @@ pub(crate) fn run(args: ListArgs) -> anyhow::Result<Exit> {
         for line in hook.handler.details() {
             let _ = writeln!(out, "     {line}");
         }
+        if !hook.trusted {
+            let _ = writeln!(
+                out,
+                "     untrusted project: sandboxed, may deny, ask or add context, not allow or rewrite"
+            );
+        }
         for caveat in &hook.caveats {
             let _ = writeln!(out, "     caveat: {caveat}");
         }
@@ -65,7 +71,14 @@ pub(crate) fn run(args: ListArgs) -> anyhow::Result<Exit> {
             let _ = writeln!(out, "     {description}");
         }
     }
-    if shown == 0 {
+    for skipped in engine.skipped() {
+        let _ = writeln!(
+            out,
+            "  -  {}  ({})  not run: the project is not trusted (`wasm-hooks trust`)\n     from {}",
+            skipped.id, skipped.kind, skipped.source
+        );
+    }
+    if shown == 0 && engine.skipped().is_empty() {
         out.push_str("no hooks\n");
     }
     report::print(&out)?;

@@ -18,6 +18,7 @@ mod report;
 mod run;
 mod serve;
 mod test;
+mod trust;
 mod validate;
 
 use std::process::ExitCode;
@@ -56,6 +57,9 @@ enum Command {
     Install(install::InstallArgs),
     /// Remove exactly the entries `install` added.
     Uninstall(install::InstallArgs),
+    /// Trust a project's hooks (after showing what they run), or show or
+    /// revoke that trust: until then only its sandboxed hooks run.
+    Trust(trust::TrustArgs),
     /// Check or read an audit log.
     Audit(audit::AuditArgs),
     /// Compile plugins ahead of time into the compile cache.
@@ -131,6 +135,7 @@ fn run(command: Command) -> anyhow::Result<Exit> {
         Command::Serve(args) => serve::run(args),
         Command::Install(args) => install::install(args),
         Command::Uninstall(args) => install::uninstall(args),
+        Command::Trust(args) => trust::run(args),
     }
 }
 

@@ -56,6 +56,12 @@ pub struct HookSpec {
     pub source: HookSource,
     /// What runs.
     pub handler: Arc<dyn Handler>,
+    /// Whether the hook comes from a layer the person trusts (hooks from
+    /// code always do). An untrusted hook may only make things safer: its
+    /// deny, ask, context and messages count; its allow counts as no
+    /// opinion; its rewrites are refused; it cannot end the turn or ask the
+    /// agent for anything else.
+    pub trusted: bool,
     /// Where the engine does less than the declaration asks (a setting it
     /// reads but cannot honour whole), one sentence each, for `validate`
     /// and `list` to show: never silence.
@@ -100,6 +106,7 @@ impl HookSpec {
             background: false,
             source: HookSource::Code,
             handler,
+            trusted: true,
             caveats: Vec::new(),
         }
     }

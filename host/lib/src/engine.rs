@@ -9,7 +9,7 @@ use std::ops::Deref;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::config::{self, EngineSettings, Loader};
+use crate::config::{self, EngineSettings, Layer, LoadedHook, Loader, Scope};
 use crate::handlers::command::CommandDefaults;
 use crate::handlers::http::{HttpSettings, UrlAllowlist};
 use crate::handlers::kind::KindSettings;
@@ -17,7 +17,9 @@ use crate::handlers::mcp::McpServers;
 use crate::handlers::prompt::PromptDefaults;
 use crate::handlers::wasm::WasmSetup;
 use crate::once::OnceMarks;
+use crate::project_trust::{self, ProjectTrust, Reviews, SkippedHook, UntrustedNotice};
 use crate::stop_loop::{DEFAULT_STOP_LOOP_LIMIT, StopLoopGuard};
+use crate::trust::{TrustStatus, TrustStore, UntrustedProjects};
 use wasm_hooks_core::{AuditLog, Error, HookRegistry, Redactor, Review};
 use wasm_hooks_wasm::{WasmLimits, WasmRuntime, WasmRuntimeBuilder};
 
@@ -77,7 +79,16 @@ impl std::error::Error for LoadError {}
 ///
 /// With a project directory, the engine settings files are read too:
 /// `<project>/.wasm-hooks/config.{yaml,yml,json}`, then the user's
-/// `wasm-hooks/config.*` (`audit_log`, `allow_urls`, `secret_env`).
+/// `wasm-hooks/config.*` (`audit_log`, `allow_urls`, `secret_env`,
+/// `untrusted_projects`).
+///
+/// The project's layers (its hook files, `.claude/settings*.json` when
+/// read, its `config.*`) run as the person's only once they trusted the
+/// project (`wasm-hooks trust`, recorded in [`TrustStore::user`] unless
+/// [`HookEngineBuilder::trust_store`] says otherwise); until then the
+/// user's `untrusted_projects` policy ([`UntrustedProjects`], by default
+/// sandboxed hooks only) decides. Files named with
+/// [`HookEngineBuilder::hook_file`] are the person's choice, and trusted.
 #[derive(Debug)]
 pub struct HookEngineBuilder {
     files: Vec<PathBuf>,
@@ -94,6 +105,8 @@ pub struct HookEngineBuilder {
     secret_env: Vec<String>,
     stop_loop_limit: u32,
     state_dir: Option<PathBuf>,
+    trust_store: Option<TrustStore>,
+    untrusted_projects: Option<UntrustedProjects>,
 }
 
 impl Default for HookEngineBuilder {
@@ -113,6 +126,8 @@ impl Default for HookEngineBuilder {
             secret_env: Vec::new(),
             stop_loop_limit: DEFAULT_STOP_LOOP_LIMIT,
             state_dir: None,
+            trust_store: TrustStore::user(),
+            untrusted_projects: None,
         }
     }
 }
@@ -222,6 +237,20 @@ impl HookEngineBuilder {
         self
     }
 
+    /// Where trusted projects are recorded (default: the user's state
+    /// directory; none: no project is trusted).
+    pub fn trust_store(&mut self, store: Option<TrustStore>) -> &mut Self {
+        self.trust_store = store;
+        self
+    }
+
+    /// What runs in an untrusted project, over the user config's
+    /// `untrusted_projects`.
+    pub fn untrusted_projects(&mut self, policy: UntrustedProjects) -> &mut Self {
+        self.untrusted_projects = Some(policy);
+        self
+    }
+
     /// Engine-wide default limits for wasm hooks.
     pub fn wasm_limits(&mut self, limits: WasmLimits) -> &mut Self {
         self.limits = limits;
@@ -230,13 +259,33 @@ impl HookEngineBuilder {
 
     /// The hook files this builder will read, highest layer first.
     pub fn files(&self) -> Vec<PathBuf> {
+        self.layers().into_iter().map(|layer| layer.path).collect()
+    }
+
+    fn layers(&self) -> Vec<Layer> {
         if !self.files.is_empty() {
-            return self.files.clone();
+            return self
+                .files
+                .iter()
+                .map(|path| Layer {
+                    path: path.clone(),
+                    scope: Scope::User,
+                })
+                .collect();
         }
         let Some(project) = &self.project_dir else {
             return Vec::new();
         };
         config::default_files(project, self.user_config().as_deref(), self.claude_settings)
+    }
+
+    /// The project's trust: the files trusting it records, and whether it
+    /// is trusted as they are (none without a project layer).
+    ///
+    /// # Errors
+    /// As [`HookEngineBuilder::build`].
+    pub fn project_trust(&self) -> Result<Option<ProjectTrust>, LoadError> {
+        Ok(self.load()?.trust)
     }
 
     /// Load every hook file and build the engine.
@@ -245,24 +294,63 @@ impl HookEngineBuilder {
     /// A [`LoadError`] with every problem in every file; no engine is built
     /// from a partly broken setup.
     pub fn build(&self) -> Result<HookEngine, LoadError> {
-        let settings = self.settings().map_err(|errors| LoadError { errors })?;
+        let loaded = self.load()?;
+        let policy = self
+            .untrusted_projects
+            .or(loaded.settings.untrusted_projects)
+            .unwrap_or_default();
+        let trusted = loaded.trust.as_ref().is_none_or(|t| t.status.is_trusted())
+            || policy == UntrustedProjects::TrustAll;
         let audit = self
-            .open_audit_log(&settings)
+            .open_audit_log(&loaded.settings, trusted)
             .map_err(|e| LoadError { errors: vec![e] })?;
+        let (specs, skipped) = project_trust::apply(loaded.hooks, loaded.trust.as_ref(), policy);
+        let mut reviews: Vec<Arc<dyn Review>> = vec![stop_guard(
+            self.stop_loop_limit,
+            self.state_dir.as_ref().map(|d| d.join("stop-loops")),
+        )];
+        let settings_ignored = !trusted && loaded.settings.project_audit_log.is_some();
+        if let Some(notice) = loaded.trust.as_ref().and_then(|trust| {
+            UntrustedNotice::new(
+                trust,
+                &skipped,
+                settings_ignored,
+                self.once_marks("notices"),
+            )
+        }) {
+            reviews.push(Arc::new(notice));
+        }
+        let registry = HookRegistry::reviewed(audit, Some(Arc::new(Reviews(reviews))));
+        for spec in specs {
+            registry.register(spec);
+        }
+        Ok(HookEngine { registry, skipped })
+    }
+
+    /// Per-session marks under the state directory (in memory without one).
+    fn once_marks(&self, name: &str) -> Arc<OnceMarks> {
+        Arc::new(OnceMarks::new(
+            self.state_dir.as_ref().map(|d| d.join(name)),
+        ))
+    }
+
+    /// Read the settings and every hook file, and weigh the project's trust.
+    fn load(&self) -> Result<Loaded, LoadError> {
+        let (settings, settings_files) = self.settings().map_err(|errors| LoadError { errors })?;
         let project_dir = match &self.project_dir {
             Some(dir) => dir.clone(),
             None => std::env::current_dir().unwrap_or_default(),
         };
         let allowlist = self
             .http_allowlist
-            .extended(settings.allow_urls)
+            .extended(settings.allow_urls.iter().cloned())
             .expect("settings URL patterns were checked when read");
         let mut loader = Loader::new(
             KindSettings {
                 wasm: WasmSetup::new(
                     self.runtime.clone(),
                     self.runtime_builder.clone(),
-                    project_dir,
+                    project_dir.clone(),
                     self.limits,
                 ),
                 commands: self.commands.clone(),
@@ -270,30 +358,51 @@ impl HookEngineBuilder {
                 http: HttpSettings::new(allowlist),
                 mcp: McpServers::default(),
             },
-            Arc::new(OnceMarks::new(
-                self.state_dir.as_ref().map(|d| d.join("once")),
-            )),
+            self.once_marks("once"),
         );
-        let mut layers = Vec::new();
+        let layers = self.layers();
+        let mut found = Vec::new();
         let mut errors = Vec::new();
-        for file in self.files() {
-            match loader.load_file(&file) {
-                Ok(found) => layers.push(found),
+        for layer in &layers {
+            match loader.load_file(&layer.path) {
+                Ok(hooks) => found.push((layer.scope, hooks)),
                 Err(errs) => errors.extend(errs),
             }
         }
         if !errors.is_empty() {
             return Err(LoadError { errors });
         }
-        let guard = stop_guard(
-            self.stop_loop_limit,
-            self.state_dir.as_ref().map(|d| d.join("stop-loops")),
-        );
-        let registry = HookRegistry::reviewed(audit, Some(guard));
-        for spec in config::merge(layers) {
-            registry.register(spec);
-        }
-        Ok(HookEngine { registry })
+        let hooks = config::merge(found);
+        let mut files: Vec<PathBuf> = layers
+            .iter()
+            .filter(|l| l.scope == Scope::Project)
+            .map(|l| l.path.clone())
+            .chain(settings_files)
+            .chain(
+                hooks
+                    .iter()
+                    .filter(|(scope, _)| *scope == Scope::Project)
+                    .flat_map(|(_, hook)| hook.executes.iter().cloned()),
+            )
+            .collect();
+        files.sort();
+        files.dedup();
+        let trust = (!files.is_empty()).then(|| {
+            let status = match &self.trust_store {
+                Some(store) => store.status(&project_dir, &files),
+                None => TrustStatus::Never,
+            };
+            ProjectTrust {
+                project: project_dir,
+                files,
+                status,
+            }
+        });
+        Ok(Loaded {
+            settings,
+            hooks,
+            trust,
+        })
     }
 
     fn user_config(&self) -> Option<PathBuf> {
@@ -302,19 +411,36 @@ impl HookEngineBuilder {
             .or_else(config::user_config_dir)
     }
 
-    /// The engine settings files' contents (none without a project).
-    fn settings(&self) -> Result<EngineSettings, Vec<Error>> {
+    /// The engine settings files' contents, and the project's settings
+    /// files (none without a project).
+    fn settings(&self) -> Result<(EngineSettings, Vec<PathBuf>), Vec<Error>> {
         let Some(project) = &self.project_dir else {
-            return Ok(EngineSettings::default());
+            return Ok((EngineSettings::default(), Vec::new()));
         };
-        EngineSettings::load(&config::settings_files(
-            project,
-            self.user_config().as_deref(),
-        ))
+        let files = config::settings_files(project, self.user_config().as_deref());
+        let settings = EngineSettings::load(&files)?;
+        let project_files = files
+            .into_iter()
+            .filter(|f| f.scope == Scope::Project)
+            .map(|f| f.path)
+            .collect();
+        Ok((settings, project_files))
     }
 
-    fn open_audit_log(&self, settings: &EngineSettings) -> Result<Option<AuditLog>, Error> {
-        let Some(path) = self.audit_log.as_ref().or(settings.audit_log.as_ref()) else {
+    /// The audit log: the builder's, else the project's while it is
+    /// trusted, else the user's.
+    fn open_audit_log(
+        &self,
+        settings: &EngineSettings,
+        trusted: bool,
+    ) -> Result<Option<AuditLog>, Error> {
+        let project_log = settings.project_audit_log.as_ref().filter(|_| trusted);
+        let Some(path) = self
+            .audit_log
+            .as_ref()
+            .or(project_log)
+            .or(settings.audit_log.as_ref())
+        else {
             return Ok(None);
         };
         let mut secret = self.secret_env.clone();
@@ -326,6 +452,13 @@ impl HookEngineBuilder {
                 source,
             })
     }
+}
+
+/// What [`HookEngineBuilder::load`] read.
+struct Loaded {
+    settings: EngineSettings,
+    hooks: Vec<(Scope, LoadedHook)>,
+    trust: Option<ProjectTrust>,
 }
 
 /// The hook engine: a [`HookRegistry`] (register, unregister, dispatch,
@@ -348,6 +481,7 @@ impl HookEngineBuilder {
 #[derive(Debug, Clone)]
 pub struct HookEngine {
     registry: HookRegistry,
+    skipped: Vec<SkippedHook>,
 }
 
 impl Default for HookEngine {
@@ -356,6 +490,7 @@ impl Default for HookEngine {
     fn default() -> Self {
         Self {
             registry: HookRegistry::reviewed(None, Some(stop_guard(DEFAULT_STOP_LOOP_LIMIT, None))),
+            skipped: Vec::new(),
         }
     }
 }
@@ -368,6 +503,11 @@ impl HookEngine {
     /// A builder; see [`HookEngineBuilder`] for the defaults.
     pub fn builder() -> HookEngineBuilder {
         HookEngineBuilder::new()
+    }
+
+    /// The project's hooks left out because the project is not trusted.
+    pub fn skipped(&self) -> &[SkippedHook] {
+        &self.skipped
     }
 }
 

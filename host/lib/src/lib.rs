@@ -41,12 +41,14 @@ mod engine;
 mod handlers;
 mod once;
 mod policy;
+mod project_trust;
 mod protocol;
 mod server;
 mod session;
 mod state_dir;
 mod stop_loop;
 mod template;
+mod trust;
 
 pub use engine::{HookEngine, HookEngineBuilder, LoadError};
 pub use handlers::command::{CommandDefaults, CommandHook, Program};
@@ -55,6 +57,7 @@ pub use handlers::inline::InlineHook;
 pub use handlers::prompt::{PromptDefaults, PromptHook, PromptSettings, Provider};
 pub use handlers::setup::{RuleProblem, SetupError};
 pub use policy::{Expectation, ExpectedDecision, Mismatch, PolicyTest, read_fixtures};
+pub use project_trust::{ProjectTrust, SkippedHook};
 pub use protocol::{
     Answer, InstalledHook, Protocol, SettingsError, install as install_hooks,
     uninstall as uninstall_hooks,
@@ -68,6 +71,7 @@ pub use session::{
     ToolHooks,
 };
 pub use stop_loop::DEFAULT_STOP_LOOP_LIMIT;
+pub use trust::{FileStamp, TrustRecord, TrustStatus, TrustStore, UntrustedProjects};
 pub use wasm_hooks_core::{
     Approval, Attributed, AuditEntry, AuditKind, AuditLine, AuditLog, Break, CATALOGUE, Context,
     Decision, Error, Event, EventError, EventName, EventPattern, Flow, FnHandler, Fold, Handler,

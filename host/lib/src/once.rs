@@ -37,7 +37,7 @@ impl OnceMarks {
     /// Mark `hook` as run in `session`; whether this was the first time.
     /// When the mark cannot be written the hook runs (and a warning is
     /// logged): a guard that runs twice is better than one that never does.
-    fn first(&self, session: &str, hook: &HookId) -> bool {
+    pub(crate) fn first(&self, session: &str, hook: &HookId) -> bool {
         match self {
             Self::Memory(set) => set
                 .lock()

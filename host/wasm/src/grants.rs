@@ -126,6 +126,22 @@ impl Grants {
         &self.dirs
     }
 
+    /// Whether every granted directory is read-only and inside `dir`, with
+    /// symbolic links resolved on both sides (a grant of a link that leads
+    /// out of `dir` is outside it). No grant at all is inside.
+    pub fn read_only_within(&self, dir: &Path) -> bool {
+        let Ok(dir) = dir.canonicalize() else {
+            return self.dirs.is_empty();
+        };
+        self.dirs.iter().all(|granted| {
+            !granted.writable
+                && granted
+                    .path
+                    .canonicalize()
+                    .is_ok_and(|real| real.starts_with(&dir))
+        })
+    }
+
     /// The names of the variables passed through (those set at load).
     pub fn env_names(&self) -> impl Iterator<Item = &str> {
         self.env.iter().map(|(name, _)| name.as_str())

@@ -18,8 +18,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::FileHooks;
-use wasm_hooks_core::HookSpec;
+use super::{FileHooks, LoadedHook};
 
 pub(super) const EXTENSIONS: [&str; 3] = ["json", "yaml", "yml"];
 
@@ -28,12 +27,31 @@ pub(crate) fn user_config_dir() -> Option<PathBuf> {
     wasm_hooks_core::xdg_dir("XDG_CONFIG_HOME", ".config")
 }
 
+/// Whose a hook file is, which decides what it may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Scope {
+    /// A project's (`.wasm-hooks/`, `.claude/`): written by whoever wrote
+    /// the repository, trusted only once the person says so.
+    Project,
+    /// The person's own (their config directory, or a file they named).
+    User,
+}
+
+/// One hook file of the search list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Layer {
+    /// The file.
+    pub(crate) path: PathBuf,
+    /// Whose it is.
+    pub(crate) scope: Scope,
+}
+
 /// The existing default hook files, highest precedence first.
 pub(crate) fn default_files(
     project: &Path,
     user_config: Option<&Path>,
     claude: bool,
-) -> Vec<PathBuf> {
+) -> Vec<Layer> {
     let ours = |dir: PathBuf, stem: &str| -> Vec<PathBuf> {
         EXTENSIONS
             .iter()
@@ -50,25 +68,63 @@ pub(crate) fn default_files(
     if claude {
         candidates.push(claude_dir.join("settings.json"));
     }
-    if let Some(user) = user_config {
-        candidates.extend(ours(user.join("wasm-hooks"), "hooks"));
-    }
-    candidates.into_iter().filter(|p| p.is_file()).collect()
+    let project_files = candidates.into_iter().map(|path| Layer {
+        path,
+        scope: Scope::Project,
+    });
+    let user_files = user_config
+        .map(|user| ours(user.join("wasm-hooks"), "hooks"))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|path| Layer {
+            path,
+            scope: Scope::User,
+        });
+    project_files
+        .chain(user_files)
+        .filter(|layer| layer.path.is_file())
+        .collect()
 }
 
-/// Add layers up, highest precedence first: duplicates run once, and names
-/// disabled in a layer are dropped from the layers below it.
-pub(crate) fn merge(layers: Vec<FileHooks>) -> Vec<HookSpec> {
+/// Add layers up, highest precedence first: duplicates run once. A name
+/// disabled in a layer is dropped from the layers below it of the same
+/// scope, and from every layer of a lower scope: a project can switch off
+/// its own hooks, never the person's.
+pub(crate) fn merge(layers: Vec<(Scope, FileHooks)>) -> Vec<(Scope, LoadedHook)> {
+    let disables: Vec<(usize, Scope, &str)> = layers
+        .iter()
+        .enumerate()
+        .flat_map(|(at, (scope, found))| {
+            found
+                .disabled
+                .iter()
+                .map(move |name| (at, *scope, name.as_str()))
+        })
+        .collect();
+    let switched_off = |at: usize, scope: Scope, name: &str| {
+        disables.iter().any(|(by, by_scope, disabled)| {
+            *disabled == name && (*by_scope > scope || (*by_scope == scope && *by < at))
+        })
+    };
+    let switched: Vec<Vec<bool>> = layers
+        .iter()
+        .enumerate()
+        .map(|(at, (scope, found))| {
+            found
+                .hooks
+                .iter()
+                .map(|hook| switched_off(at, *scope, hook.spec.id.as_str()))
+                .collect()
+        })
+        .collect();
     let mut seen = HashSet::new();
-    let mut disabled_above = HashSet::new();
     let mut merged = Vec::new();
-    for layer in layers {
-        for (identity, spec) in layer.hooks {
-            if !disabled_above.contains(spec.id.as_str()) && seen.insert(identity) {
-                merged.push(spec);
+    for ((scope, found), off) in layers.into_iter().zip(switched) {
+        for (hook, off) in found.hooks.into_iter().zip(off) {
+            if !off && seen.insert(hook.identity.clone()) {
+                merged.push((scope, hook));
             }
         }
-        disabled_above.extend(layer.disabled);
     }
     merged
 }
@@ -77,7 +133,7 @@ pub(crate) fn merge(layers: Vec<FileHooks>) -> Vec<HookSpec> {
 mod tests {
     use super::*;
     use crate::config::HookIdentity;
-    use wasm_hooks_core::{Decision, EventName, EventPattern, HookResult};
+    use wasm_hooks_core::{Decision, EventName, EventPattern, HookResult, HookSpec};
 
     fn spec(name: &str) -> HookSpec {
         HookSpec::from_fn(name, EventPattern::event(EventName::Stop), |_| async {
@@ -85,25 +141,40 @@ mod tests {
         })
     }
 
-    fn layer(hooks: &[(&str, &str)], disabled: &[&str]) -> FileHooks {
-        FileHooks {
+    fn layer(scope: Scope, hooks: &[(&str, &str)], disabled: &[&str]) -> (Scope, FileHooks) {
+        let found = FileHooks {
             hooks: hooks
                 .iter()
-                .map(|(id, name)| (HookIdentity::of_test(id), spec(name)))
+                .map(|(id, name)| LoadedHook {
+                    identity: HookIdentity::of_test(id),
+                    spec: spec(name),
+                    kind: "test",
+                    executes: Vec::new(),
+                    sandboxed: false,
+                })
                 .collect(),
             disabled: disabled.iter().map(|d| (*d).to_owned()).collect(),
-        }
+        };
+        (scope, found)
     }
 
-    fn names(specs: &[HookSpec]) -> Vec<&str> {
-        specs.iter().map(|s| s.id.as_str()).collect()
+    fn names(hooks: &[(Scope, LoadedHook)]) -> Vec<&str> {
+        hooks.iter().map(|(_, h)| h.spec.id.as_str()).collect()
     }
 
     #[test]
     fn layers_add_up_higher_first_and_duplicates_run_once() {
         let merged = merge(vec![
-            layer(&[("x", "local-x"), ("shared", "shared-local")], &[]),
-            layer(&[("shared", "shared-project"), ("y", "project-y")], &[]),
+            layer(
+                Scope::Project,
+                &[("x", "local-x"), ("shared", "shared-local")],
+                &[],
+            ),
+            layer(
+                Scope::Project,
+                &[("shared", "shared-project"), ("y", "project-y")],
+                &[],
+            ),
         ]);
         assert_eq!(names(&merged), ["local-x", "shared-local", "project-y"]);
     }
@@ -111,10 +182,27 @@ mod tests {
     #[test]
     fn a_higher_layer_disables_a_lower_hook_by_name_but_not_its_own() {
         let merged = merge(vec![
-            layer(&[("a", "audit")], &["guard"]),
-            layer(&[("g", "guard"), ("b", "other")], &["audit"]),
+            layer(Scope::Project, &[("a", "audit")], &["guard"]),
+            layer(
+                Scope::Project,
+                &[("g", "guard"), ("b", "other")],
+                &["audit"],
+            ),
         ]);
         assert_eq!(names(&merged), ["audit", "other"]);
+    }
+
+    #[test]
+    fn c5_a_project_cannot_switch_off_the_persons_own_guard() {
+        let merged = merge(vec![
+            layer(Scope::Project, &[("p", "project-hook")], &["guard"]),
+            layer(Scope::User, &[("g", "guard")], &["project-hook"]),
+        ]);
+        assert_eq!(
+            names(&merged),
+            ["guard"],
+            "the project's disable does not reach the user's guard; the user's reaches the project's hook"
+        );
     }
 
     #[test]
@@ -130,13 +218,28 @@ mod tests {
         let project_file = touch(project.path().join(".wasm-hooks/hooks.json"));
         let claude = touch(project.path().join(".claude/settings.json"));
         let local = touch(project.path().join(".wasm-hooks/hooks.local.json"));
+        let paths = |claude| -> Vec<(PathBuf, Scope)> {
+            default_files(project.path(), Some(user.path()), claude)
+                .into_iter()
+                .map(|l| (l.path, l.scope))
+                .collect()
+        };
         assert_eq!(
-            default_files(project.path(), Some(user.path()), false),
-            [local.clone(), project_file.clone(), user_file.clone()]
+            paths(false),
+            [
+                (local.clone(), Scope::Project),
+                (project_file.clone(), Scope::Project),
+                (user_file.clone(), Scope::User)
+            ]
         );
         assert_eq!(
-            default_files(project.path(), Some(user.path()), true),
-            [local, project_file, claude, user_file]
+            paths(true),
+            [
+                (local, Scope::Project),
+                (project_file, Scope::Project),
+                (claude, Scope::Project),
+                (user_file, Scope::User)
+            ]
         );
     }
 }

@@ -29,10 +29,10 @@ mod layers;
 mod locate;
 mod settings;
 
-pub(crate) use layers::{default_files, merge, user_config_dir};
+pub(crate) use layers::{Layer, Scope, default_files, merge, user_config_dir};
 pub(crate) use settings::{EngineSettings, settings_files};
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use wasm_hooks_core::{
@@ -97,11 +97,25 @@ impl HookIdentity {
 /// What one hook file holds.
 #[derive(Debug, Default)]
 pub(crate) struct FileHooks {
-    /// Its enabled hooks, in file order, each with its identity: the same
-    /// identity in two files is the same hook, and runs once.
-    pub(crate) hooks: Vec<(HookIdentity, HookSpec)>,
+    /// Its enabled hooks, in file order.
+    pub(crate) hooks: Vec<LoadedHook>,
     /// Names its `enabled: false` entries switch off in lower layers.
     pub(crate) disabled: Vec<String>,
+}
+
+/// One hook as loaded from a file, with what trust needs to know of it.
+#[derive(Debug)]
+pub(crate) struct LoadedHook {
+    /// The same identity in two files is the same hook, and runs once.
+    pub(crate) identity: HookIdentity,
+    /// The hook.
+    pub(crate) spec: HookSpec,
+    /// Its kind's `type` name.
+    pub(crate) kind: &'static str,
+    /// The files it runs or reads as code.
+    pub(crate) executes: Vec<PathBuf>,
+    /// Whether it may run in an untrusted project.
+    pub(crate) sandboxed: bool,
 }
 
 /// One file being read: where problems are reported, and what it yields.
@@ -388,8 +402,15 @@ impl Loader {
             matcher,
             condition,
         };
+        let (executes, sandboxed) = (std::mem::take(&mut built.executes), built.sandboxed);
         let (spec, identity) = spec_of(doc, kind, built, applies, read.path, at);
-        read.found.hooks.push((identity, spec));
+        read.found.hooks.push(LoadedHook {
+            identity,
+            spec,
+            kind: kind.name(),
+            executes,
+            sandboxed,
+        });
     }
 }
 
@@ -472,6 +493,7 @@ fn spec_of(
             entry,
         },
         handler: built.handler,
+        trusted: true,
         caveats,
     };
     (spec, identity)
@@ -679,7 +701,7 @@ hooks:
 "#;
         let found = load_named("profile.yaml", yaml).unwrap_or_else(|e| panic!("{e:?}"));
         let engine = crate::HookEngine::default();
-        for (_, spec) in found.hooks {
+        for LoadedHook { spec, .. } in found.hooks {
             engine.register(spec);
         }
         let run =
@@ -760,7 +782,7 @@ hooks:
         // seed 003's flat form: no `type`, a command, `timeout` in seconds.
         let found = load(r#"{"hooks": [{"event": "tool:pre_execute:bash", "command": "echo hi", "timeout": 5.0, "enabled": true}]}"#)
             .unwrap();
-        assert_eq!(found.hooks[0].1.id.as_str(), "echo hi");
+        assert_eq!(found.hooks[0].spec.id.as_str(), "echo hi");
         assert_problem(
             r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "plugin": "x.wasm"}]}]}}"#,
             "`plugin` does not apply to a command hook",

@@ -4,19 +4,26 @@
 //!
 //! ```yaml
 //! audit_log: .wasm-hooks/audit.jsonl   # relative to the project
-//! allow_urls: ["https://hooks.example.com/*"]
+//! allow_urls: ["https://hooks.example.com/*"]   # the user's file only
 //! secret_env: [DEPLOY_PASSPHRASE]      # also redacted from the audit log
+//! untrusted_projects: sandboxed_only   # the user's file only
 //! ```
 //!
-//! The project's file wins over the user's for `audit_log`; lists add up.
-//! Unknown fields are errors naming the file, line and column.
+//! A project's file may only narrow what the person set: it adds secret
+//! names, and may name an audit log inside the project (which wins over
+//! the user's), and only while the project is trusted. Widening keys
+//! (`allow_urls`, `untrusted_projects`) and an audit log outside the
+//! project are errors there: a cloned repository must not open egress or
+//! append to `~/.bashrc`. Lists add up. Unknown fields are errors naming
+//! the file, line and column.
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::layers::EXTENSIONS;
+use super::layers::{EXTENSIONS, Scope};
 use crate::handlers::http::UrlAllowlist;
+use crate::trust::UntrustedProjects;
 use wasm_hooks_core::Error;
 
 #[derive(Debug, Default, Deserialize)]
@@ -27,37 +34,49 @@ struct SettingsDoc {
     allow_urls: Vec<String>,
     #[serde(default)]
     secret_env: Vec<String>,
+    untrusted_projects: Option<UntrustedProjects>,
 }
 
 /// The engine settings from every settings file, merged.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct EngineSettings {
-    /// Where to append the audit log; a relative path in a project's file
-    /// is relative to the project, in the user's file to `$HOME`.
+    /// The user's audit log; a relative path is relative to `$HOME`.
     pub(crate) audit_log: Option<PathBuf>,
-    /// More URLs HTTP hooks may call (globs).
+    /// The project's audit log (inside the project), used only while the
+    /// project is trusted; it wins over the user's.
+    pub(crate) project_audit_log: Option<PathBuf>,
+    /// More URLs HTTP hooks may call (globs), from the user's file.
     pub(crate) allow_urls: Vec<String>,
     /// Variables whose values are secret whatever their names.
     pub(crate) secret_env: Vec<String>,
+    /// What runs in an untrusted project, from the user's file.
+    pub(crate) untrusted_projects: Option<UntrustedProjects>,
 }
 
-/// The existing settings files, the project's first; each with the
-/// directory its relative paths start from.
-pub(crate) fn settings_files(
-    project: &Path,
-    user_config: Option<&Path>,
-) -> Vec<(PathBuf, PathBuf)> {
+/// One settings file: the file, where its relative paths start, whose.
+pub(crate) struct SettingsFile {
+    pub(crate) path: PathBuf,
+    base: PathBuf,
+    pub(crate) scope: Scope,
+}
+
+/// The existing settings files, the project's first.
+pub(crate) fn settings_files(project: &Path, user_config: Option<&Path>) -> Vec<SettingsFile> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let mut dirs = vec![(project.join(".wasm-hooks"), Some(project.to_owned()))];
+    let mut dirs = vec![(
+        project.join(".wasm-hooks"),
+        Some(project.to_owned()),
+        Scope::Project,
+    )];
     if let Some(user) = user_config {
-        dirs.push((user.join("wasm-hooks"), home));
+        dirs.push((user.join("wasm-hooks"), home, Scope::User));
     }
     dirs.into_iter()
-        .flat_map(|(dir, base)| {
+        .flat_map(|(dir, base, scope)| {
             EXTENSIONS.iter().filter_map(move |ext| {
-                let file = dir.join(format!("config.{ext}"));
+                let path = dir.join(format!("config.{ext}"));
                 let base = base.clone().unwrap_or_else(|| dir.clone());
-                file.is_file().then_some((file, base))
+                path.is_file().then_some(SettingsFile { path, base, scope })
             })
         })
         .collect()
@@ -68,21 +87,17 @@ impl EngineSettings {
     /// [`settings_files`].
     ///
     /// # Errors
-    /// Every file that cannot be read or parsed.
-    pub(crate) fn load(files: &[(PathBuf, PathBuf)]) -> Result<Self, Vec<Error>> {
+    /// Every file that cannot be read or parsed, and every key a project's
+    /// file may not set.
+    pub(crate) fn load(files: &[SettingsFile]) -> Result<Self, Vec<Error>> {
         let mut merged = Self::default();
         let mut errors = Vec::new();
-        for (file, base) in files {
-            let doc = std::fs::read_to_string(file)
-                .map_err(|e| Error::Config {
-                    path: file.clone(),
-                    line: None,
-                    column: None,
-                    message: format!("cannot read it: {e}"),
-                })
-                .and_then(|text| super::parse::<Option<SettingsDoc>>(file, &text));
+        for file in files {
+            let doc = std::fs::read_to_string(&file.path)
+                .map_err(|e| problem(&file.path, format!("cannot read it: {e}")))
+                .and_then(|text| super::parse::<Option<SettingsDoc>>(&file.path, &text));
             match doc.and_then(|doc| checked(file, doc.unwrap_or_default())) {
-                Ok(doc) => merged.add(doc, base),
+                Ok(doc) => merged.add(doc, file),
                 Err(e) => errors.push(e),
             }
         }
@@ -93,26 +108,77 @@ impl EngineSettings {
         }
     }
 
-    fn add(&mut self, doc: SettingsDoc, base: &Path) {
-        if self.audit_log.is_none() {
-            self.audit_log = doc.audit_log.map(|p| expand_home(&p, base));
+    fn add(&mut self, doc: SettingsDoc, file: &SettingsFile) {
+        let log = doc.audit_log.map(|p| expand_home(&p, &file.base));
+        match file.scope {
+            Scope::Project => self.project_audit_log = self.project_audit_log.take().or(log),
+            Scope::User => {
+                self.audit_log = self.audit_log.take().or(log);
+                self.untrusted_projects = self.untrusted_projects.or(doc.untrusted_projects);
+            }
         }
         self.allow_urls.extend(doc.allow_urls);
         self.secret_env.extend(doc.secret_env);
     }
 }
 
-/// `doc` when its URL patterns are valid.
-fn checked(file: &Path, doc: SettingsDoc) -> Result<SettingsDoc, Error> {
+fn problem(path: &Path, message: String) -> Error {
+    Error::Config {
+        path: path.to_owned(),
+        line: None,
+        column: None,
+        message,
+    }
+}
+
+/// `doc` when its URL patterns are valid, and, in a project's file, when
+/// it only narrows.
+fn checked(file: &SettingsFile, doc: SettingsDoc) -> Result<SettingsDoc, Error> {
+    if file.scope == Scope::Project {
+        let user_only = |key: &str| {
+            problem(
+                &file.path,
+                format!(
+                    "`{key}` may only be set in the user's config (a project cannot widen what its hooks may do)"
+                ),
+            )
+        };
+        if !doc.allow_urls.is_empty() {
+            return Err(user_only("allow_urls"));
+        }
+        if doc.untrusted_projects.is_some() {
+            return Err(user_only("untrusted_projects"));
+        }
+        if let Some(log) = &doc.audit_log {
+            let path = expand_home(log, &file.base);
+            if !inside(&path, &file.base) {
+                return Err(problem(
+                    &file.path,
+                    format!(
+                        "audit_log: `{}` is outside the project; a project's audit log stays inside it",
+                        path.display()
+                    ),
+                ));
+            }
+        }
+    }
     match UrlAllowlist::default().extended(doc.allow_urls.iter().cloned()) {
         Ok(_) => Ok(doc),
-        Err(message) => Err(Error::Config {
-            path: file.to_owned(),
-            line: None,
-            column: None,
-            message: format!("allow_urls: {message}"),
-        }),
+        Err(message) => Err(problem(&file.path, format!("allow_urls: {message}"))),
     }
+}
+
+/// Whether `path` is inside `dir`, links resolved (the file itself need
+/// not exist yet: its directory is resolved).
+fn inside(path: &Path, dir: &Path) -> bool {
+    let Ok(dir) = dir.canonicalize() else {
+        return false;
+    };
+    let resolved = match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) => parent.canonicalize().map(|p| p.join(name)),
+        _ => path.canonicalize(),
+    };
+    resolved.is_ok_and(|p| p.starts_with(&dir) && !p.is_symlink())
 }
 
 /// `~/x` under `$HOME`; a relative path under `base`.
@@ -143,12 +209,14 @@ mod tests {
             r#"{"audit_log": "/var/log/x.jsonl", "secret_env": ["B"], "allow_urls": ["https://h/*"]}"#,
         )
         .unwrap();
+        std::fs::create_dir_all(project.path().join("logs")).unwrap();
         let files = settings_files(project.path(), Some(user.path()));
         let settings = EngineSettings::load(&files).unwrap();
         assert_eq!(
-            settings.audit_log,
+            settings.project_audit_log,
             Some(project.path().join("logs/audit.jsonl"))
         );
+        assert_eq!(settings.audit_log, Some(PathBuf::from("/var/log/x.jsonl")));
         assert_eq!(settings.secret_env, ["A", "B"]);
         assert_eq!(settings.allow_urls, ["https://h/*"]);
     }
@@ -166,5 +234,47 @@ mod tests {
             "{message}"
         );
         assert!(message.contains("audit_logs"), "{message}");
+    }
+}
+
+#[cfg(test)]
+mod widening {
+    use super::*;
+
+    fn project_config(text: &str) -> Result<EngineSettings, Vec<Error>> {
+        let project = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(project.path().join(".wasm-hooks")).unwrap();
+        std::fs::write(project.path().join(".wasm-hooks/config.yaml"), text).unwrap();
+        std::os::unix::fs::symlink("/tmp", project.path().join("out")).unwrap();
+        EngineSettings::load(&settings_files(project.path(), None))
+    }
+
+    fn refused(text: &str) -> String {
+        project_config(text).unwrap_err()[0].to_string()
+    }
+
+    #[test]
+    fn h3_a_projects_config_cannot_widen_the_url_allowlist() {
+        assert!(
+            refused("allow_urls: ['*']\n")
+                .contains("`allow_urls` may only be set in the user's config")
+        );
+        assert!(
+            refused("untrusted_projects: trust_all\n").contains("`untrusted_projects` may only")
+        );
+    }
+
+    #[test]
+    fn h4_a_projects_audit_log_cannot_point_outside_the_project() {
+        assert!(refused("audit_log: ~/.bashrc\n").contains("outside the project"));
+        assert!(refused("audit_log: /etc/x.jsonl\n").contains("outside the project"));
+        assert!(
+            refused("audit_log: out/x.jsonl\n").contains("outside the project"),
+            "through a link"
+        );
+        let inside =
+            project_config("audit_log: .wasm-hooks/audit.jsonl\nsecret_env: [DEPLOY]\n").unwrap();
+        assert!(inside.project_audit_log.is_some());
+        assert_eq!(inside.secret_env, ["DEPLOY"], "a project may add secrets");
     }
 }

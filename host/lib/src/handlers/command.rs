@@ -13,7 +13,7 @@
 //! and output mean is `answer`'s business.
 
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,7 +27,9 @@ use wasm_hooks_core::{
 };
 
 use super::answer;
-use super::kind::{BuildContext, Built, HookKind, HookProblem, string_list, string_map};
+use super::kind::{
+    BuildContext, Built, HookKind, HookProblem, files_named, string_list, string_map,
+};
 use super::setup::SetupError;
 use crate::template::Template;
 
@@ -469,6 +471,16 @@ impl HookKind for CommandKind {
         if entry.shell.is_some() && matches!(program, Program::Argv(_)) {
             return Err("`shell` runs `command`; `args` run without a shell".into());
         }
+        let words = match &program {
+            Program::Shell(line) => shlex::split(line).unwrap_or_default(),
+            Program::Argv(argv) => argv.clone(),
+        };
+        let runs_from = cx
+            .settings
+            .wasm
+            .project_dir
+            .join(working_dir.as_deref().unwrap_or(Path::new("")));
+        let executes = files_named(words.iter().map(String::as_str), &runs_from);
         let hook = CommandHook::new(
             program,
             working_dir,
@@ -477,11 +489,7 @@ impl HookKind for CommandKind {
             &cx.settings.commands,
         )?
         .with_shell(entry.shell.unwrap_or_default())?;
-        Ok(Built {
-            handler: Arc::new(hook),
-            default_name,
-            identity,
-        })
+        Ok(Built::new(Arc::new(hook), default_name, identity).executing(executes))
     }
 }
 

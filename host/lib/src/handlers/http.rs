@@ -327,11 +327,7 @@ impl HookKind for HttpKind {
         let identity = json!({
             "url": url, "headers": entry.headers, "allowed_env": entry.allowed_env, "timeout_ms": cx.timeout_ms,
         });
-        Ok(Built {
-            handler: Arc::new(hook),
-            default_name: url.clone(),
-            identity,
-        })
+        Ok(Built::new(Arc::new(hook), url.clone(), identity))
     }
 }
 

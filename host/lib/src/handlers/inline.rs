@@ -407,11 +407,12 @@ impl HookKind for InlineKind {
             .rules
             .ok_or("an inline hook needs `rules`: [{field, operator, value, action, …}]")?;
         let hook = InlineHook::from_rules(&rules)?;
-        Ok(Built {
-            handler: Arc::new(hook),
-            default_name: "inline".to_owned(),
-            identity: json!({ "rules": rules }),
-        })
+        Ok(Built::new(
+            Arc::new(hook),
+            "inline".to_owned(),
+            json!({ "rules": rules }),
+        )
+        .sandboxed())
     }
 }
 
@@ -442,11 +443,8 @@ impl HookKind for MatcherKind {
         let action = action.as_str().ok_or("`action` must be a string")?;
         let message = entry.message.as_ref().and_then(Value::as_str);
         let hook = InlineHook::from_matcher(matches, action, message)?;
-        Ok(Built {
-            handler: Arc::new(hook),
-            default_name: "matcher".to_owned(),
-            identity: json!({"match": matches, "action": action, "message": message}),
-        })
+        let identity = json!({"match": matches, "action": action, "message": message});
+        Ok(Built::new(Arc::new(hook), "matcher".to_owned(), identity).sandboxed())
     }
 }
 

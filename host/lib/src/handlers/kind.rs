@@ -5,7 +5,7 @@
 //! the kind by `type`, checks the remaining fields against the kind's struct
 //! and hands them over: it knows no kind's fields.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Deserializer;
@@ -50,6 +50,56 @@ pub(crate) struct Built {
     /// What makes two entries of this kind the same hook (resolved paths,
     /// effective limits…); the name is only a label.
     pub(crate) identity: Value,
+    /// The files it runs or reads as code (a plugin, a script, an MCP
+    /// server's program and its `.mcp.json`): trusting a project trusts
+    /// these as they are.
+    pub(crate) executes: Vec<PathBuf>,
+    /// Whether it may run in a project nobody trusted: it runs no program
+    /// of the project's outside the sandbox, reaches no network, and reads
+    /// nothing but the project (inline rules; wasm hooks whose only grant
+    /// is the project, read-only, with no environment).
+    pub(crate) sandboxed: bool,
+}
+
+impl Built {
+    /// A hook that runs no file of its own and may not run in an untrusted
+    /// project (say otherwise with [`Built::executing`] and
+    /// [`Built::sandboxed`]).
+    pub(crate) fn new(handler: Arc<dyn Handler>, default_name: String, identity: Value) -> Self {
+        Self {
+            handler,
+            default_name,
+            identity,
+            executes: Vec::new(),
+            sandboxed: false,
+        }
+    }
+
+    /// This hook, running or reading these files as code.
+    pub(crate) fn executing(mut self, files: Vec<PathBuf>) -> Self {
+        self.executes = files;
+        self
+    }
+
+    /// This hook, safe to run in an untrusted project.
+    pub(crate) fn sandboxed(mut self) -> Self {
+        self.sandboxed = true;
+        self
+    }
+}
+
+/// The words of a command line or argument list that name existing files
+/// (relative ones from `dir`): the scripts it runs (`./audit.sh`, `python3
+/// scripts/check.py`).
+pub(crate) fn files_named<'a>(
+    words: impl IntoIterator<Item = &'a str>,
+    dir: &Path,
+) -> Vec<PathBuf> {
+    words
+        .into_iter()
+        .map(|word| dir.join(word))
+        .filter(|path| path.is_file())
+        .collect()
 }
 
 /// Why an entry could not become a handler.

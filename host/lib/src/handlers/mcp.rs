@@ -32,7 +32,9 @@ use tokio::sync::Mutex;
 use wasm_hooks_core::{Event, Handler, HandlerFuture, HookError, HookId, HookOutput, Reply};
 
 use super::answer;
-use super::kind::{BuildContext, Built, HookKind, HookProblem, string_list, string_map};
+use super::kind::{
+    BuildContext, Built, HookKind, HookProblem, files_named, string_list, string_map,
+};
 
 /// How long an MCP tool hook may take, the server's start included, unless
 /// its entry says otherwise (Claude Code's default for hooks).
@@ -51,6 +53,8 @@ pub struct McpServerSpec {
     pub env: Vec<(String, String)>,
     /// Where it runs.
     pub cwd: PathBuf,
+    /// The `.mcp.json` it was named in, if it was.
+    pub config_file: Option<PathBuf>,
 }
 
 /// A server's connection, started on first use and shared by its hooks.
@@ -322,12 +326,14 @@ impl HookKind for McpToolKind {
             "tool": tool, "input": input, "timeout_ms": cx.timeout_ms,
         });
         let default_name = format!("mcp:{}:{tool}", spec.name);
+        let mut executes = files_named(
+            std::iter::once(spec.command.as_str()).chain(spec.args.iter().map(String::as_str)),
+            &spec.cwd,
+        );
+        executes.extend(spec.config_file.clone());
         let server = cx.settings.mcp.get(spec);
-        Ok(Built {
-            handler: Arc::new(McpToolHook::new(server, tool, input, cx.timeout_ms)),
-            default_name,
-            identity,
-        })
+        let hook = McpToolHook::new(server, tool, input, cx.timeout_ms);
+        Ok(Built::new(Arc::new(hook), default_name, identity).executing(executes))
     }
 }
 
@@ -353,7 +359,9 @@ fn named_server(name: &str, base: &Path) -> Result<McpServerSpec, HookProblem> {
         if let Some(Value::Object(server)) = doc.get("mcpServers").and_then(|s| s.get(name)) {
             let dir = file.parent().unwrap_or(base);
             let at = format!("{}: mcpServers.{name}", file.display());
-            return server_spec(name.to_owned(), server, dir, &at);
+            let mut spec = server_spec(name.to_owned(), server, dir, &at)?;
+            spec.config_file = Some(file.clone());
+            return Ok(spec);
         }
     }
     let looked: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
@@ -389,6 +397,7 @@ fn server_spec(
         args: string_list(server.get("args"), &format!("{at}.args"))?,
         env: string_map(server.get("env"), &format!("{at}.env"))?,
         cwd: dir.to_owned(),
+        config_file: None,
     })
 }
 

@@ -464,11 +464,7 @@ impl HookKind for PromptKind {
         });
         let client = cx.settings.http.client()?;
         let hook = PromptHook::new(client, settings, &cx.settings.prompts)?;
-        Ok(Built {
-            handler: Arc::new(hook),
-            default_name: "prompt".to_owned(),
-            identity,
-        })
+        Ok(Built::new(Arc::new(hook), "prompt".to_owned(), identity))
     }
 }
 

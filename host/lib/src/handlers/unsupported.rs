@@ -58,12 +58,10 @@ impl HookKind for AgentKind {
     type Entry = AgentEntry;
 
     fn build(entry: AgentEntry, _: &mut BuildContext<'_>) -> Result<Built, HookProblem> {
-        Ok(Built {
-            handler: Arc::new(Unsupported {
-                why: "`agent` hooks need an agent loop, which wasm-hooks does not run (use a `prompt` hook for a one-shot model check)",
-            }),
-            default_name: "agent".to_owned(),
-            identity: serde_json::json!({"prompt": entry.prompt, "model": entry.model}),
-        })
+        let handler = Arc::new(Unsupported {
+            why: "`agent` hooks need an agent loop, which wasm-hooks does not run (use a `prompt` hook for a one-shot model check)",
+        });
+        let identity = serde_json::json!({"prompt": entry.prompt, "model": entry.model});
+        Ok(Built::new(handler, "agent".to_owned(), identity))
     }
 }

@@ -111,10 +111,12 @@ impl HookKind for WasmKind {
             Some(_) => return Err("`sha256` must be the plugin's sha256, 64 hex digits".into()),
         };
         let setup = &mut cx.settings.wasm;
+        let env = string_list(entry.env.as_ref(), "env")?;
+        let asks_env = !env.is_empty();
         let grants = Grants::resolve(
             &string_list(entry.allow_read.as_ref(), "allow_read")?,
             &string_list(entry.allow_write.as_ref(), "allow_write")?,
-            &string_list(entry.env.as_ref(), "env")?,
+            &env,
             &GrantBase {
                 project_dir: &setup.project_dir,
                 relative_to: cx.base,
@@ -141,11 +143,9 @@ impl HookKind for WasmKind {
             "limits": limits,
             "grants": grants.to_string(),
         });
+        let sandboxed = grants.read_only_within(&setup.project_dir) && !asks_env;
         let hook = WasmHook::new(plugin, &config, limits).with_grants(grants);
-        Ok(Built {
-            handler: Arc::new(hook),
-            default_name,
-            identity,
-        })
+        let built = Built::new(Arc::new(hook), default_name, identity).executing(vec![plugin_path]);
+        Ok(if sandboxed { built.sandboxed() } else { built })
     }
 }

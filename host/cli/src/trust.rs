@@ -1,0 +1,149 @@
+//! `wasm-hooks trust`: show what a project's layers would run, and, once
+//! the person agrees, record them as trusted (the sha256 of every hook
+//! file, config file, plugin and script, in the user's state directory);
+//! `--show` says whether the project is trusted, `--revoke` forgets it.
+
+use std::fmt::Write as _;
+use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use wasm_hooks::{HookEngineBuilder, HookSource, TrustStatus, TrustStore, UntrustedProjects};
+
+use super::hook_files::CacheArgs;
+use super::{Exit, report};
+
+/// Arguments of `wasm-hooks trust`.
+#[derive(Debug, Args)]
+pub(crate) struct TrustArgs {
+    /// The project [default: the current directory].
+    #[arg(long, value_name = "DIR")]
+    project_dir: Option<PathBuf>,
+
+    /// Also weigh the project's `.claude/settings.json` and
+    /// `.claude/settings.local.json`.
+    #[arg(long)]
+    claude_settings: bool,
+
+    /// Trust without asking.
+    #[arg(long, short)]
+    yes: bool,
+
+    /// Only say whether the project is trusted, and what with.
+    #[arg(long, conflicts_with_all = ["yes", "revoke"])]
+    show: bool,
+
+    /// Forget that the project was trusted.
+    #[arg(long, conflicts_with = "yes")]
+    revoke: bool,
+
+    #[command(flatten)]
+    cache: CacheArgs,
+}
+
+pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
+    let store =
+        TrustStore::user().context("no state directory: neither XDG_STATE_HOME nor HOME is set")?;
+    let project = match &args.project_dir {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().context("finding the current directory")?,
+    };
+    if args.revoke {
+        let message = if store.revoke(&project)? {
+            format!("{} is no longer trusted\n", project.display())
+        } else {
+            format!("{} was not trusted\n", project.display())
+        };
+        report::print(&message)?;
+        return Ok(Exit::GoOn);
+    }
+    let mut builder = HookEngineBuilder::new();
+    builder
+        .project_dir(&project)
+        .claude_settings(args.claude_settings)
+        .runtime_options(args.cache.runtime_options())
+        .untrusted_projects(UntrustedProjects::TrustAll);
+    let Some(trust) = builder.project_trust()? else {
+        report::print(&format!(
+            "{} has no hook files or settings of its own: nothing to trust\n",
+            project.display()
+        ))?;
+        return Ok(Exit::GoOn);
+    };
+    if args.show {
+        let status = match &trust.status {
+            TrustStatus::Trusted => "trusted".to_owned(),
+            TrustStatus::Never => "not trusted".to_owned(),
+            TrustStatus::Changed(files) => format!(
+                "not trusted: changed since it was trusted: {}",
+                files
+                    .iter()
+                    .map(|f| f.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        report::print(&format!("{}: {status}\n", project.display()))?;
+        return Ok(if trust.status.is_trusted() {
+            Exit::GoOn
+        } else {
+            Exit::Failed
+        });
+    }
+    report::print(&what_would_run(&builder, &trust.files)?)?;
+    if !args.yes && !confirmed()? {
+        report::print("not trusted\n")?;
+        return Ok(Exit::Failed);
+    }
+    store.trust(&project, &trust.files)?;
+    report::print(&format!(
+        "trusted {} ({} files); any change to them makes it untrusted again\n",
+        project.display(),
+        trust.files.len()
+    ))?;
+    Ok(Exit::GoOn)
+}
+
+/// Each project hook (name, kind details, where), then every file trusting
+/// records.
+fn what_would_run(builder: &HookEngineBuilder, files: &[PathBuf]) -> anyhow::Result<String> {
+    let engine = builder.build()?;
+    let mut out = String::from("The project's hooks would run with your rights:\n");
+    for hook in engine.hooks() {
+        let HookSource::File { file, .. } = &hook.source else {
+            continue;
+        };
+        if !files.contains(file) {
+            continue;
+        }
+        let events: Vec<&str> = hook.events.events().map(|e| e.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "  {}  [{}]  from {}",
+            hook.id,
+            events.join(", "),
+            hook.source
+        );
+        for line in hook.handler.details() {
+            let _ = writeln!(out, "      {line}");
+        }
+    }
+    out.push_str("Trusting records these files as they are now:\n");
+    for file in files {
+        let _ = writeln!(out, "  {}", file.display());
+    }
+    Ok(out)
+}
+
+/// Ask on the terminal; refuse when there is none to ask on.
+fn confirmed() -> anyhow::Result<bool> {
+    if !std::io::stdin().is_terminal() {
+        bail!("no terminal to ask on: add --yes to trust without asking");
+    }
+    eprint!("Trust them? [y/N] ");
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
+}

@@ -1,0 +1,140 @@
+//! What the project's layers may do, given whether the person trusts the
+//! project ([`crate::trust`]) and the user's `untrusted_projects` policy:
+//! trusted, everything runs; untrusted, only sandboxed hooks run, as
+//! untrusted hooks ([`HookSpec::trusted`]), or nothing does; and the person
+//! is told once per session what was skipped and the command that trusts
+//! it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use wasm_hooks_core::{
+    Attributed, Event, HookId, HookSource, HookSpec, Outcome, Review, sha256_hex,
+};
+
+use crate::config::{LoadedHook, Scope};
+use crate::once::OnceMarks;
+use crate::trust::{TrustStatus, UntrustedProjects};
+
+/// A project's trust: the files it was (or would be) trusted with, and
+/// whether it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectTrust {
+    /// The project.
+    pub project: PathBuf,
+    /// Every file that decides what its layers run: hook files,
+    /// `config.*`, and the files their hooks run or read as code.
+    pub files: Vec<PathBuf>,
+    /// Whether the person trusts it as it is.
+    pub status: TrustStatus,
+}
+
+/// A project hook that does not run because the project is not trusted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedHook {
+    /// Its name.
+    pub id: HookId,
+    /// Its kind (`command`, `http`, `wasm`…).
+    pub kind: &'static str,
+    /// Where it is declared.
+    pub source: HookSource,
+}
+
+/// The hooks that run, and those skipped, for this project's trust.
+pub(crate) fn apply(
+    hooks: Vec<(Scope, LoadedHook)>,
+    trust: Option<&ProjectTrust>,
+    policy: UntrustedProjects,
+) -> (Vec<HookSpec>, Vec<SkippedHook>) {
+    let trusted =
+        trust.is_none_or(|t| t.status.is_trusted()) || policy == UntrustedProjects::TrustAll;
+    let mut run = Vec::new();
+    let mut skipped = Vec::new();
+    for (scope, hook) in hooks {
+        let mut spec = hook.spec;
+        if scope == Scope::User || trusted {
+            run.push(spec);
+        } else if policy == UntrustedProjects::SandboxedOnly && hook.sandboxed {
+            spec.trusted = false;
+            run.push(spec);
+        } else {
+            skipped.push(SkippedHook {
+                id: spec.id,
+                kind: hook.kind,
+                source: spec.source,
+            });
+        }
+    }
+    (run, skipped)
+}
+
+/// Tells the person, once per session, that an untrusted project's hooks
+/// (or its settings) were left out, and how to trust them.
+#[derive(Debug)]
+pub(crate) struct UntrustedNotice {
+    message: String,
+    marks: Arc<OnceMarks>,
+}
+
+/// The pseudo-hook the notice is marked under, once per session and
+/// message.
+const NOTICE: &str = "wasm-hooks/untrusted-project";
+
+impl UntrustedNotice {
+    /// A notice for `trust`'s project, naming what was `skipped` and
+    /// whether its settings were left out; none when nothing was.
+    pub(crate) fn new(
+        trust: &ProjectTrust,
+        skipped: &[SkippedHook],
+        settings_ignored: bool,
+        marks: Arc<OnceMarks>,
+    ) -> Option<Self> {
+        if skipped.is_empty() && !settings_ignored {
+            return None;
+        }
+        let mut left_out: Vec<String> = skipped
+            .iter()
+            .map(|s| format!("`{}` ({})", s.id, s.kind))
+            .collect();
+        if settings_ignored {
+            left_out.push("its config file".to_owned());
+        }
+        let why = match &trust.status {
+            TrustStatus::Trusted => "",
+            TrustStatus::Never => "not trusted",
+            TrustStatus::Changed(_) => "not trusted since its hook files or scripts changed",
+        };
+        let message = format!(
+            "this project's hooks are {why}: left out {}; sandboxed guards still run. Trust them with `wasm-hooks trust --project-dir {}`",
+            left_out.join(", "),
+            shlex::try_quote(&trust.project.to_string_lossy()).unwrap_or_default()
+        );
+        Some(Self { message, marks })
+    }
+}
+
+impl Review for UntrustedNotice {
+    fn review(&self, event: &Event, outcome: &mut Outcome) {
+        // Marked per message: a new reason (files changed since) is told
+        // again in the same session.
+        let hook = HookId::new(format!("{NOTICE}:{}", &sha256_hex(self.message.as_bytes())[..16]));
+        if self.marks.first(event.session_id(), &hook) {
+            outcome.system_messages.push(Attributed {
+                hook: HookId::new("wasm-hooks"),
+                value: self.message.clone(),
+            });
+        }
+    }
+}
+
+/// Several reviews, in order.
+#[derive(Debug)]
+pub(crate) struct Reviews(pub(crate) Vec<Arc<dyn Review>>);
+
+impl Review for Reviews {
+    fn review(&self, event: &Event, outcome: &mut Outcome) {
+        for review in &self.0 {
+            review.review(event, outcome);
+        }
+    }
+}

