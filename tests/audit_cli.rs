@@ -127,13 +127,30 @@ fn the_settings_file_turns_the_log_on_and_names_more_secrets() {
         "audit_log: logs/audit.jsonl\nsecret_env: [RELEASE_PHRASE]\n",
     )
     .unwrap();
+    std::fs::create_dir_all(dir.join("logs")).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let run = || {
+        wasm_hooks()
+            .current_dir(dir)
+            .env("XDG_STATE_HOME", state.path())
+            .args(["run", "--event", "PreToolUse", "--tool", "Bash", "--input"])
+            .arg(json!({"command": "sign --phrase open-sesame-42"}).to_string())
+            .env("RELEASE_PHRASE", "open-sesame-42")
+            .assert()
+            .success();
+    };
+    run();
+    assert!(
+        !dir.join("logs/audit.jsonl").exists(),
+        "an untrusted project's settings are left out"
+    );
     wasm_hooks()
         .current_dir(dir)
-        .args(["run", "--event", "PreToolUse", "--tool", "Bash", "--input"])
-        .arg(json!({"command": "sign --phrase open-sesame-42"}).to_string())
-        .env("RELEASE_PHRASE", "open-sesame-42")
+        .env("XDG_STATE_HOME", state.path())
+        .args(["trust", "--yes"])
         .assert()
         .success();
+    run();
     let text = std::fs::read_to_string(dir.join("logs/audit.jsonl")).unwrap();
     assert!(text.contains("sign --phrase [REDACTED]"), "{text}");
 }

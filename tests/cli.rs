@@ -321,6 +321,24 @@ fn layers_add_up_duplicates_run_once_and_a_higher_layer_disables_by_name() {
         ".wasm-hooks/hooks.local.json",
         &json!({"hooks": {"PreToolUse": [{"hooks": [{"name": "guard", "enabled": false}]}]}}),
     );
+    // The project switches off its own guard, never the person's (C5):
+    // the user's copy, run once before as the same hook, runs now.
+    layers
+        .run_rm_rf(&[])
+        .code(2)
+        .stdout(predicate::str::contains("1 hook ran"));
+    layers
+        .cmd(&["list"])
+        .assert()
+        .stdout(predicate::str::contains(
+            "wasm-hooks/hooks.json: hooks.PreToolUse[0].hooks[0]",
+        ))
+        .stdout(predicate::str::contains(".wasm-hooks/hooks.json").not());
+    layers.write(
+        "~/wasm-hooks/hooks.json",
+        &json!({"hooks": {"PreToolUse": [{"hooks": [{"name": "guard", "enabled": false}]}]}}),
+    );
+    layers.write(".wasm-hooks/hooks.local.json", &json!({}));
     layers
         .run_rm_rf(&[])
         .code(0)

@@ -201,7 +201,9 @@ fn claude_settings_with_comments_and_trailing_commas_are_read() {
         .assert()
         .success()
         .stdout(
-            predicate::str::contains("echo checked").and(predicate::str::contains("[PreToolUse]")),
+            predicate::str::contains("echo checked").and(predicate::str::contains(
+                "not run: the project is not trusted",
+            )),
         );
     // A real mistake in such a file still names its line.
     std::fs::write(

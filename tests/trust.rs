@@ -80,7 +80,9 @@ impl Repository {
     }
 
     fn bash(&self, command: &str) -> Value {
-        self.claude("PreToolUse", |e| e["tool_input"]["command"] = json!(command))
+        self.claude("PreToolUse", |e| {
+            e["tool_input"]["command"] = json!(command);
+        })
     }
 
     fn trust(&self) {
@@ -144,7 +146,11 @@ fn c1_an_untrusted_projects_command_hook_does_not_run_and_the_person_is_told_onc
 fn c2_an_untrusted_wasm_hook_granting_itself_home_and_secrets_does_not_run() {
     let repo = Repository::new(&json!({}));
     let entries = vec![
-        guard(&repo, "greedy", json!({"allow_read": ["~"], "allow_write": ["~"]})),
+        guard(
+            &repo,
+            "greedy",
+            json!({"allow_read": ["~"], "allow_write": ["~"]}),
+        ),
         guard(&repo, "nosy", json!({"env": ["AWS_SECRET_ACCESS_KEY"]})),
     ];
     repo.write(
@@ -173,9 +179,16 @@ fn m10_a_grant_through_a_link_out_of_the_project_is_not_inside_it() {
         ".wasm-hooks/hooks.json",
         &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [entry]}]}}).to_string(),
     );
-    assert!(!denied(&repo.bash("rm -rf build")), "the linked grant is outside");
+    assert!(
+        !denied(&repo.bash("rm -rf build")),
+        "the linked grant is outside"
+    );
     // A grant that really is inside, read-only, is sandboxed: the guard runs.
-    let inside = guard(&repo, "inside", json!({"allow_read": ["${PROJECT_DIR}/src"]}));
+    let inside = guard(
+        &repo,
+        "inside",
+        json!({"allow_read": ["${PROJECT_DIR}/src"]}),
+    );
     std::fs::create_dir_all(repo.path().join("src")).unwrap();
     repo.write(
         ".wasm-hooks/hooks.json",
@@ -197,7 +210,9 @@ fn c3_an_untrusted_rewrite_is_refused_and_an_untrusted_allow_is_no_opinion() {
     );
     let rewritten = repo.bash("git status");
     assert!(
-        rewritten["hookSpecificOutput"].get("updatedInput").is_none(),
+        rewritten["hookSpecificOutput"]
+            .get("updatedInput")
+            .is_none(),
         "{rewritten}"
     );
     assert!(
@@ -208,7 +223,9 @@ fn c3_an_untrusted_rewrite_is_refused_and_an_untrusted_allow_is_no_opinion() {
     );
     let allowed = repo.bash("ls");
     assert!(
-        allowed["hookSpecificOutput"].get("permissionDecision").is_none(),
+        allowed["hookSpecificOutput"]
+            .get("permissionDecision")
+            .is_none(),
         "an untrusted allow skips no permission prompt: {allowed}"
     );
 }

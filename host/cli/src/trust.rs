@@ -117,7 +117,11 @@ fn what_would_run(builder: &HookEngineBuilder, files: &[PathBuf]) -> anyhow::Res
         if !files.contains(file) {
             continue;
         }
-        let events: Vec<&str> = hook.events.events().map(|e| e.as_str()).collect();
+        let events: Vec<&str> = hook
+            .events
+            .events()
+            .map(wasm_hooks::EventName::as_str)
+            .collect();
         let _ = writeln!(
             out,
             "  {}  [{}]  from {}",

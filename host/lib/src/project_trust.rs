@@ -117,7 +117,10 @@ impl Review for UntrustedNotice {
     fn review(&self, event: &Event, outcome: &mut Outcome) {
         // Marked per message: a new reason (files changed since) is told
         // again in the same session.
-        let hook = HookId::new(format!("{NOTICE}:{}", &sha256_hex(self.message.as_bytes())[..16]));
+        let hook = HookId::new(format!(
+            "{NOTICE}:{}",
+            &sha256_hex(self.message.as_bytes())[..16]
+        ));
         if self.marks.first(event.session_id(), &hook) {
             outcome.system_messages.push(Attributed {
                 hook: HookId::new("wasm-hooks"),

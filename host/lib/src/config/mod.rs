@@ -855,8 +855,8 @@ hooks:
         let one = load(text).unwrap();
         let renamed = load(&text.replace(r#""name": "a""#, r#""name": "b""#)).unwrap();
         let slower = load(&text.replace(r#""name": "a""#, r#""timeout": 9"#)).unwrap();
-        assert_eq!(one.hooks[0].0, renamed.hooks[0].0);
-        assert_ne!(one.hooks[0].0, slower.hooks[0].0);
+        assert_eq!(one.hooks[0].identity, renamed.hooks[0].identity);
+        assert_ne!(one.hooks[0].identity, slower.hooks[0].identity);
     }
 
     #[test]
