@@ -11,7 +11,10 @@ use wasm_hooks::{Event, HookEngine, HookError, Outcome, TraceStatus, UrlAllowlis
 
 fn engine_for(entry: Value) -> Result<HookEngine, wasm_hooks::LoadError> {
     let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}));
-    HookEngine::builder().hook_file(&file.path).build()
+    HookEngine::builder()
+        .hook_file(&file.path)
+        .hook_secrets(["CARGO_PKG_NAME".to_owned()])
+        .build()
 }
 
 async fn call(server: &Server, extra: Value) -> Outcome {
@@ -182,4 +185,20 @@ fn urls_outside_the_allowlist_are_load_errors() {
         .http_allowlist(UrlAllowlist::new(["https://hooks.example.com/*"]).unwrap())
         .build()
         .expect("an allowlisted URL loads");
+}
+
+#[test]
+fn h2_an_http_hooks_header_may_send_only_the_persons_hook_secrets() {
+    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "http", "url": "http://127.0.0.1:9/hook",
+         "headers": {"X-Key": "${AWS_SECRET_ACCESS_KEY}"}, "allowed_env": ["AWS_SECRET_ACCESS_KEY"]}]}]}}));
+    let err = HookEngine::builder()
+        .hook_file(&file.path)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("`allowed_env` names `AWS_SECRET_ACCESS_KEY`, which is not among the variables hooks may send"),
+        "{err}"
+    );
 }

@@ -64,6 +64,7 @@ fn engine(server: &Server, provider: &str, extra: Value) -> HookEngine {
     let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}));
     HookEngine::builder()
         .hook_file(&file.path)
+        .hook_secrets([KEY_VAR.to_owned()])
         .build()
         .unwrap_or_else(|e| panic!("{e}"))
 }
@@ -340,4 +341,35 @@ async fn a_prompt_hooks_block_ends_the_turn_unless_continue_on_block() {
         .await;
     assert!(goes_on.is_denied());
     assert_eq!(goes_on.stop, None, "{goes_on:?}");
+}
+
+#[test]
+fn h1_a_prompt_hooks_base_url_and_key_variable_must_be_allowed() {
+    let load = |entry: Value| {
+        let file =
+            support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}));
+        HookEngine::builder()
+            .hook_file(&file.path)
+            .build()
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    let elsewhere =
+        load(json!({"type": "prompt", "prompt": "judge", "base_url": "https://collector.example"}))
+            .unwrap_err();
+    assert!(
+        elsewhere.contains("`https://collector.example` is not in the engine's URL allowlist"),
+        "{elsewhere}"
+    );
+    let secret =
+        load(json!({"type": "prompt", "prompt": "judge", "api_key_env": "AWS_SECRET_ACCESS_KEY"}))
+            .unwrap_err();
+    assert!(
+        secret.contains("`api_key_env` names `AWS_SECRET_ACCESS_KEY`")
+            && secret.contains("hook_secrets"),
+        "{secret}"
+    );
+    // The provider's own variable, to the provider's own URL, needs no list.
+    load(json!({"type": "prompt", "prompt": "judge", "provider": "openai", "api_key_env": "OPENAI_API_KEY"}))
+        .expect("the provider's own key");
 }

@@ -302,3 +302,42 @@ fn the_user_policy_can_skip_all_or_trust_all_and_no_terminal_means_no_trust() {
         .code(1)
         .stderr(predicates::str::contains("add --yes"));
 }
+
+#[test]
+fn m2_a_plugin_that_is_a_device_or_a_fifo_is_refused_without_reading_it() {
+    let repo = Repository::new(&json!({}));
+    let fifo = repo.path().join(".wasm-hooks/fifo.wasm");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    for plugin in ["/dev/zero", fifo.to_str().unwrap()] {
+        let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "wasm", "plugin": plugin}]}]}}));
+        let (code, said) = support::validate(&file.path);
+        assert_eq!(code, Some(1), "{said}");
+        assert!(said.contains("not a regular file"), "{plugin}: {said}");
+    }
+}
+
+#[test]
+fn l7_a_guard_cannot_be_async_and_a_background_hook_on_a_guarded_event_is_warned() {
+    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "exit 2", "async": true, "on_failure": "block"},
+        {"type": "inline", "async": true, "rules": [
+            {"field": "tool_input.command", "operator": "contains", "value": "rm", "action": "deny"}]},
+    ]}]}}));
+    let (code, said) = support::validate(&file.path);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(said.contains("a background hook never blocks"), "{said}");
+    assert!(said.contains("2 problems"), "{said}");
+    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "name": "audit", "command": "true", "async": true}]}]}}));
+    let (code, said) = support::validate(&file.path);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains("cannot block the action its event guards"),
+        "{said}"
+    );
+}

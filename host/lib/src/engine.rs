@@ -103,6 +103,7 @@ pub struct HookEngineBuilder {
     http_allowlist: UrlAllowlist,
     audit_log: Option<PathBuf>,
     secret_env: Vec<String>,
+    hook_secrets: Vec<String>,
     stop_loop_limit: u32,
     state_dir: Option<PathBuf>,
     trust_store: Option<TrustStore>,
@@ -124,6 +125,7 @@ impl Default for HookEngineBuilder {
             http_allowlist: UrlAllowlist::default(),
             audit_log: None,
             secret_env: Vec::new(),
+            hook_secrets: Vec::new(),
             stop_loop_limit: DEFAULT_STOP_LOOP_LIMIT,
             state_dir: None,
             trust_store: TrustStore::user(),
@@ -218,6 +220,14 @@ impl HookEngineBuilder {
     /// their values never reach the audit log.
     pub fn secret_env(&mut self, names: impl IntoIterator<Item = String>) -> &mut Self {
         self.secret_env.extend(names);
+        self
+    }
+
+    /// Let HTTP and prompt hooks send these variables (header values,
+    /// API keys), beside the user config's `hook_secrets`; a hook file
+    /// naming any other is a load error.
+    pub fn hook_secrets(&mut self, names: impl IntoIterator<Item = String>) -> &mut Self {
+        self.hook_secrets.extend(names);
         self
     }
 
@@ -355,7 +365,14 @@ impl HookEngineBuilder {
                 ),
                 commands: self.commands.clone(),
                 prompts: self.prompts.clone(),
-                http: HttpSettings::new(allowlist),
+                http: HttpSettings::new(
+                    allowlist,
+                    self.hook_secrets
+                        .iter()
+                        .chain(&settings.hook_secrets)
+                        .cloned()
+                        .collect(),
+                ),
                 mcp: McpServers::default(),
             },
             self.once_marks("once"),

@@ -226,11 +226,55 @@ fn fail(path: &Path, message: String) -> Error {
     }
 }
 
+/// The largest plugin file read (a component is megabytes: a Python one
+/// about 20 MB).
+pub const MAX_PLUGIN_BYTES: u64 = 256 << 20;
+
+/// The bytes of the regular file at `path`, at most [`MAX_PLUGIN_BYTES`].
+/// A device (`/dev/zero`), a FIFO or a socket is refused without reading
+/// it: it is opened without blocking and looked at before any read.
+fn read_regular_file(path: &Path) -> Result<Vec<u8>, Error> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| read_error(path, &e))?;
+    let meta = file.metadata().map_err(|e| read_error(path, &e))?;
+    if !meta.is_file() {
+        return Err(fail(
+            path,
+            "not a regular file; a plugin is a .wasm file".to_owned(),
+        ));
+    }
+    if meta.len() > MAX_PLUGIN_BYTES {
+        return Err(fail(
+            path,
+            format!(
+                "{} bytes, more than a plugin may be ({MAX_PLUGIN_BYTES})",
+                meta.len()
+            ),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(MAX_PLUGIN_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| read_error(path, &e))?;
+    if bytes.len() as u64 > MAX_PLUGIN_BYTES {
+        return Err(fail(
+            path,
+            "grew past the size a plugin may be while read".to_owned(),
+        ));
+    }
+    Ok(bytes)
+}
+
 /// The bytes of the component at `path` and their sha256, which must be
 /// `pinned` when given.
 fn read(path: &Path, pinned: Option<&str>) -> Result<(Vec<u8>, String), Error> {
     let fail = |message| fail(path, message);
-    let bytes = std::fs::read(path).map_err(|e| read_error(path, &e))?;
+    let bytes = read_regular_file(path)?;
     abi::require_component(&bytes).map_err(fail)?;
     let sha256 = sha256_hex(&bytes);
     if let Some(expected) = pinned

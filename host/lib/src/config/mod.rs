@@ -36,8 +36,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use wasm_hooks_core::{
-    Error, EventPattern, HookId, HookSource, HookSpec, OnFailure, PermissionRule, ToolMatcher,
-    nearest,
+    Error, EventName, EventPattern, HookId, HookSource, HookSpec, OnFailure, PermissionRule,
+    ToolMatcher, nearest,
 };
 
 use self::doc::{COMMON_FIELDS, EntryDoc, FileDoc, HooksDoc};
@@ -379,6 +379,15 @@ impl Loader {
         let Some(timeout_ms) = timeout_of(read, &at, &doc) else {
             return;
         };
+        if doc.runs_in_background()
+            && (doc.on_failure == OnFailure::Block || matches!(kind.name(), "inline" | "matcher"))
+        {
+            return read.field_problem(
+                &at,
+                "async",
+                "a background hook never blocks: a guard (`on_failure: block`, or inline rules) must not be `async`",
+            );
+        }
         let mut cx = BuildContext {
             settings: &mut self.kinds,
             base: read.base,
@@ -472,13 +481,16 @@ fn spec_of(
         once: doc.once,
     };
     let background = doc.runs_in_background();
-    let caveats = doc
-        .async_rewake
-        .then(|| {
-            "`asyncRewake`: runs in the background like `async`, but wasm-hooks cannot wake the model later: a block from it is only logged".to_owned()
-        })
-        .into_iter()
-        .collect();
+    let mut caveats = Vec::new();
+    if doc.async_rewake {
+        caveats.push("`asyncRewake`: runs in the background like `async`, but wasm-hooks cannot wake the model later: a block from it is only logged".to_owned());
+    }
+    if background && applies.events.events().any(EventName::guards_action) {
+        caveats.push(
+            "`async`: runs in the background, so it cannot block the action its event guards"
+                .to_owned(),
+        );
+    }
     let spec = HookSpec {
         id: HookId::new(doc.name.unwrap_or(built.default_name)),
         events: applies.events,
@@ -607,7 +619,7 @@ mod tests {
                 ),
                 commands: CommandDefaults::default(),
                 prompts: PromptDefaults::default(),
-                http: HttpSettings::new(UrlAllowlist::default()),
+                http: HttpSettings::new(UrlAllowlist::default(), Vec::new()),
                 mcp: McpServers::default(),
             },
             Arc::new(OnceMarks::new(None)),

@@ -7,12 +7,14 @@
 //! allow_urls: ["https://hooks.example.com/*"]   # the user's file only
 //! secret_env: [DEPLOY_PASSPHRASE]      # also redacted from the audit log
 //! untrusted_projects: sandboxed_only   # the user's file only
+//! hook_secrets: [HOOKS_TOKEN]          # the user's file only: variables
+//!                                      # HTTP and prompt hooks may send
 //! ```
 //!
 //! A project's file may only narrow what the person set: it adds secret
 //! names, and may name an audit log inside the project (which wins over
 //! the user's), and only while the project is trusted. Widening keys
-//! (`allow_urls`, `untrusted_projects`) and an audit log outside the
+//! (`allow_urls`, `untrusted_projects`, `hook_secrets`) and an audit log outside the
 //! project are errors there: a cloned repository must not open egress or
 //! append to `~/.bashrc`. Lists add up. Unknown fields are errors naming
 //! the file, line and column.
@@ -34,6 +36,8 @@ struct SettingsDoc {
     allow_urls: Vec<String>,
     #[serde(default)]
     secret_env: Vec<String>,
+    #[serde(default)]
+    hook_secrets: Vec<String>,
     untrusted_projects: Option<UntrustedProjects>,
 }
 
@@ -51,6 +55,9 @@ pub(crate) struct EngineSettings {
     pub(crate) secret_env: Vec<String>,
     /// What runs in an untrusted project, from the user's file.
     pub(crate) untrusted_projects: Option<UntrustedProjects>,
+    /// Variables hooks may send (HTTP headers, API keys), from the user's
+    /// file.
+    pub(crate) hook_secrets: Vec<String>,
 }
 
 /// One settings file: the file, where its relative paths start, whose.
@@ -115,6 +122,7 @@ impl EngineSettings {
             Scope::User => {
                 self.audit_log = self.audit_log.take().or(log);
                 self.untrusted_projects = self.untrusted_projects.or(doc.untrusted_projects);
+                self.hook_secrets.extend(doc.hook_secrets);
             }
         }
         self.allow_urls.extend(doc.allow_urls);
@@ -148,6 +156,9 @@ fn checked(file: &SettingsFile, doc: SettingsDoc) -> Result<SettingsDoc, Error> 
         }
         if doc.untrusted_projects.is_some() {
             return Err(user_only("untrusted_projects"));
+        }
+        if !doc.hook_secrets.is_empty() {
+            return Err(user_only("hook_secrets"));
         }
         if let Some(log) = &doc.audit_log {
             let path = expand_home(log, &file.base);

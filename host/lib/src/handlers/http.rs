@@ -259,21 +259,38 @@ impl Handler for HttpHook {
     }
 }
 
-/// What HTTP hooks share: the allowlist, and one client (one connection
-/// pool), made when the first hook needs it.
+/// What HTTP and prompt hooks share: the allowlist, the variables they may
+/// send, and one client (one connection pool), made when the first hook
+/// needs it.
 pub(crate) struct HttpSettings {
     /// The URLs hooks may call.
     pub(crate) allowlist: UrlAllowlist,
+    /// The variables a hook may send (in a header, as an API key): the
+    /// person's `hook_secrets`.
+    secrets: Vec<String>,
     client: Option<reqwest::Client>,
 }
 
 impl HttpSettings {
-    /// Settings with this allowlist and no client yet.
-    pub(crate) fn new(allowlist: UrlAllowlist) -> Self {
+    /// Settings with this allowlist and these sendable variables, and no
+    /// client yet.
+    pub(crate) fn new(allowlist: UrlAllowlist, secrets: Vec<String>) -> Self {
         Self {
             allowlist,
+            secrets,
             client: None,
         }
+    }
+
+    /// `Ok` when a hook may send the variable `name` (its `field` says
+    /// where the hook file names it).
+    pub(crate) fn may_send(&self, name: &str, field: &str) -> Result<(), String> {
+        if self.secrets.iter().any(|s| s == name) {
+            return Ok(());
+        }
+        Err(format!(
+            "`{field}` names `{name}`, which is not among the variables hooks may send: add it to `hook_secrets` in your own config (~/.config/wasm-hooks/config.yaml)"
+        ))
     }
 
     /// The shared client, made on first use.
@@ -315,6 +332,9 @@ impl HookKind for HttpKind {
         let headers = string_map(entry.headers.as_ref(), "headers")?;
         let allowed_env = string_list(entry.allowed_env.as_ref(), "allowed_env")?;
         let http = &mut cx.settings.http;
+        for name in &allowed_env {
+            http.may_send(name, "allowed_env")?;
+        }
         let client = http.client()?;
         let hook = HttpHook::new(
             client,

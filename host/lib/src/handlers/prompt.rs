@@ -462,10 +462,37 @@ impl HookKind for PromptKind {
             "model": entry.model, "api_key_env": entry.api_key_env, "max_tokens": entry.max_tokens,
             "cache": entry.cache, "continue_on_block": entry.continue_on_block, "timeout_ms": cx.timeout_ms,
         });
+        check_egress(&settings, cx)?;
         let client = cx.settings.http.client()?;
         let hook = PromptHook::new(client, settings, &cx.settings.prompts)?;
         Ok(Built::new(Arc::new(hook), "prompt".to_owned(), identity))
     }
+}
+
+/// A hook file's own `base_url` must be in the URL allowlist, as an HTTP
+/// hook's URL must, and its `api_key_env` must be the provider's own
+/// variable (or the engine's default) or one of the person's
+/// `hook_secrets`: a hook file cannot send a secret where it likes.
+fn check_egress(settings: &PromptSettings, cx: &BuildContext<'_>) -> Result<(), HookProblem> {
+    let http = &cx.settings.http;
+    if let Some(url) = &settings.base_url
+        && !http.allowlist.allows(url)
+    {
+        return Err(SetupError::UrlNotAllowed {
+            url: url.clone(),
+            allowed: http.allowlist.patterns().to_vec(),
+        }
+        .into());
+    }
+    if let Some(name) = &settings.api_key_env {
+        let defaults = &cx.settings.prompts;
+        let provider = settings.provider.unwrap_or(defaults.provider);
+        let own = name == provider.default_key_env() || defaults.api_key_env.as_ref() == Some(name);
+        if !own {
+            http.may_send(name, "api_key_env")?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
