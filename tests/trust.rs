@@ -341,3 +341,45 @@ fn l7_a_guard_cannot_be_async_and_a_background_hook_on_a_guarded_event_is_warned
         "{said}"
     );
 }
+
+#[test]
+fn m1_limits_a_hook_file_asks_for_are_cut_to_the_persons_ceilings() {
+    let repo = Repository::new(&json!({}));
+    let greedy = guard(
+        &repo,
+        "greedy",
+        json!({"limits": {"timeout_ms": 15_000, "memory_mb": 3_000}}),
+    );
+    repo.write(
+        ".wasm-hooks/hooks.json",
+        &json!({"hooks": {"PreToolUse": [{"hooks": [greedy]}]}}).to_string(),
+    );
+    let listed = repo.wasm_hooks(&["list"]).output().unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listed.contains("timeout_ms 5000, memory_mb 256"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("timeout_ms 15000 > 5000, memory_mb 3000 > 256"),
+        "{listed}"
+    );
+    // The person may raise the ceilings in their own config, not the
+    // repository in its.
+    let config = repo.home.path().join("config/wasm-hooks");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.yaml"),
+        "ceilings: {timeout_ms: 20000}\n",
+    )
+    .unwrap();
+    let listed = repo.wasm_hooks(&["list"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("timeout_ms 15000, memory_mb 256"));
+    repo.write(".wasm-hooks/config.yaml", "ceilings: {timeout_ms: 60000}\n");
+    repo.wasm_hooks(&["list"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "`ceilings` may only be set in the user's config",
+        ));
+}

@@ -98,6 +98,7 @@ pub struct HookEngineBuilder {
     runtime: Option<WasmRuntime>,
     runtime_builder: WasmRuntimeBuilder,
     limits: WasmLimits,
+    ceilings: WasmLimits,
     commands: CommandDefaults,
     prompts: PromptDefaults,
     http_allowlist: UrlAllowlist,
@@ -120,6 +121,7 @@ impl Default for HookEngineBuilder {
             runtime: None,
             runtime_builder: WasmRuntimeBuilder::default(),
             limits: WasmLimits::default(),
+            ceilings: WasmLimits::CEILINGS,
             commands: CommandDefaults::default(),
             prompts: PromptDefaults::default(),
             http_allowlist: UrlAllowlist::default(),
@@ -261,6 +263,14 @@ impl HookEngineBuilder {
         self
     }
 
+    /// The most a hook file's wasm `limits` may ask for (default
+    /// [`WasmLimits::CEILINGS`]; the user config's `ceilings` apply over
+    /// it); what asks more is cut, with a caveat.
+    pub fn wasm_ceilings(&mut self, ceilings: WasmLimits) -> &mut Self {
+        self.ceilings = ceilings;
+        self
+    }
+
     /// Engine-wide default limits for wasm hooks.
     pub fn wasm_limits(&mut self, limits: WasmLimits) -> &mut Self {
         self.limits = limits;
@@ -362,6 +372,7 @@ impl HookEngineBuilder {
                     self.runtime_builder.clone(),
                     project_dir.clone(),
                     self.limits,
+                    self.ceilings.with(&settings.ceilings),
                 ),
                 commands: self.commands.clone(),
                 prompts: self.prompts.clone(),

@@ -47,7 +47,7 @@ impl Default for WasmLimits {
 
 /// A hook file's `limits` object: each field given replaces the engine-wide
 /// default; unknown fields are rejected.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LimitOverrides {
     /// See [`WasmLimits::fuel`].
@@ -64,7 +64,50 @@ pub struct LimitOverrides {
     pub max_table_elements: Option<u64>,
 }
 
+impl LimitOverrides {
+    /// These overrides, none above `ceiling`, and the names of those that
+    /// were (`timeout_ms 15000 > 5000`).
+    pub fn capped(self, ceiling: &WasmLimits) -> (Self, Vec<String>) {
+        let mut cut = Vec::new();
+        let mut cap = |name: &str, asked: Option<u64>, most: u64| {
+            asked.map(|v| {
+                if v > most {
+                    cut.push(format!("{name} {v} > {most}"));
+                    most
+                } else {
+                    v
+                }
+            })
+        };
+        let capped = Self {
+            fuel: cap("fuel", self.fuel, ceiling.fuel),
+            timeout_ms: cap("timeout_ms", self.timeout_ms, ceiling.timeout_ms),
+            memory_mb: cap("memory_mb", self.memory_mb, ceiling.memory_mb),
+            max_result_kb: cap("max_result_kb", self.max_result_kb, ceiling.max_result_kb),
+            max_output_kb: cap("max_output_kb", self.max_output_kb, ceiling.max_output_kb),
+            max_table_elements: cap(
+                "max_table_elements",
+                self.max_table_elements,
+                ceiling.max_table_elements,
+            ),
+        };
+        (capped, cut)
+    }
+}
+
 impl WasmLimits {
+    /// The most a hook file may ask for unless the person raises it
+    /// (`ceilings` in their config): 10 billion fuel, 5 s, 256 MiB of
+    /// memory, 4 MiB of answer, 1 MiB of output, 100 000 table entries.
+    pub const CEILINGS: WasmLimits = WasmLimits {
+        fuel: 10_000_000_000,
+        timeout_ms: 5_000,
+        memory_mb: 256,
+        max_result_kb: 4_096,
+        max_output_kb: 1_024,
+        max_table_elements: 100_000,
+    };
+
     /// These limits with `overrides` applied.
     pub fn with(self, overrides: &LimitOverrides) -> Self {
         Self {

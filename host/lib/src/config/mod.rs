@@ -464,7 +464,7 @@ struct Applies {
 fn spec_of(
     doc: EntryDoc,
     kind: &KindEntry,
-    built: Built,
+    mut built: Built,
     applies: Applies,
     file: &Path,
     entry: String,
@@ -481,7 +481,7 @@ fn spec_of(
         once: doc.once,
     };
     let background = doc.runs_in_background();
-    let mut caveats = Vec::new();
+    let mut caveats = std::mem::take(&mut built.caveats);
     if doc.async_rewake {
         caveats.push("`asyncRewake`: runs in the background like `async`, but wasm-hooks cannot wake the model later: a block from it is only logged".to_owned());
     }
@@ -616,6 +616,7 @@ mod tests {
                     WasmRuntime::builder(),
                     dir.path().to_owned(),
                     WasmLimits::default(),
+                    WasmLimits::CEILINGS,
                 ),
                 commands: CommandDefaults::default(),
                 prompts: PromptDefaults::default(),

@@ -9,12 +9,14 @@
 //! untrusted_projects: sandboxed_only   # the user's file only
 //! hook_secrets: [HOOKS_TOKEN]          # the user's file only: variables
 //!                                      # HTTP and prompt hooks may send
+//! ceilings: {timeout_ms: 10000}        # the user's file only: the most a
+//!                                      # hook file's wasm limits may be
 //! ```
 //!
 //! A project's file may only narrow what the person set: it adds secret
 //! names, and may name an audit log inside the project (which wins over
 //! the user's), and only while the project is trusted. Widening keys
-//! (`allow_urls`, `untrusted_projects`, `hook_secrets`) and an audit log outside the
+//! (`allow_urls`, `untrusted_projects`, `hook_secrets`, `ceilings`) and an audit log outside the
 //! project are errors there: a cloned repository must not open egress or
 //! append to `~/.bashrc`. Lists add up. Unknown fields are errors naming
 //! the file, line and column.
@@ -27,6 +29,7 @@ use super::layers::{EXTENSIONS, Scope};
 use crate::handlers::http::UrlAllowlist;
 use crate::trust::UntrustedProjects;
 use wasm_hooks_core::Error;
+use wasm_hooks_wasm::LimitOverrides;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -39,6 +42,7 @@ struct SettingsDoc {
     #[serde(default)]
     hook_secrets: Vec<String>,
     untrusted_projects: Option<UntrustedProjects>,
+    ceilings: Option<LimitOverrides>,
 }
 
 /// The engine settings from every settings file, merged.
@@ -58,6 +62,9 @@ pub(crate) struct EngineSettings {
     /// Variables hooks may send (HTTP headers, API keys), from the user's
     /// file.
     pub(crate) hook_secrets: Vec<String>,
+    /// The most a hook file's wasm `limits` may ask for, from the user's
+    /// file (over [`wasm_hooks_wasm::WasmLimits::CEILINGS`]).
+    pub(crate) ceilings: LimitOverrides,
 }
 
 /// One settings file: the file, where its relative paths start, whose.
@@ -123,6 +130,9 @@ impl EngineSettings {
                 self.audit_log = self.audit_log.take().or(log);
                 self.untrusted_projects = self.untrusted_projects.or(doc.untrusted_projects);
                 self.hook_secrets.extend(doc.hook_secrets);
+                if let Some(ceilings) = doc.ceilings {
+                    self.ceilings = ceilings;
+                }
             }
         }
         self.allow_urls.extend(doc.allow_urls);
@@ -159,6 +169,9 @@ fn checked(file: &SettingsFile, doc: SettingsDoc) -> Result<SettingsDoc, Error> 
         }
         if !doc.hook_secrets.is_empty() {
             return Err(user_only("hook_secrets"));
+        }
+        if doc.ceilings.is_some() {
+            return Err(user_only("ceilings"));
         }
         if let Some(log) = &doc.audit_log {
             let path = expand_home(log, &file.base);

@@ -59,6 +59,9 @@ pub(crate) struct Built {
     /// nothing but the project (inline rules; wasm hooks whose only grant
     /// is the project, read-only, with no environment).
     pub(crate) sandboxed: bool,
+    /// Where it does less than the entry asks (see
+    /// [`wasm_hooks_core::HookSpec::caveats`]).
+    pub(crate) caveats: Vec<String>,
 }
 
 impl Built {
@@ -72,6 +75,7 @@ impl Built {
             identity,
             executes: Vec::new(),
             sandboxed: false,
+            caveats: Vec::new(),
         }
     }
 

@@ -30,6 +30,8 @@ pub(crate) struct WasmSetup {
     pub(crate) project_dir: PathBuf,
     /// Default limits for every wasm hook.
     pub(crate) limits: WasmLimits,
+    /// The most a hook file may ask for.
+    pub(crate) ceilings: WasmLimits,
     plugins: HashMap<(PathBuf, Option<String>), Plugin>,
 }
 
@@ -40,12 +42,14 @@ impl WasmSetup {
         builder: WasmRuntimeBuilder,
         project_dir: PathBuf,
         limits: WasmLimits,
+        ceilings: WasmLimits,
     ) -> Self {
         Self {
             runtime,
             builder,
             project_dir,
             limits,
+            ceilings,
             plugins: HashMap::new(),
         }
     }
@@ -125,8 +129,9 @@ impl HookKind for WasmKind {
         let plugin = setup
             .plugin(&plugin_path, sha256.as_deref())
             .map_err(HookProblem::Load)?;
-        let mut overrides = entry.limits.unwrap_or_default();
-        overrides.timeout_ms = overrides.timeout_ms.or(cx.timeout_ms);
+        let mut asked = entry.limits.unwrap_or_default();
+        asked.timeout_ms = asked.timeout_ms.or(cx.timeout_ms);
+        let (overrides, cut) = asked.capped(&setup.ceilings);
         let limits = setup.limits.with(&overrides);
         let config = entry
             .config
@@ -145,7 +150,14 @@ impl HookKind for WasmKind {
         });
         let sandboxed = grants.read_only_within(&setup.project_dir) && !asks_env;
         let hook = WasmHook::new(plugin, &config, limits).with_grants(grants);
-        let built = Built::new(Arc::new(hook), default_name, identity).executing(vec![plugin_path]);
+        let mut built =
+            Built::new(Arc::new(hook), default_name, identity).executing(vec![plugin_path]);
+        if !cut.is_empty() {
+            built.caveats.push(format!(
+                "limits cut to your ceilings (`ceilings` in your config): {}",
+                cut.join(", ")
+            ));
+        }
         Ok(if sandboxed { built.sandboxed() } else { built })
     }
 }
