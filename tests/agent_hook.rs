@@ -116,8 +116,9 @@ fn pre_tool_use_deny_allow_modify_context_stop() {
             command(
                 r#"echo '{"action": "modify", "modified_args": {"command": "echo rewritten"}}'"#,
             ),
+            // No hook approved the new input: Claude Code asks the person.
             json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                "permissionDecision": "allow", "permissionDecisionReason": "tool input rewritten by a hook",
+                "permissionDecision": "ask", "permissionDecisionReason": "a hook rewrote the tool input, and no hook approved the new input",
                 "updatedInput": {"command": "echo rewritten"}}}),
         ),
         (
@@ -601,9 +602,19 @@ fn codex_payloads_and_a_rewrite_as_allow_with_updated_input() {
     pre["model"] = json!("gpt-5");
     let dir = tempfile::tempdir().unwrap();
     let dump = dir.path().join("seen.json");
+    let rewrite =
+        command(r#"echo '{"action": "modify", "modified_args": {"command": "echo rewritten"}}'"#);
+    let unapproved = hooks_on_every_event(vec![rewrite.clone()]);
+    let refused = hook("codex", &unapproved.path, &pre, &[]);
+    assert_eq!(
+        refused.body["hookSpecificOutput"]["permissionDecision"], "deny",
+        "Codex runs a rewrite only as an approved one"
+    );
+    // A hook after the rewrite that allows what it sees approves it.
     let file = hooks_on_every_event(vec![
         command(&format!("cat > {}", dump.display())),
-        command(r#"echo '{"action": "modify", "modified_args": {"command": "echo rewritten"}}'"#),
+        rewrite,
+        command(r#"grep -q 'echo rewritten' && echo '{"decision": "approve"}'"#),
     ]);
     let answered = hook("codex", &file.path, &pre, &[]);
     let seen: Value = serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();

@@ -357,6 +357,11 @@ pub struct Outcome {
     pub decided_by: Option<HookId>,
     /// The tool input after every `modify`, if any hook changed it.
     pub updated_input: Option<Value>,
+    /// Whether a hook allowed `updated_input` as it finally is (an allow
+    /// that saw it: after the last rewrite, or when the hooks before it
+    /// were asked again). Only then may an agent run a rewritten input
+    /// without its own permission check.
+    pub rewrite_approved: bool,
     /// The tool output after every `modify_output` (PostToolUse), if any
     /// hook changed it: what the model should get instead of the tool's
     /// own output.
@@ -385,6 +390,7 @@ impl Outcome {
             verdict: Verdict::Proceed,
             decided_by: None,
             updated_input: None,
+            rewrite_approved: false,
             updated_output: None,
             contexts: Vec::new(),
             user_messages: Vec::new(),
@@ -464,6 +470,8 @@ impl Fold {
         let flow = match &result.decision {
             Decision::Proceed => Flow::Continue,
             Decision::Allow { reason } => {
+                // It saw the input as it is now.
+                o.rewrite_approved = true;
                 if o.verdict == Verdict::Proceed {
                     o.verdict = Verdict::Allow {
                         reason: reason.clone(),
@@ -481,6 +489,7 @@ impl Fold {
             }
             Decision::Modify { input } => {
                 o.updated_input = Some(input.clone());
+                o.rewrite_approved = false;
                 Flow::Continue
             }
             Decision::ModifyOutput { output } => {
@@ -516,6 +525,64 @@ impl Fold {
         if let Some(requests) = &result.requests {
             o.requests.merge(requests);
         }
+        o.trace.push(TraceEntry {
+            hook,
+            elapsed,
+            status: TraceStatus::Answered(result),
+            output,
+        });
+        flow
+    }
+
+    /// Fold in what a hook answered when asked again about the final,
+    /// rewritten input (it ran before the last rewrite): its deny or ask
+    /// counts as in [`Fold::answer`], its allow approves the rewrite; what
+    /// else it says was already folded the first time, and a new rewrite
+    /// is not taken (the input is final), which its trace entry says.
+    pub fn recheck(
+        &mut self,
+        hook: HookId,
+        result: HookResult,
+        elapsed: Duration,
+        mut output: HookOutput,
+    ) -> Flow {
+        let o = &mut self.outcome;
+        let flow = match &result.decision {
+            Decision::Deny { reason } => {
+                o.verdict = Verdict::Deny {
+                    reason: reason.clone(),
+                };
+                o.decided_by = Some(hook.clone());
+                Flow::Stop
+            }
+            Decision::Ask(approval) => {
+                if matches!(o.verdict, Verdict::Proceed | Verdict::Allow { .. }) {
+                    o.verdict = Verdict::Ask(approval.clone());
+                    o.decided_by = Some(hook.clone());
+                }
+                Flow::Continue
+            }
+            Decision::Allow { reason } => {
+                o.rewrite_approved = true;
+                if o.verdict == Verdict::Proceed {
+                    o.verdict = Verdict::Allow {
+                        reason: reason.clone(),
+                    };
+                    o.decided_by = Some(hook.clone());
+                }
+                Flow::Continue
+            }
+            Decision::Modify { .. } | Decision::ModifyOutput { .. } => {
+                output.logs.push(
+                    "re-check of the rewritten input: a further rewrite is not taken".to_owned(),
+                );
+                Flow::Continue
+            }
+            Decision::Proceed => Flow::Continue,
+        };
+        output
+            .logs
+            .push("asked again: a later hook rewrote the input it had seen".to_owned());
         o.trace.push(TraceEntry {
             hook,
             elapsed,

@@ -207,21 +207,26 @@ fn rewritten_output(
     ));
 }
 
-/// PermissionRequest: an allow grants the permission (for the rewritten
-/// input, if a hook rewrote it; a rewrite alone grants it too), a deny
-/// refuses it with the reason for the model and, when a hook ended the
-/// turn, `interrupt`; an ask leaves the person's own prompt to decide.
+/// PermissionRequest: an allow grants the permission, a rewrite grants it
+/// for the new input when a hook approved that input (unapproved, the
+/// person decides); a deny refuses it with the reason for the model and,
+/// when a hook ended the turn, `interrupt`; an ask leaves the person's own
+/// prompt to decide.
 fn permission_request(outcome: &Outcome, specific: &mut ClaudeSpecific) {
-    let updated_input = outcome.updated_input.clone();
+    let rewritten = outcome.updated_input.clone();
     specific.decision = match &outcome.verdict {
         Verdict::Deny { reason } => Some(RequestDecision::Deny {
             message: Some(reason.clone()),
             interrupt: outcome.stop.as_ref().map(|_| true),
         }),
-        Verdict::Allow { .. } => Some(RequestDecision::Allow { updated_input }),
-        Verdict::Proceed if updated_input.is_some() => {
-            Some(RequestDecision::Allow { updated_input })
+        Verdict::Allow { .. } | Verdict::Proceed if rewritten.is_some() => {
+            outcome.rewrite_approved.then_some(RequestDecision::Allow {
+                updated_input: rewritten,
+            })
         }
+        Verdict::Allow { .. } => Some(RequestDecision::Allow {
+            updated_input: None,
+        }),
         Verdict::Proceed | Verdict::Ask(_) => None,
     };
 }
@@ -304,6 +309,10 @@ fn requests(
 
 fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut ClaudeSpecific) {
     let rewritten = outcome.updated_input.as_ref();
+    // A rewrite no hook approved as it finally is: the agent's own
+    // permission flow decides (Claude Code asks the person with the new
+    // input; Codex runs a rewrite only with `allow`, so it is refused).
+    let unapproved = rewritten.is_some() && !outcome.rewrite_approved;
     let (decision, reason) = match (&outcome.verdict, dialect) {
         (Verdict::Deny { reason }, _) => (PermissionWord::Deny, Some(reason.clone())),
         (Verdict::Ask(approval), Dialect::Claude) => {
@@ -313,12 +322,20 @@ fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut ClaudeSpecif
             PermissionWord::Deny,
             blocking_reason(&outcome.verdict, "Codex hooks"),
         ),
+        (Verdict::Allow { .. } | Verdict::Proceed, Dialect::Claude) if unapproved => (
+            PermissionWord::Ask,
+            Some("a hook rewrote the tool input, and no hook approved the new input".to_owned()),
+        ),
+        (Verdict::Allow { .. } | Verdict::Proceed, Dialect::Codex) if unapproved => (
+            PermissionWord::Deny,
+            Some("a hook rewrote the tool input, and no hook approved the new input; Codex runs a rewritten input only when it is approved".to_owned()),
+        ),
         (Verdict::Allow { reason }, Dialect::Claude) => (PermissionWord::Allow, reason.clone()),
         // Both apply `allow` with `updatedInput` as a rewrite (Codex 0.169
-        // takes nothing else with it).
+        // takes nothing else with it); here a hook approved it.
         (Verdict::Allow { .. } | Verdict::Proceed, _) if rewritten.is_some() => (
             PermissionWord::Allow,
-            Some("tool input rewritten by a hook".to_owned()),
+            Some("tool input rewritten by a hook, and approved".to_owned()),
         ),
         // Codex rejects a bare `allow`: saying nothing lets its own check
         // run.
@@ -389,6 +406,23 @@ mod tests {
         );
         let mut rewritten = Outcome::proceed();
         rewritten.updated_input = Some(json!({"command": "ls -a"}));
+        // No hook approved the new input: Claude Code asks the person with
+        // it, Codex (which runs a rewrite only with allow) refuses it.
+        let asked = encode(&pre(), &rewritten, Dialect::Claude);
+        assert_eq!(
+            asked.body["hookSpecificOutput"]["permissionDecision"],
+            "ask"
+        );
+        assert_eq!(
+            asked.body["hookSpecificOutput"]["updatedInput"],
+            json!({"command": "ls -a"})
+        );
+        let refused = encode(&pre(), &rewritten, Dialect::Codex);
+        assert_eq!(
+            refused.body["hookSpecificOutput"]["permissionDecision"],
+            "deny"
+        );
+        rewritten.rewrite_approved = true;
         let answer = encode(&pre(), &rewritten, Dialect::Claude);
         assert_eq!(
             answer.body["hookSpecificOutput"]["updatedInput"],
@@ -481,6 +515,12 @@ mod tests {
             json!({"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}})
         );
         granted.updated_input = Some(json!({"command": "ls -a"}));
+        assert_eq!(
+            encode(&request, &granted, Dialect::Claude).body,
+            json!({}),
+            "a rewrite nobody approved: the person decides"
+        );
+        granted.rewrite_approved = true;
         assert_eq!(
             specific(&granted)["decision"],
             json!({"behavior": "allow", "updatedInput": {"command": "ls -a"}})

@@ -77,7 +77,12 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
             answer.reason = Some(reason);
         }
         (Some(reason), _) => draft.unblockable(&reason),
-        (None, Verdict::Allow { reason }) if name == EventName::PreToolUse => {
+        // An allow that did not see a rewritten input as it finally is
+        // skips no check of Gemini CLI's.
+        (None, Verdict::Allow { reason })
+            if name == EventName::PreToolUse
+                && (outcome.updated_input.is_none() || outcome.rewrite_approved) =>
+        {
             answer.decision = Some(PermissionWord::Allow);
             answer.reason.clone_from(reason);
         }
