@@ -383,3 +383,99 @@ fn m1_limits_a_hook_file_asks_for_are_cut_to_the_persons_ceilings() {
             "`ceilings` may only be set in the user's config",
         ));
 }
+
+#[test]
+fn a_managed_layer_is_always_trusted_cannot_be_switched_off_and_may_run_alone() {
+    let repo = Repository::new(&json!({}));
+    let managed = tempfile::tempdir().unwrap();
+    let deny_rm = json!({"type": "inline", "name": "org-guard", "rules": [
+        {"field": "tool_input.command", "operator": "contains", "value": "rm -rf",
+         "action": "deny", "reason": "the organisation forbids it"}]});
+    std::fs::write(
+        managed.path().join("hooks.json"),
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [deny_rm]}]}}).to_string(),
+    )
+    .unwrap();
+    let user_hooks = repo.home.path().join("config/wasm-hooks/hooks.json");
+    std::fs::create_dir_all(user_hooks.parent().unwrap()).unwrap();
+    let ran = repo.path().join("user-hook-ran");
+    std::fs::write(
+        &user_hooks,
+        json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"name": "org-guard", "enabled": false},
+            command(&format!("touch {}", ran.display())),
+        ]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let bash = |command: &str| {
+        let mut payload = support::fixture_of("2.1.330", "PreToolUse");
+        payload["cwd"] = json!(repo.path());
+        payload["tool_input"]["command"] = json!(command);
+        let out = repo
+            .wasm_hooks(&["hook"])
+            .env("WASM_HOOKS_MANAGED_DIR", managed.path())
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap_or(Value::Null)
+    };
+    let answer = bash("rm -rf build");
+    assert!(denied(&answer), "the user cannot switch it off: {answer}");
+    bash("ls");
+    assert!(ran.exists(), "the user's own hook runs beside it");
+
+    std::fs::remove_file(&ran).unwrap();
+    std::fs::write(
+        managed.path().join("config.yaml"),
+        "allow_managed_hooks_only: true\n",
+    )
+    .unwrap();
+    assert!(denied(&bash("rm -rf build")));
+    bash("ls");
+    assert!(!ran.exists(), "managed hooks only");
+    let listed = repo
+        .wasm_hooks(&["list"])
+        .env("WASM_HOOKS_MANAGED_DIR", managed.path())
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&listed.stdout)
+            .contains("the organisation runs its managed hooks only"),
+        "{}",
+        String::from_utf8_lossy(&listed.stdout)
+    );
+
+    std::fs::write(
+        managed.path().join("config.yaml"),
+        "allowed_urls: ['https://hooks.corp.example/*']\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &user_hooks,
+        json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "http", "url": "http://127.0.0.1:9/elsewhere"}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    repo.wasm_hooks(&["validate"])
+        .env("WASM_HOOKS_MANAGED_DIR", managed.path())
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("https://hooks.corp.example/*"));
+
+    // Managed guards can be made to fail closed.
+    std::fs::write(&user_hooks, "{}").unwrap();
+    std::fs::write(
+        managed.path().join("config.yaml"),
+        "block_on_failure: true\n",
+    )
+    .unwrap();
+    std::fs::write(
+        managed.path().join("hooks.json"),
+        json!({"hooks": {"PreToolUse": [{"hooks": [command("exit 1")]}]}}).to_string(),
+    )
+    .unwrap();
+    let answer = bash("ls");
+    assert!(denied(&answer), "a failing managed hook blocks: {answer}");
+}

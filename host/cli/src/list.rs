@@ -74,8 +74,8 @@ pub(crate) fn run(args: ListArgs) -> anyhow::Result<Exit> {
     for skipped in engine.skipped() {
         let _ = writeln!(
             out,
-            "  -  {}  ({})  not run: the project is not trusted (`wasm-hooks trust`)\n     from {}",
-            skipped.id, skipped.kind, skipped.source
+            "  -  {}  ({})  not run: {}\n     from {}",
+            skipped.id, skipped.kind, skipped.why, skipped.source
         );
     }
     if shown == 0 && engine.skipped().is_empty() {

@@ -9,7 +9,7 @@ use std::ops::Deref;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::config::{self, EngineSettings, Layer, LoadedHook, Loader, Scope};
+use crate::config::{self, EngineSettings, Layer, LoadedHook, Loader, ManagedSettings, Scope};
 use crate::handlers::command::CommandDefaults;
 use crate::handlers::http::{HttpSettings, UrlAllowlist};
 use crate::handlers::kind::KindSettings;
@@ -20,7 +20,7 @@ use crate::once::OnceMarks;
 use crate::project_trust::{self, ProjectTrust, Reviews, SkippedHook, UntrustedNotice};
 use crate::stop_loop::{DEFAULT_STOP_LOOP_LIMIT, StopLoopGuard};
 use crate::trust::{TrustStatus, TrustStore, UntrustedProjects};
-use wasm_hooks_core::{AuditLog, Error, HookRegistry, Redactor, Review};
+use wasm_hooks_core::{AuditLog, Error, HookRegistry, OnFailure, Redactor, Review};
 use wasm_hooks_wasm::{WasmLimits, WasmRuntime, WasmRuntimeBuilder};
 
 /// Hook files that could not be loaded: every problem found, in file order.
@@ -109,7 +109,13 @@ pub struct HookEngineBuilder {
     state_dir: Option<PathBuf>,
     trust_store: Option<TrustStore>,
     untrusted_projects: Option<UntrustedProjects>,
+    managed_dir: Option<PathBuf>,
 }
+
+/// Where an organisation's managed layer lives unless
+/// `WASM_HOOKS_MANAGED_DIR` or [`HookEngineBuilder::managed_dir`] says
+/// otherwise.
+pub const MANAGED_DIR: &str = "/etc/wasm-hooks";
 
 impl Default for HookEngineBuilder {
     fn default() -> Self {
@@ -132,6 +138,10 @@ impl Default for HookEngineBuilder {
             state_dir: None,
             trust_store: TrustStore::user(),
             untrusted_projects: None,
+            managed_dir: Some(
+                std::env::var_os("WASM_HOOKS_MANAGED_DIR")
+                    .map_or_else(|| PathBuf::from(MANAGED_DIR), PathBuf::from),
+            ),
         }
     }
 }
@@ -256,6 +266,17 @@ impl HookEngineBuilder {
         self
     }
 
+    /// The organisation's managed layer: `hooks.*` and `config.*` in this
+    /// directory (default: `WASM_HOOKS_MANAGED_DIR`, else [`MANAGED_DIR`];
+    /// none: no managed layer). Its hooks are always trusted, load first,
+    /// and cannot be switched off below; its `config.*` may run managed
+    /// hooks only, restrict URLs and MCP servers, and make its hooks fail
+    /// closed.
+    pub fn managed_dir(&mut self, dir: Option<PathBuf>) -> &mut Self {
+        self.managed_dir = dir;
+        self
+    }
+
     /// What runs in an untrusted project, over the user config's
     /// `untrusted_projects`.
     pub fn untrusted_projects(&mut self, policy: UntrustedProjects) -> &mut Self {
@@ -282,21 +303,28 @@ impl HookEngineBuilder {
         self.layers().into_iter().map(|layer| layer.path).collect()
     }
 
+    /// The managed layer's files, then the explicit files or the
+    /// project's and user's.
     fn layers(&self) -> Vec<Layer> {
-        if !self.files.is_empty() {
-            return self
-                .files
+        let managed = self
+            .managed_dir
+            .as_deref()
+            .map(config::managed_files)
+            .unwrap_or_default();
+        let rest = if !self.files.is_empty() {
+            self.files
                 .iter()
                 .map(|path| Layer {
                     path: path.clone(),
                     scope: Scope::User,
                 })
-                .collect();
-        }
-        let Some(project) = &self.project_dir else {
-            return Vec::new();
+                .collect()
+        } else if let Some(project) = &self.project_dir {
+            config::default_files(project, self.user_config().as_deref(), self.claude_settings)
+        } else {
+            Vec::new()
         };
-        config::default_files(project, self.user_config().as_deref(), self.claude_settings)
+        managed.into_iter().chain(rest).collect()
     }
 
     /// The project's trust: the files trusting it records, and whether it
@@ -324,7 +352,12 @@ impl HookEngineBuilder {
         let audit = self
             .open_audit_log(&loaded.settings, trusted)
             .map_err(|e| LoadError { errors: vec![e] })?;
-        let (specs, skipped) = project_trust::apply(loaded.hooks, loaded.trust.as_ref(), policy);
+        let (specs, skipped) = project_trust::apply(
+            loaded.hooks,
+            loaded.trust.as_ref(),
+            policy,
+            loaded.managed.allow_managed_hooks_only,
+        );
         let mut reviews: Vec<Arc<dyn Review>> = vec![stop_guard(
             self.stop_loop_limit,
             self.state_dir.as_ref().map(|d| d.join("stop-loops")),
@@ -354,38 +387,52 @@ impl HookEngineBuilder {
         ))
     }
 
-    /// Read the settings and every hook file, and weigh the project's trust.
-    fn load(&self) -> Result<Loaded, LoadError> {
-        let (settings, settings_files) = self.settings().map_err(|errors| LoadError { errors })?;
-        let project_dir = match &self.project_dir {
-            Some(dir) => dir.clone(),
-            None => std::env::current_dir().unwrap_or_default(),
-        };
+    /// What the hook kinds are built with: the builder's defaults, the
+    /// user's settings, the organisation's restrictions.
+    fn kind_settings(
+        &self,
+        settings: &EngineSettings,
+        managed: &ManagedSettings,
+        project_dir: &std::path::Path,
+    ) -> KindSettings {
         let allowlist = self
             .http_allowlist
             .extended(settings.allow_urls.iter().cloned())
             .expect("settings URL patterns were checked when read");
+        let secrets = self
+            .hook_secrets
+            .iter()
+            .chain(&settings.hook_secrets)
+            .cloned()
+            .collect();
+        KindSettings {
+            wasm: WasmSetup::new(
+                self.runtime.clone(),
+                self.runtime_builder.clone(),
+                project_dir.to_owned(),
+                self.limits,
+                self.ceilings.with(&settings.ceilings),
+            ),
+            commands: self.commands.clone(),
+            prompts: self.prompts.clone(),
+            http: HttpSettings::new(allowlist, secrets).restricted(managed.url_restriction()),
+            mcp: McpServers::allowing(managed.allowed_mcp_servers.clone()),
+        }
+    }
+
+    /// Read the settings and every hook file, and weigh the project's trust.
+    fn load(&self) -> Result<Loaded, LoadError> {
+        let (settings, settings_files) = self.settings().map_err(|errors| LoadError { errors })?;
+        let managed = match &self.managed_dir {
+            Some(dir) => ManagedSettings::load(dir).map_err(|e| LoadError { errors: vec![e] })?,
+            None => ManagedSettings::default(),
+        };
+        let project_dir = match &self.project_dir {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().unwrap_or_default(),
+        };
         let mut loader = Loader::new(
-            KindSettings {
-                wasm: WasmSetup::new(
-                    self.runtime.clone(),
-                    self.runtime_builder.clone(),
-                    project_dir.clone(),
-                    self.limits,
-                    self.ceilings.with(&settings.ceilings),
-                ),
-                commands: self.commands.clone(),
-                prompts: self.prompts.clone(),
-                http: HttpSettings::new(
-                    allowlist,
-                    self.hook_secrets
-                        .iter()
-                        .chain(&settings.hook_secrets)
-                        .cloned()
-                        .collect(),
-                ),
-                mcp: McpServers::default(),
-            },
+            self.kind_settings(&settings, &managed, &project_dir),
             self.once_marks("once"),
         );
         let layers = self.layers();
@@ -400,7 +447,14 @@ impl HookEngineBuilder {
         if !errors.is_empty() {
             return Err(LoadError { errors });
         }
-        let hooks = config::merge(found);
+        let mut hooks = config::merge(found);
+        if managed.block_on_failure {
+            for (scope, hook) in &mut hooks {
+                if *scope == Scope::Managed {
+                    hook.spec.on_failure = OnFailure::Block;
+                }
+            }
+        }
         let mut files: Vec<PathBuf> = layers
             .iter()
             .filter(|l| l.scope == Scope::Project)
@@ -428,6 +482,7 @@ impl HookEngineBuilder {
         });
         Ok(Loaded {
             settings,
+            managed,
             hooks,
             trust,
         })
@@ -485,6 +540,7 @@ impl HookEngineBuilder {
 /// What [`HookEngineBuilder::load`] read.
 struct Loaded {
     settings: EngineSettings,
+    managed: ManagedSettings,
     hooks: Vec<(Scope, LoadedHook)>,
     trust: Option<ProjectTrust>,
 }

@@ -50,7 +50,7 @@ mod stop_loop;
 mod template;
 mod trust;
 
-pub use engine::{HookEngine, HookEngineBuilder, LoadError};
+pub use engine::{HookEngine, HookEngineBuilder, LoadError, MANAGED_DIR};
 pub use handlers::command::{CommandDefaults, CommandHook, Program};
 pub use handlers::http::{HttpHook, UrlAllowlist};
 pub use handlers::inline::InlineHook;

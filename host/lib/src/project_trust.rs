@@ -29,7 +29,8 @@ pub struct ProjectTrust {
     pub status: TrustStatus,
 }
 
-/// A project hook that does not run because the project is not trusted.
+/// A hook that does not run: its project is not trusted, or the
+/// organisation runs its managed hooks only.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkippedHook {
     /// Its name.
@@ -38,13 +39,22 @@ pub struct SkippedHook {
     pub kind: &'static str,
     /// Where it is declared.
     pub source: HookSource,
+    /// Why it does not run.
+    pub why: &'static str,
 }
 
-/// The hooks that run, and those skipped, for this project's trust.
+/// Why a project's hook is left out.
+const UNTRUSTED: &str = "the project is not trusted (`wasm-hooks trust`)";
+/// Why a user's or project's hook is left out under a managed-only policy.
+const MANAGED_ONLY: &str = "the organisation runs its managed hooks only";
+
+/// The hooks that run, and those skipped, for this project's trust; with
+/// `managed_only`, every hook below the managed layer is left out.
 pub(crate) fn apply(
     hooks: Vec<(Scope, LoadedHook)>,
     trust: Option<&ProjectTrust>,
     policy: UntrustedProjects,
+    managed_only: bool,
 ) -> (Vec<HookSpec>, Vec<SkippedHook>) {
     let trusted =
         trust.is_none_or(|t| t.status.is_trusted()) || policy == UntrustedProjects::TrustAll;
@@ -52,18 +62,24 @@ pub(crate) fn apply(
     let mut skipped = Vec::new();
     for (scope, hook) in hooks {
         let mut spec = hook.spec;
-        if scope == Scope::User || trusted {
+        let why = if managed_only && scope != Scope::Managed {
+            MANAGED_ONLY
+        } else if scope >= Scope::User || trusted {
             run.push(spec);
+            continue;
         } else if policy == UntrustedProjects::SandboxedOnly && hook.sandboxed {
             spec.trusted = false;
             run.push(spec);
+            continue;
         } else {
-            skipped.push(SkippedHook {
-                id: spec.id,
-                kind: hook.kind,
-                source: spec.source,
-            });
-        }
+            UNTRUSTED
+        };
+        skipped.push(SkippedHook {
+            id: spec.id,
+            kind: hook.kind,
+            source: spec.source,
+            why,
+        });
     }
     (run, skipped)
 }
@@ -89,6 +105,7 @@ impl UntrustedNotice {
         settings_ignored: bool,
         marks: Arc<OnceMarks>,
     ) -> Option<Self> {
+        let skipped: Vec<&SkippedHook> = skipped.iter().filter(|s| s.why == UNTRUSTED).collect();
         if skipped.is_empty() && !settings_ignored {
             return None;
         }

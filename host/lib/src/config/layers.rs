@@ -35,6 +35,9 @@ pub(crate) enum Scope {
     Project,
     /// The person's own (their config directory, or a file they named).
     User,
+    /// The organisation's (a system-wide directory the person cannot
+    /// write): always trusted, loaded first, never switched off below.
+    Managed,
 }
 
 /// One hook file of the search list.
@@ -83,6 +86,19 @@ pub(crate) fn default_files(
     project_files
         .chain(user_files)
         .filter(|layer| layer.path.is_file())
+        .collect()
+}
+
+/// The managed hook files in `dir` (`hooks.{json,yaml,yml}`).
+pub(crate) fn managed_files(dir: &Path) -> Vec<Layer> {
+    EXTENSIONS
+        .iter()
+        .map(|ext| dir.join(format!("hooks.{ext}")))
+        .filter(|path| path.is_file())
+        .map(|path| Layer {
+            path,
+            scope: Scope::Managed,
+        })
         .collect()
 }
 

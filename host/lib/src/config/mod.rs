@@ -29,7 +29,10 @@ mod layers;
 mod locate;
 mod settings;
 
-pub(crate) use layers::{Layer, Scope, default_files, merge, user_config_dir};
+mod managed;
+
+pub(crate) use layers::{Layer, Scope, default_files, managed_files, merge, user_config_dir};
+pub(crate) use managed::ManagedSettings;
 pub(crate) use settings::{EngineSettings, settings_files};
 
 use std::path::{Path, PathBuf};

@@ -126,7 +126,7 @@ impl EngineSettings {
         let log = doc.audit_log.map(|p| expand_home(&p, &file.base));
         match file.scope {
             Scope::Project => self.project_audit_log = self.project_audit_log.take().or(log),
-            Scope::User => {
+            Scope::User | Scope::Managed => {
                 self.audit_log = self.audit_log.take().or(log);
                 self.untrusted_projects = self.untrusted_projects.or(doc.untrusted_projects);
                 self.hook_secrets.extend(doc.hook_secrets);

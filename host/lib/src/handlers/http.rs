@@ -268,6 +268,8 @@ pub(crate) struct HttpSettings {
     /// The variables a hook may send (in a header, as an API key): the
     /// person's `hook_secrets`.
     secrets: Vec<String>,
+    /// The organisation's `allowed_urls`: no hook calls outside them.
+    pub(crate) restriction: Option<UrlAllowlist>,
     client: Option<reqwest::Client>,
 }
 
@@ -278,8 +280,29 @@ impl HttpSettings {
         Self {
             allowlist,
             secrets,
+            restriction: None,
             client: None,
         }
+    }
+
+    /// These settings, with the organisation's URL restriction.
+    pub(crate) fn restricted(mut self, restriction: Option<UrlAllowlist>) -> Self {
+        self.restriction = restriction;
+        self
+    }
+
+    /// `Ok` when a hook may call `url`: it is in the allowlist, and in the
+    /// organisation's `allowed_urls` when it sets them.
+    pub(crate) fn may_call(&self, url: &str) -> Result<(), SetupError> {
+        for list in std::iter::once(&self.allowlist).chain(&self.restriction) {
+            if !list.allows(url) {
+                return Err(SetupError::UrlNotAllowed {
+                    url: url.to_owned(),
+                    allowed: list.patterns().to_vec(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// `Ok` when a hook may send the variable `name` (its `field` says
@@ -332,6 +355,7 @@ impl HookKind for HttpKind {
         let headers = string_map(entry.headers.as_ref(), "headers")?;
         let allowed_env = string_list(entry.allowed_env.as_ref(), "allowed_env")?;
         let http = &mut cx.settings.http;
+        http.may_call(url)?;
         for name in &allowed_env {
             http.may_send(name, "allowed_env")?;
         }

@@ -274,9 +274,21 @@ fn lookup<'a>(record: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
 #[derive(Default)]
 pub(crate) struct McpServers {
     started: HashMap<McpServerSpec, Arc<McpServer>>,
+    /// The organisation's `allowed_mcp_servers`: the only programs hooks
+    /// may start, by name or path.
+    pub(crate) allowed: Option<Vec<String>>,
 }
 
 impl McpServers {
+    /// No server started yet; hooks may start only `allowed` programs,
+    /// when the organisation names them.
+    pub(crate) fn allowing(allowed: Option<Vec<String>>) -> Self {
+        Self {
+            started: HashMap::new(),
+            allowed,
+        }
+    }
+
     fn get(&mut self, spec: McpServerSpec) -> Arc<McpServer> {
         self.started
             .entry(spec.clone())
@@ -325,6 +337,21 @@ impl HookKind for McpToolKind {
             "server": [&spec.command, &spec.args, &spec.env, &spec.cwd],
             "tool": tool, "input": input, "timeout_ms": cx.timeout_ms,
         });
+        if let Some(allowed) = &cx.settings.mcp.allowed {
+            let program = Path::new(&spec.command);
+            let named = |a: &String| {
+                Path::new(a) == program || program.file_name().is_some_and(|f| f == a.as_str())
+            };
+            if !allowed.iter().any(named) {
+                return Err(format!(
+                    "MCP server `{}` (`{}`) is not among the organisation's allowed_mcp_servers ({})",
+                    spec.name,
+                    spec.command,
+                    allowed.join(", ")
+                )
+                .into());
+            }
+        }
         let default_name = format!("mcp:{}:{tool}", spec.name);
         let mut executes = files_named(
             std::iter::once(spec.command.as_str()).chain(spec.args.iter().map(String::as_str)),

@@ -475,14 +475,27 @@ impl HookKind for PromptKind {
 /// `hook_secrets`: a hook file cannot send a secret where it likes.
 fn check_egress(settings: &PromptSettings, cx: &BuildContext<'_>) -> Result<(), HookProblem> {
     let http = &cx.settings.http;
-    if let Some(url) = &settings.base_url
-        && !http.allowlist.allows(url)
-    {
-        return Err(SetupError::UrlNotAllowed {
-            url: url.clone(),
-            allowed: http.allowlist.patterns().to_vec(),
+    if let Some(url) = &settings.base_url {
+        http.may_call(url)?;
+    }
+    if let Some(restriction) = &http.restriction {
+        // The provider's own URL too, when the organisation restricts.
+        let defaults = &cx.settings.prompts;
+        let provider = settings.provider.unwrap_or(defaults.provider);
+        let url = settings
+            .base_url
+            .clone()
+            .or_else(|| defaults.base_url.clone())
+            .unwrap_or_else(|| provider.default_base_url().to_owned());
+        if !restriction.allows(&url)
+            && !restriction.allows(&format!("{}/", url.trim_end_matches('/')))
+        {
+            return Err(SetupError::UrlNotAllowed {
+                url,
+                allowed: restriction.patterns().to_vec(),
+            }
+            .into());
         }
-        .into());
     }
     if let Some(name) = &settings.api_key_env {
         let defaults = &cx.settings.prompts;

@@ -1,0 +1,76 @@
+//! The organisation's settings, beside its managed hook files in a
+//! system-wide directory (`/etc/wasm-hooks/config.{yaml,yml,json}`):
+//!
+//! ```yaml
+//! allow_managed_hooks_only: true          # no user or project hook runs
+//! allowed_urls: ["https://hooks.corp.example/*"]   # HTTP and prompt hooks
+//!                                         # may call these and nothing else
+//! allowed_mcp_servers: [corp-mcp]         # the programs mcp_tool hooks may start
+//! block_on_failure: true                  # managed hooks fail closed
+//! ```
+//!
+//! Unknown fields are errors naming the file, line and column.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::layers::EXTENSIONS;
+use crate::handlers::http::UrlAllowlist;
+use wasm_hooks_core::Error;
+
+/// What the organisation's `config.*` sets.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ManagedSettings {
+    /// Run the managed hooks only.
+    #[serde(default)]
+    pub(crate) allow_managed_hooks_only: bool,
+    /// The only URLs HTTP and prompt hooks may call (globs), on top of
+    /// every other allowlist.
+    pub(crate) allowed_urls: Option<Vec<String>>,
+    /// The only programs `mcp_tool` hooks may start (a name or a path).
+    pub(crate) allowed_mcp_servers: Option<Vec<String>>,
+    /// Managed hooks deny when they fail (`on_failure: block`).
+    #[serde(default)]
+    pub(crate) block_on_failure: bool,
+}
+
+impl ManagedSettings {
+    /// The settings in `dir`, the first `config.*` found; none without one.
+    ///
+    /// # Errors
+    /// A file that cannot be read or parsed, or a bad URL pattern.
+    pub(crate) fn load(dir: &Path) -> Result<Self, Error> {
+        let Some(path) = EXTENSIONS
+            .iter()
+            .map(|ext| dir.join(format!("config.{ext}")))
+            .find(|p| p.is_file())
+        else {
+            return Ok(Self::default());
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::Config {
+            path: path.clone(),
+            line: None,
+            column: None,
+            message: format!("cannot read it: {e}"),
+        })?;
+        let settings: Self = super::parse::<Option<Self>>(&path, &text)?.unwrap_or_default();
+        if let Some(urls) = &settings.allowed_urls {
+            UrlAllowlist::new(urls.iter().cloned()).map_err(|e| Error::Config {
+                path: path.clone(),
+                line: None,
+                column: None,
+                message: format!("allowed_urls: {e}"),
+            })?;
+        }
+        Ok(settings)
+    }
+
+    /// The URL restriction, if the organisation sets one.
+    pub(crate) fn url_restriction(&self) -> Option<UrlAllowlist> {
+        self.allowed_urls
+            .as_ref()
+            .map(|urls| UrlAllowlist::new(urls.iter().cloned()).expect("checked when read"))
+    }
+}
