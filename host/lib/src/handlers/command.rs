@@ -322,6 +322,22 @@ impl Handler for CommandHook {
     fn handle<'a>(&'a self, hook: &'a HookId, event: &'a Event) -> HandlerFuture<'a> {
         Box::pin(self.call(hook, event))
     }
+
+    fn details(&self) -> Vec<String> {
+        let mut details = vec![match &self.program {
+            Program::Shell(line) => format!("command ({}): {line}", self.shell.argv().0),
+            Program::Argv(argv) => format!("command (no shell): {}", argv.join(" ")),
+        }];
+        if let Some(dir) = &self.working_dir {
+            details.push(format!("runs in {}", dir.display()));
+        }
+        if !self.env.is_empty() {
+            let names: Vec<&str> = self.env.iter().map(|(k, _)| k.as_str()).collect();
+            details.push(format!("sets variables: {}", names.join(", ")));
+        }
+        details.push(format!("timeout {} ms", self.timeout_ms));
+        details
+    }
 }
 
 /// Kill every process left in the hook's group (none, usually).

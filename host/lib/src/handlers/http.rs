@@ -257,6 +257,22 @@ impl Handler for HttpHook {
             }
         })
     }
+
+    fn details(&self) -> Vec<String> {
+        let mut details = vec![format!("http: POST {}", self.url)];
+        for (name, value) in &self.headers {
+            let sends: Vec<&str> = ENV_REFERENCE
+                .captures_iter(value)
+                .filter_map(|c| c.get(1).or_else(|| c.get(2)).map(|m| m.as_str()))
+                .collect();
+            details.push(if sends.is_empty() {
+                format!("header {name}")
+            } else {
+                format!("header {name}, sending the variables {}", sends.join(", "))
+            });
+        }
+        details
+    }
 }
 
 /// What HTTP and prompt hooks share: the allowlist, the variables they may

@@ -266,6 +266,14 @@ impl Handler for InlineHook {
             }
         })
     }
+
+    fn details(&self) -> Vec<String> {
+        vec![format!(
+            "inline: {} rule{} (no process, no sandbox needed)",
+            self.rules.len(),
+            if self.rules.len() == 1 { "" } else { "s" }
+        )]
+    }
 }
 
 fn compile(doc: RuleDoc) -> Result<Rule, RuleProblem> {

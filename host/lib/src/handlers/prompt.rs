@@ -389,6 +389,13 @@ fn read_answer(event: EventName, text: &str) -> Result<HookResult, String> {
 }
 
 impl Handler for PromptHook {
+    fn details(&self) -> Vec<String> {
+        vec![format!(
+            "prompt: model {} at {}, key from the variable {}",
+            self.model, self.endpoint, self.key_env
+        )]
+    }
+
     fn handle<'a>(&'a self, hook: &'a HookId, event: &'a Event) -> HandlerFuture<'a> {
         Box::pin(async move {
             let (result, text) = self.call(hook, event).await;
