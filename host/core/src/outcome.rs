@@ -416,6 +416,39 @@ impl Outcome {
     }
 }
 
+impl Outcome {
+    /// A hook's allow: it wins over no opinion, and approves the tool
+    /// input as it is now (the hook saw it).
+    fn allow(&mut self, hook: &HookId, reason: &Option<String>) -> Flow {
+        self.rewrite_approved = true;
+        if self.verdict == Verdict::Proceed {
+            self.verdict = Verdict::Allow {
+                reason: reason.clone(),
+            };
+            self.decided_by = Some(hook.clone());
+        }
+        Flow::Continue
+    }
+
+    /// A hook's ask: the first one wins over allow and no opinion.
+    fn ask(&mut self, hook: &HookId, approval: &Approval) -> Flow {
+        if matches!(self.verdict, Verdict::Proceed | Verdict::Allow { .. }) {
+            self.verdict = Verdict::Ask(approval.clone());
+            self.decided_by = Some(hook.clone());
+        }
+        Flow::Continue
+    }
+
+    /// A hook's deny: it wins, and ends the chain.
+    fn deny(&mut self, hook: &HookId, reason: &str) -> Flow {
+        self.verdict = Verdict::Deny {
+            reason: reason.to_owned(),
+        };
+        self.decided_by = Some(hook.clone());
+        Flow::Stop
+    }
+}
+
 /// Whether the engine should run the next hook.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
@@ -469,24 +502,8 @@ impl Fold {
         let o = &mut self.outcome;
         let flow = match &result.decision {
             Decision::Proceed => Flow::Continue,
-            Decision::Allow { reason } => {
-                // It saw the input as it is now.
-                o.rewrite_approved = true;
-                if o.verdict == Verdict::Proceed {
-                    o.verdict = Verdict::Allow {
-                        reason: reason.clone(),
-                    };
-                    o.decided_by = Some(hook.clone());
-                }
-                Flow::Continue
-            }
-            Decision::Ask(approval) => {
-                if matches!(o.verdict, Verdict::Proceed | Verdict::Allow { .. }) {
-                    o.verdict = Verdict::Ask(approval.clone());
-                    o.decided_by = Some(hook.clone());
-                }
-                Flow::Continue
-            }
+            Decision::Allow { reason } => o.allow(&hook, reason),
+            Decision::Ask(approval) => o.ask(&hook, approval),
             Decision::Modify { input } => {
                 o.updated_input = Some(input.clone());
                 o.rewrite_approved = false;
@@ -496,13 +513,7 @@ impl Fold {
                 o.updated_output = Some(output.clone());
                 Flow::Continue
             }
-            Decision::Deny { reason } => {
-                o.verdict = Verdict::Deny {
-                    reason: reason.clone(),
-                };
-                o.decided_by = Some(hook.clone());
-                Flow::Stop
-            }
+            Decision::Deny { reason } => o.deny(&hook, reason),
         };
         let by = |value| Attributed::by(&hook, value);
         o.contexts.extend(result.context.clone().map(by));
@@ -548,30 +559,9 @@ impl Fold {
     ) -> Flow {
         let o = &mut self.outcome;
         let flow = match &result.decision {
-            Decision::Deny { reason } => {
-                o.verdict = Verdict::Deny {
-                    reason: reason.clone(),
-                };
-                o.decided_by = Some(hook.clone());
-                Flow::Stop
-            }
-            Decision::Ask(approval) => {
-                if matches!(o.verdict, Verdict::Proceed | Verdict::Allow { .. }) {
-                    o.verdict = Verdict::Ask(approval.clone());
-                    o.decided_by = Some(hook.clone());
-                }
-                Flow::Continue
-            }
-            Decision::Allow { reason } => {
-                o.rewrite_approved = true;
-                if o.verdict == Verdict::Proceed {
-                    o.verdict = Verdict::Allow {
-                        reason: reason.clone(),
-                    };
-                    o.decided_by = Some(hook.clone());
-                }
-                Flow::Continue
-            }
+            Decision::Deny { reason } => o.deny(&hook, reason),
+            Decision::Ask(approval) => o.ask(&hook, approval),
+            Decision::Allow { reason } => o.allow(&hook, reason),
             Decision::Modify { .. } | Decision::ModifyOutput { .. } => {
                 output.logs.push(
                     "re-check of the rewritten input: a further rewrite is not taken".to_owned(),
