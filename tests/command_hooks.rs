@@ -606,3 +606,20 @@ async fn the_engine_wide_timeout_applies_to_hooks_that_set_none() {
         failure(&outcome)
     );
 }
+
+#[tokio::test]
+async fn h5_a_command_guard_still_runs_on_an_event_over_128_kib() {
+    let engine = engine_with(vec![command(
+        r#"grep -q 'rm -rf' && { echo "omitted: $WASM_HOOKS_OMITTED" >&2; exit 2; }; exit 0"#,
+    )]);
+    let dir = tempfile::tempdir().unwrap();
+    let huge = format!("rm -rf ~ #{}", "x".repeat(140 * 1024));
+    let outcome = engine.dispatch(bash_in(dir.path(), &huge)).await;
+    assert_eq!(
+        outcome.verdict,
+        Verdict::Deny {
+            reason: "omitted: WASM_HOOKS_TOOL_ARGS".into()
+        },
+        "{outcome:?}"
+    );
+}

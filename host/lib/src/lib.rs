@@ -45,6 +45,7 @@ mod project_trust;
 mod protocol;
 mod server;
 mod session;
+mod shell_context;
 mod state_dir;
 mod stop_loop;
 mod template;

@@ -132,7 +132,10 @@ impl CommandHook {
         defaults: &CommandDefaults,
     ) -> Result<Self, SetupError> {
         let compiled = match &program {
-            Program::Shell(line) => Compiled::Shell(Template::parse(line)?),
+            Program::Shell(line) => {
+                crate::shell_context::check(line)?;
+                Compiled::Shell(Template::parse(line)?)
+            }
             Program::Argv(argv) => Compiled::Argv(
                 argv.iter()
                     .map(|a| Template::parse(a))
@@ -390,7 +393,16 @@ fn last_line(text: &str) -> String {
         .to_owned()
 }
 
-/// The event's fields as `<PREFIX>_*` variables, and `CLAUDE_PROJECT_DIR`.
+/// The largest value put in one event variable. Linux refuses to start a
+/// program with any one environment string over 128 KiB (`E2BIG`), and an
+/// event is whatever the agent sends: above this, a variable is left out
+/// (and named in `<PREFIX>_OMITTED`), so that no event can keep a guard
+/// from starting. The whole event is always on stdin.
+const MAX_VARIABLE_BYTES: usize = 32 * 1024;
+
+/// The event's fields as `<PREFIX>_*` variables, and `CLAUDE_PROJECT_DIR`;
+/// those over [`MAX_VARIABLE_BYTES`] are named in `<PREFIX>_OMITTED`
+/// instead.
 fn event_variables(prefix: &str, event: &Event) -> Vec<(String, String)> {
     let record = event.record();
     let text = |field: &str| record.get(field).map(|v| plain_text(v).into_owned());
@@ -412,6 +424,15 @@ fn event_variables(prefix: &str, event: &Event) -> Vec<(String, String)> {
     .filter_map(|(name, value)| Some((format!("{prefix}_{name}"), value?)))
     .collect::<Vec<_>>();
     vars.extend(cwd.map(|dir| ("CLAUDE_PROJECT_DIR".to_owned(), dir)));
+    let omitted: Vec<String> = vars
+        .iter()
+        .filter(|(_, value)| value.len() > MAX_VARIABLE_BYTES)
+        .map(|(name, _)| name.clone())
+        .collect();
+    if !omitted.is_empty() {
+        vars.retain(|(_, value)| value.len() <= MAX_VARIABLE_BYTES);
+        vars.push((format!("{prefix}_OMITTED"), omitted.join(",")));
+    }
     vars
 }
 
@@ -534,5 +555,16 @@ mod tests {
             !vars.contains_key("FORGE_LLM_MODEL"),
             "absent fields set no variable"
         );
+    }
+
+    #[test]
+    fn h5_an_event_too_large_for_the_environment_leaves_those_variables_out() {
+        let huge = format!("rm -rf ~ #{}", "x".repeat(140 * 1024));
+        let event = Event::pre_tool_use("Bash", json!({"command": huge}));
+        let vars: std::collections::HashMap<_, _> =
+            event_variables("WASM_HOOKS", &event).into_iter().collect();
+        assert!(!vars.contains_key("WASM_HOOKS_TOOL_ARGS"));
+        assert_eq!(vars["WASM_HOOKS_OMITTED"], "WASM_HOOKS_TOOL_ARGS");
+        assert_eq!(vars["WASM_HOOKS_TOOL_NAME"], "Bash");
     }
 }

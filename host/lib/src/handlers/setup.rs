@@ -39,6 +39,17 @@ pub enum SetupError {
         /// The names a template may use.
         known: &'static str,
     },
+    /// A `{{…}}` template of a shell command inside quotes or a
+    /// here-document, where its value could end the quotes.
+    #[error(
+        "the `{{{{…}}}}` template at byte {at} of the command stands inside {inside}, where its value could end them and run as a command: write it without quotes (values are quoted for you: `echo {{{{tool_name}}}}`, not `echo \"{{{{tool_name}}}}\"`), or read the event from stdin"
+    )]
+    QuotedTemplate {
+        /// Its byte offset in the command.
+        at: usize,
+        /// `single quotes`, `double quotes` or `a here-document`.
+        inside: &'static str,
+    },
     /// A PowerShell command line with `{{…}}` templates.
     #[error(
         "`{{{{…}}}}` templates are quoted for POSIX shells: with `shell: powershell`, read the event from stdin instead"
