@@ -70,6 +70,7 @@ fn guard() -> support::HookFile {
 async fn post(server: &Server, body: String) -> (u16, Value) {
     let response = reqwest::Client::new()
         .post(format!("{}/hook", server.address))
+        .header("content-type", "application/json")
         .body(body)
         .send()
         .await
@@ -151,6 +152,7 @@ async fn concurrent_requests_each_get_their_own_answer() {
         };
         let request = client
             .post(format!("{}/hook", server.address))
+            .header("content-type", "application/json")
             .body(bash(&command).to_string());
         requests.spawn(async move {
             let response = request.send().await.unwrap();
@@ -221,6 +223,7 @@ async fn a_configured_token_is_required() {
     let client = reqwest::Client::new();
     let wrong = client
         .post(format!("{}/hook", server.address))
+        .header("content-type", "application/json")
         .bearer_auth("guess")
         .body(bash("ls").to_string())
         .send()
@@ -229,6 +232,7 @@ async fn a_configured_token_is_required() {
     assert_eq!(wrong.status().as_u16(), 401);
     let right = client
         .post(format!("{}/hook", server.address))
+        .header("content-type", "application/json")
         .bearer_auth("s3cret-token")
         .body(bash("rm -rf /").to_string())
         .send()
@@ -285,6 +289,7 @@ async fn sigterm_finishes_the_request_in_flight_then_stops() {
     let in_flight = tokio::spawn(
         reqwest::Client::new()
             .post(format!("{}/hook", server.address))
+            .header("content-type", "application/json")
             .body(bash("ls").to_string())
             .send(),
     );
@@ -303,4 +308,94 @@ async fn sigterm_finishes_the_request_in_flight_then_stops() {
         "late but answered"
     );
     assert_eq!(server.child.wait().unwrap().code(), Some(0));
+}
+
+/// A raw HTTP/1.1 request to the server's TCP address, with these extra
+/// header lines: the status code.
+async fn raw(server: &Server, headers: &str, body: &str) -> u16 {
+    let address = server.address.strip_prefix("http://").unwrap();
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let request = format!(
+        "POST /hook HTTP/1.1\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    response[9..12].parse().unwrap()
+}
+
+#[tokio::test]
+async fn c4_a_post_a_web_page_could_send_without_asking_is_refused() {
+    let hooks = guard();
+    let server = serve(&hooks.path, &default_listen(), &[]);
+    let host = format!(
+        "Host: {}\r\n",
+        server.address.strip_prefix("http://").unwrap()
+    );
+    let body = bash("rm -rf /").to_string();
+    for content_type in [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+    ] {
+        let status = raw(
+            &server,
+            &format!("{host}Content-Type: {content_type}\r\n"),
+            &body,
+        )
+        .await;
+        assert_eq!(status, 415, "{content_type}");
+    }
+    assert_eq!(raw(&server, &host, &body).await, 415, "no content type");
+    let json = format!("{host}Content-Type: application/json; charset=utf-8\r\n");
+    assert_eq!(raw(&server, &json, &body).await, 200);
+}
+
+#[tokio::test]
+async fn h7_h8_a_browser_origin_or_a_foreign_host_is_refused() {
+    let hooks = guard();
+    let server = serve(&hooks.path, &default_listen(), &[]);
+    let port = server.address.rsplit(':').next().unwrap().to_owned();
+    let body = bash("ls").to_string();
+    let json = "Content-Type: application/json\r\n";
+    let from_page = format!("Host: 127.0.0.1:{port}\r\nOrigin: https://evil.example\r\n{json}");
+    assert_eq!(raw(&server, &from_page, &body).await, 403);
+    let rebound = format!("Host: evil.example:{port}\r\n{json}");
+    assert_eq!(raw(&server, &rebound, &body).await, 421, "DNS rebinding");
+    for host in [format!("localhost:{port}"), format!("127.0.0.1:{port}")] {
+        let ok = format!("Host: {host}\r\n{json}");
+        assert_eq!(raw(&server, &ok, &body).await, 200, "{host}");
+    }
+    let named = serve(
+        &hooks.path,
+        &["--listen", "127.0.0.1:0", "--allow-host", "hooks.internal"],
+        &[],
+    );
+    let port = named.address.rsplit(':').next().unwrap().to_owned();
+    let ok = format!("Host: hooks.internal:{port}\r\n{json}");
+    assert_eq!(raw(&named, &ok, &body).await, 200);
+}
+
+#[test]
+fn l4_socket_refuses_to_replace_a_file_that_is_not_a_socket() {
+    let hooks = guard();
+    let dir = tempfile::tempdir().unwrap();
+    let precious = dir.path().join("notes.txt");
+    std::fs::write(&precious, "keep me").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+        .args(["serve", "--config"])
+        .arg(&hooks.path)
+        .arg("--socket")
+        .arg(&precious)
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not a socket"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me");
 }

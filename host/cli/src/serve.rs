@@ -41,6 +41,11 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "VAR")]
     token_env: Option<String>,
 
+    /// Also answer requests addressed to this host name (`Host` header; the
+    /// listening address, and `localhost` on loopback, always are).
+    #[arg(long = "allow-host", value_name = "NAME[:PORT]")]
+    allow_hosts: Vec<String>,
+
     /// Refuse request bodies larger than this many KiB.
     #[arg(long, value_name = "KIB", default_value_t = DEFAULT_MAX_BODY / 1024)]
     max_body_kb: usize,
@@ -95,10 +100,7 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
         let shutdown = shutdown_signal().context("watching for SIGINT and SIGTERM")?;
         match &args.socket {
             Some(path) => {
-                if path.exists() {
-                    std::fs::remove_file(path)
-                        .with_context(|| format!("removing the old socket {}", path.display()))?;
-                }
+                replace_old_socket(path)?;
                 let listener = tokio::net::UnixListener::bind(path)
                     .with_context(|| format!("binding {}", path.display()))?;
                 announce(&format!("unix:{}", path.display()))?;
@@ -108,13 +110,52 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
                 let listener = tokio::net::TcpListener::bind(args.listen)
                     .await
                     .with_context(|| format!("binding {}", args.listen))?;
-                announce(&format!("http://{}", listener.local_addr()?))?;
+                let address = listener.local_addr()?;
+                announce(&format!("http://{address}"))?;
+                let server = server.allowed_hosts(hosts_of(address, &args.allow_hosts));
                 server.serve_tcp(listener, shutdown).await?;
             }
         }
         anyhow::Ok(())
     })?;
     Ok(Exit::GoOn)
+}
+
+/// Remove what is left of an earlier server's socket at `path`; anything
+/// else there is refused, never deleted.
+fn replace_old_socket(path: &std::path::Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_socket() => std::fs::remove_file(path)
+            .with_context(|| format!("removing the old socket {}", path.display())),
+        Ok(_) => bail!(
+            "--socket {}: something that is not a socket is there; refusing to replace it",
+            path.display()
+        ),
+        Err(_) => Ok(()),
+    }
+}
+
+/// The `Host` values a client may send to `address`: the address itself,
+/// and for a loopback address `localhost` and the other loopback form, each
+/// with the port; then the `--allow-host` names.
+fn hosts_of(address: std::net::SocketAddr, allowed: &[String]) -> Vec<String> {
+    let port = address.port();
+    let mut hosts = vec![address.to_string()];
+    if address.ip().is_loopback() {
+        hosts.extend([
+            format!("localhost:{port}"),
+            format!("127.0.0.1:{port}"),
+            format!("[::1]:{port}"),
+        ]);
+    }
+    for name in allowed {
+        hosts.push(name.clone());
+        if !name.contains(':') {
+            hosts.push(format!("{name}:{port}"));
+        }
+    }
+    hosts
 }
 
 /// The first line on stdout says where to connect (so a port 0 can be

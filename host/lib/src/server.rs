@@ -7,6 +7,12 @@
 //! Requests are handled concurrently; a body over the size limit gets 413,
 //! a body that is not an event 400, and, when a token is set, a request
 //! without `Authorization: Bearer <token>` 401.
+//!
+//! No web page can drive it: a request that carries an `Origin` (every
+//! browser sends one with a cross-site request) gets 403, a body that is
+//! not `Content-Type: application/json` (the only kind a page can send
+//! without asking first) 415, and, when the server knows its own
+//! addresses, a `Host` that is not one of them (DNS rebinding) 421.
 
 use std::future::Future;
 use std::io;
@@ -35,6 +41,7 @@ pub struct HookServer {
     protocol: Protocol,
     token: Option<String>,
     max_body: usize,
+    hosts: Option<Vec<String>>,
 }
 
 impl HookServer {
@@ -45,7 +52,15 @@ impl HookServer {
             protocol,
             token: None,
             max_body: DEFAULT_MAX_BODY,
+            hosts: None,
         }
+    }
+
+    /// Answer only requests whose `Host` is one of these (`127.0.0.1:8787`,
+    /// `localhost:8787`); by default any `Host` is accepted.
+    pub fn allowed_hosts(mut self, hosts: Vec<String>) -> Self {
+        self.hosts = Some(hosts);
+        self
     }
 
     /// Require `Authorization: Bearer <token>` on `/hook`.
@@ -113,7 +128,45 @@ fn error(status: StatusCode, message: String) -> Response {
     (status, Json(json!({ "error": message }))).into_response()
 }
 
+/// Why a request cannot have come from an agent, if it cannot: a web
+/// page's `Origin`, a `Host` this server does not answer to, a body that is
+/// not declared JSON.
+fn refused(server: &HookServer, headers: &HeaderMap) -> Option<Response> {
+    if headers.contains_key(header::ORIGIN) {
+        return Some(error(
+            StatusCode::FORBIDDEN,
+            "requests from web pages (with an Origin header) are refused".into(),
+        ));
+    }
+    if let Some(hosts) = &server.hosts {
+        let host = headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        if !hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
+            return Some(error(
+                StatusCode::MISDIRECTED_REQUEST,
+                format!("Host `{host}` is not this server's address"),
+            ));
+        }
+    }
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
+    (!json).then(|| {
+        error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "the body must be sent as Content-Type: application/json".into(),
+        )
+    })
+}
+
 async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: Bytes) -> Response {
+    if let Some(refusal) = refused(&server, &headers) {
+        return refusal;
+    }
     if let Some(token) = &server.token {
         let given = headers
             .get(header::AUTHORIZATION)

@@ -275,6 +275,7 @@ fn serve_round_trip(
         let post = || async {
             let response = client
                 .post(format!("{url}/hook"))
+                .header("content-type", "application/json")
                 .body(body.to_owned())
                 .send()
                 .await
