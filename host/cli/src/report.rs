@@ -66,7 +66,7 @@ pub(crate) fn human(outcome: &Outcome, elapsed: Duration) -> String {
             .map(String::as_str)
             .chain(output.stderr.lines())
         {
-            let _ = writeln!(out, "      | {line}");
+            let _ = writeln!(out, "      | {}", wasm_hooks::escape_controls(line));
         }
         if output.truncated {
             let _ = writeln!(out, "      | (output cut at the hook's output cap)");

@@ -3,6 +3,7 @@
 //! the values a person needs to find the cause: the file, the hook, the limit
 //! and its configured value.
 
+use crate::escape::escape_controls;
 use std::path::PathBuf;
 
 use serde::{Serialize, Serializer};
@@ -126,7 +127,7 @@ pub enum HookError {
         limit_kb: u64,
     },
     /// The plugin trapped (a panic, an out-of-bounds access, a stack overflow…).
-    #[error("hook `{hook}` crashed: {message}")]
+    #[error("hook `{hook}` crashed: {}", escape_controls(message))]
     Trap {
         /// Which hook.
         hook: HookId,
@@ -150,7 +151,7 @@ pub enum HookError {
         command: String,
     },
     /// A command hook exited with a code that is neither 0 nor 2.
-    #[error("hook `{hook}` exited with code {code}{}", if stderr.is_empty() { String::new() } else { format!(": {stderr}") })]
+    #[error("hook `{hook}` exited with code {code}{}", if stderr.is_empty() { String::new() } else { format!(": {}", escape_controls(stderr)) })]
     ExitCode {
         /// Which hook.
         hook: HookId,
@@ -168,7 +169,7 @@ pub enum HookError {
         signal: i32,
     },
     /// An HTTP hook's endpoint answered with a status other than 2xx.
-    #[error("hook `{hook}`: the endpoint answered HTTP {status}{}", if body.is_empty() { String::new() } else { format!(": {body}") })]
+    #[error("hook `{hook}`: the endpoint answered HTTP {status}{}", if body.is_empty() { String::new() } else { format!(": {}", escape_controls(body)) })]
     HttpStatus {
         /// Which hook.
         hook: HookId,
@@ -178,7 +179,7 @@ pub enum HookError {
         body: String,
     },
     /// The hook reported that it could not decide.
-    #[error("hook `{hook}` failed: {message}")]
+    #[error("hook `{hook}` failed: {}", escape_controls(message))]
     Failed {
         /// Which hook.
         hook: HookId,
@@ -186,7 +187,7 @@ pub enum HookError {
         message: String,
     },
     /// The hook answered something that is not a valid result.
-    #[error("hook `{hook}` gave an invalid answer: {message}")]
+    #[error("hook `{hook}` gave an invalid answer: {}", escape_controls(message))]
     BadResult {
         /// Which hook.
         hook: HookId,

@@ -21,6 +21,7 @@ mod digest;
 mod dirs;
 mod dispatch;
 mod error;
+mod escape;
 mod event;
 mod handler;
 mod id;
@@ -39,6 +40,7 @@ pub use digest::sha256_hex;
 pub use dirs::xdg_dir;
 pub use dispatch::{HookHandle, HookRegistry, Review};
 pub use error::{Error, HookError};
+pub use escape::escape_controls;
 pub use event::{
     CATALOGUE, Event, EventError, EventName, UnknownEvent, now_rfc3339, plain_text, record_field,
 };

@@ -79,7 +79,7 @@ pub use wasm_hooks_core::{
     HandlerFuture, HookError, HookHandle, HookId, HookOutput, HookRegistry, HookResult, HookSource,
     HookSpec, OnFailure, Outcome, REDACTED, Redactor, Reply, Requests, Review, Role, Severity,
     ToolMatcher, TraceEntry, TraceStatus, UnknownEvent, UserMessage, Verdict, Verification,
-    read_audit_log, verify_audit_log, xdg_dir,
+    escape_controls, read_audit_log, verify_audit_log, xdg_dir,
 };
 pub use wasm_hooks_wasm::{
     CacheSurvey, CompileCache, GrantBase, GrantedDir, Grants, LimitOverrides, Plugin, PluginInfo,

@@ -18,7 +18,7 @@ pub use settings::{InstalledHook, SettingsError, install, uninstall};
 
 use serde_json::Value;
 
-use wasm_hooks_core::{Event, EventError, EventName, Outcome, Verdict};
+use wasm_hooks_core::{Event, EventError, EventName, Outcome, Verdict, escape_controls};
 
 /// An agent's hook protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -144,7 +144,7 @@ impl<'a> Draft<'a> {
         let stderr = outcome
             .system_messages
             .iter()
-            .map(|m| format!("wasm-hooks: [{}] {}", m.hook, m.value))
+            .map(|m| format!("wasm-hooks: [{}] {}", m.hook, escape_controls(&m.value)))
             .collect();
         Self {
             outcome,
