@@ -3,11 +3,16 @@
 //! Three kinds of text are replaced by [`REDACTED`] before a record is
 //! written:
 //! - the values of environment variables whose names say they are secret
-//!   (`*KEY*`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*PASSWD*`,
-//!   `*CREDENTIAL*`, `*AUTH*`), and of any variable named explicitly;
+//!   (`*KEY*`, `*TOKEN*`, `*SECRET*`, `*PASS*`, `*CREDENTIAL*`, `*AUTH*`,
+//!   `*WEBHOOK*`, `*DSN*`, `*COOKIE*`), and of any variable named
+//!   explicitly;
 //! - text shaped like a known API key or credential: Anthropic and OpenAI
-//!   keys, GitHub tokens, AWS access key ids, Slack tokens, bearer tokens,
-//!   private key blocks;
+//!   keys, GitHub and GitLab tokens, AWS access key ids, Slack tokens and
+//!   webhooks, Discord webhooks, Stripe secret keys, Google API keys, npm
+//!   tokens, JWTs, Sentry DSNs, bearer tokens, private key blocks;
+//! - the password of a URL (`postgres://app:[REDACTED]@db/x`) and the
+//!   value of an assignment to a secret-named variable
+//!   (`MY_DB_PASS=[REDACTED]`), the rest kept;
 //! - the value of any JSON field whose name says it is secret (`api_key`,
 //!   `password`, `token`, `authorization`…).
 
@@ -23,7 +28,7 @@ pub const REDACTED: &str = "[REDACTED]";
 /// `true` everywhere would hide more than it protects.
 const MIN_SECRET_LEN: usize = 8;
 
-const SECRET_NAME: &str = r"(?i)key|token|secret|passw(or)?d|credential|auth";
+const SECRET_NAME: &str = r"(?i)key|token|secret|pass|credential|auth|webhook|dsn|cookie";
 
 const KEY_SHAPES: &[&str] = &[
     r"sk-ant-[A-Za-z0-9_\-]{16,}",
@@ -34,12 +39,29 @@ const KEY_SHAPES: &[&str] = &[
     r"xox[abprs]-[A-Za-z0-9\-]{10,}",
     r"(?i)\bbearer\s+[A-Za-z0-9._~+/=\-]{16,}",
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+    r"glpat-[A-Za-z0-9_\-]{20,}",
+    r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
+    r"https://(?:discord|discordapp)\.com/api/webhooks/[0-9]+/[A-Za-z0-9_\-]+",
+    r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}",
+    r"\bAIza[0-9A-Za-z_\-]{35}",
+    r"\bnpm_[A-Za-z0-9]{36}",
+    r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+    r"https://[0-9a-f]{32}(?::[0-9a-f]{32})?@[A-Za-z0-9.\-]+",
+];
+
+/// Secrets inside something worth keeping: a URL's password (the scheme,
+/// user and host stay), and the value assigned to a secret-named variable
+/// (`DB_PASS=…`, `api_key: …`). Groups `keep` and `tail` stay.
+const SECRETS_IN_PLACE: &[&str] = &[
+    r"(?P<keep>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]*:)[^@\s/]+(?P<tail>@)",
+    r#"(?i)(?P<keep>\b[a-z0-9_]*(?:pass|secret|token|api_?key|credential|private_?key)[a-z0-9_]*\s*[=:]\s*["']?)[^\s"']{6,}"#,
 ];
 
 /// Replaces secrets in audit records.
 #[derive(Debug, Clone)]
 pub struct Redactor {
     secret_text: Regex,
+    in_place: Vec<Regex>,
 }
 
 impl Redactor {
@@ -69,19 +91,38 @@ impl Redactor {
             .chain(KEY_SHAPES.iter().map(|s| (*s).to_owned()))
             .collect();
         let secret_text = Regex::new(&alternatives.join("|")).expect("escaped alternatives");
-        Self { secret_text }
+        let in_place = SECRETS_IN_PLACE
+            .iter()
+            .map(|p| Regex::new(p).expect("fixed pattern"))
+            .collect();
+        Self {
+            secret_text,
+            in_place,
+        }
     }
 
     /// `text` with every secret replaced.
     pub fn text(&self, text: &str) -> String {
-        self.secret_text.replace_all(text, REDACTED).into_owned()
+        self.replaced(text).into_owned()
+    }
+
+    fn replaced<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let mut out = self.secret_text.replace_all(text, REDACTED);
+        for pattern in &self.in_place {
+            if let Cow::Owned(changed) =
+                pattern.replace_all(&out, format!("${{keep}}{REDACTED}${{tail}}").as_str())
+            {
+                out = Cow::Owned(changed);
+            }
+        }
+        out
     }
 
     /// `value` with every secret in it replaced, in place.
     pub fn value(&self, value: &mut Value) {
         match value {
             Value::String(s) => {
-                if let Cow::Owned(redacted) = self.secret_text.replace_all(s, REDACTED) {
+                if let Cow::Owned(redacted) = self.replaced(s) {
                     *s = redacted;
                 }
             }
@@ -118,6 +159,12 @@ fn is_secret_field(name: &str) -> bool {
         "auth_token",
         "authorization",
         "private_key",
+        "pass",
+        "dsn",
+        "webhook_url",
+        "cookie",
+        "session_token",
+        "client_key",
     ]
     .contains(&name.as_str())
 }
@@ -166,6 +213,113 @@ mod tests {
                 "x [REDACTED] y",
                 "{secret}"
             );
+        }
+    }
+
+    /// Realistic secrets in text, each with a part that must not survive.
+    const SECRETS: &[(&str, &str)] = &[
+        ("psql $X pa55-w0rd-xyz", "pa55-w0rd-xyz"),
+        (
+            "curl https://example.invalid/hook/abcdef",
+            "example.invalid/hook",
+        ),
+        ("report to https://k3y@o1.ingest.example/2", "k3y@"),
+        ("cookie c00kie-value-123", "c00kie"),
+        (
+            "postgres://app:hunter2pass@db.internal:5432/app",
+            "hunter2pass",
+        ),
+        ("mysql://root:s3cr3t!@localhost/db", "s3cr3t"),
+        ("redis://:authpassword123@cache:6379", "authpassword123"),
+        (
+            "https://user:token1234@github.com/org/repo.git",
+            "token1234",
+        ),
+        ("export MY_DB_PASS=another-pass-99", "another-pass-99"),
+        ("DATABASE_PASSWORD=opensesame42 ./migrate", "opensesame42"),
+        ("api_key: 'abcdef123456'", "abcdef123456"),
+        ("--client-secret=zzzzzzzzzz", "zzzzzzzzzz"),
+        ("sk_live_51H8abcdefghijklmnop", "sk_live_51H8"),
+        ("sk_test_4eC39HqLyjWDarjtT1zdp7dc", "sk_test_4eC3"),
+        ("rk_live_abcdefghijklmnopqr", "rk_live_abc"),
+        (
+            "https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXX",
+            "hooks.slack.com/services/T000",
+        ),
+        (
+            "https://discord.com/api/webhooks/123456/abcDEF-ghi_jkl",
+            "abcDEF",
+        ),
+        (
+            "https://0123456789abcdef0123456789abcdef@o42.ingest.sentry.io/7",
+            "0123456789abcdef",
+        ),
+        ("AIzaSyA-abcdefghijklmnopqrstuvwxyz012345", "AIzaSyA"),
+        ("npm_abcdefghijklmnopqrstuvwxyz0123456789", "npm_abc"),
+        ("glpat-abcdefghijklmnopqrst", "glpat-abc"),
+        (
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "eyJhbGci",
+        ),
+        ("xoxb-1234567890-abcdefghij", "xoxb-123"),
+        (
+            "Authorization: Bearer abcdefghijklmnop.qrstuvwx",
+            "abcdefghijklmnop",
+        ),
+        ("AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7"),
+        ("ghp_abcdefghijklmnopqrstuvwxyz0123", "ghp_abc"),
+        ("github_pat_11ABCDEFG0123456789_abcdefghij", "github_pat_11"),
+        ("sk-ant-api03-abcdefghijklmnopqrstuvwxyz", "sk-ant-api03"),
+        ("sk-proj-abcdefghijklmnopqrstuvwxyz", "sk-proj-abc"),
+        (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----",
+            "b3Blbn",
+        ),
+    ];
+
+    /// Text that must stay as it is.
+    const ORDINARY: &[&str] = &[
+        "cargo test --workspace",
+        "git push origin main",
+        "https://docs.rs/serde/latest/serde/",
+        "max_tokens: 256",
+        "key_count = 3",
+        "pk_live_publishable123456 is public",
+        "ssh git@github.com",
+        "file:///home/me/notes.md",
+        "the password is asked for at login",
+        "eyJ is how a JWT starts",
+    ];
+
+    #[test]
+    fn m9_common_secret_shapes_are_redacted_and_ordinary_text_is_kept() {
+        let r = Redactor::new(
+            [
+                ("MY_DB_PASS".to_owned(), "pa55-w0rd-xyz".to_owned()),
+                (
+                    "SLACK_WEBHOOK".to_owned(),
+                    "https://example.invalid/hook/abcdef".to_owned(),
+                ),
+                (
+                    "SENTRY_DSN".to_owned(),
+                    "https://k3y@o1.ingest.example/2".to_owned(),
+                ),
+                ("SESSION_COOKIE".to_owned(), "c00kie-value-123".to_owned()),
+            ],
+            &[],
+        );
+        for (text, secret) in SECRETS {
+            let redacted = r.text(text);
+            assert!(!redacted.contains(secret), "{text} -> {redacted}");
+            assert!(redacted.contains(REDACTED), "{text} -> {redacted}");
+        }
+        assert_eq!(
+            r.text("postgres://app:hunter2pass@db.internal:5432/app"),
+            "postgres://app:[REDACTED]@db.internal:5432/app",
+            "the rest of the URL stays"
+        );
+        for ordinary in ORDINARY {
+            assert_eq!(r.text(ordinary), *ordinary, "{ordinary}");
         }
     }
 
