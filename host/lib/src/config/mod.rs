@@ -178,6 +178,54 @@ impl FileRead<'_> {
     }
 }
 
+/// The deepest nesting of `[` and `{` a hook or settings file may have.
+/// Parsers take time that grows faster than the text with deeper nesting
+/// (100 000 levels took 20 s), and `hook` parses on every event.
+const MAX_NESTING: usize = 64;
+
+/// Where `text` first nests `[`/`{` deeper than [`MAX_NESTING`] (1-based
+/// line and column), outside quoted strings; a linear scan.
+fn too_deep(text: &str) -> Option<(usize, usize)> {
+    let (mut depth, mut line, mut column) = (0usize, 1usize, 0usize);
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    // A quote opens a string only where a scalar may start (`it's` does
+    // not open one).
+    let mut last = '\n';
+    for c in text.chars() {
+        column += 1;
+        if quote.is_none() && !c.is_whitespace() && !matches!(c, '"' | '\'') {
+            last = c;
+        }
+        match (quote, c) {
+            (_, '\n') => {
+                line += 1;
+                column = 0;
+                last = '\n';
+            }
+            (Some('"'), '\\') if !escaped => {
+                escaped = true;
+                continue;
+            }
+            (Some(q), c) if c == q && !escaped => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') if matches!(last, '\n' | ':' | ',' | '[' | '{' | '-' | '?') => {
+                quote = Some(c);
+            }
+            (None, '[' | '{') => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some((line, column));
+                }
+            }
+            (None, ']' | '}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        escaped = false;
+    }
+    None
+}
+
 /// Parse JSON with comments (JSONC); an error with its 1-based line and
 /// column.
 fn jsonc<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, (String, usize, usize)> {
@@ -192,6 +240,16 @@ pub(crate) fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> 
         path.extension().and_then(|e| e.to_str()),
         Some("yaml" | "yml")
     );
+    if let Some((line, column)) = too_deep(text) {
+        return Err(Error::Config {
+            path: path.to_owned(),
+            line: Some(line),
+            column: Some(column),
+            message: format!(
+                "nested deeper than {MAX_NESTING} levels of `[` and `{{`; no hook file needs that"
+            ),
+        });
+    }
     let (message, position) = if yaml {
         match serde_norway::from_str(text) {
             Ok(doc) => return Ok(doc),
@@ -607,6 +665,34 @@ mod tests {
     use crate::handlers::prompt::PromptDefaults;
     use crate::handlers::wasm::WasmSetup;
     use wasm_hooks_wasm::{WasmLimits, WasmRuntime};
+
+    #[test]
+    fn l1_a_deeply_nested_file_is_refused_with_its_position_without_parsing_it() {
+        let deep = format!("hooks: {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+        let errors = load_named("hooks.yaml", &deep).unwrap_err();
+        let message = errors[0].to_string();
+        assert!(
+            message.contains("nested deeper than 64 levels"),
+            "{message}"
+        );
+        assert!(message.contains("hooks.yaml:1:72:"), "{message}");
+        let json = format!("{{\"hooks\": {}{}}}", "[".repeat(1_000), "]".repeat(1_000));
+        assert!(
+            load_named("hooks.json", &json).unwrap_err()[0]
+                .to_string()
+                .contains("nested deeper")
+        );
+        let quoted = format!("hooks: {{}}\nx: \"{}\"\n", "[".repeat(200));
+        assert!(
+            too_deep(&quoted).is_none(),
+            "brackets inside a string do not nest"
+        );
+        let apostrophe = format!("x: it's\ny: {}\n", "[".repeat(100));
+        assert!(
+            too_deep(&apostrophe).is_some(),
+            "an apostrophe opens no string"
+        );
+    }
 
     fn load_named(name: &str, text: &str) -> Result<FileHooks, Vec<Error>> {
         let dir = tempfile::tempdir().unwrap();
