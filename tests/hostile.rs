@@ -344,3 +344,42 @@ async fn grants_that_name_no_directory_are_load_errors_naming_the_field() {
         "{err}"
     );
 }
+
+#[test]
+fn m3_a_plugin_flooding_the_log_writes_at_most_its_output_cap() {
+    let file = support::hook_file(
+        "PreToolUse",
+        "Bash",
+        &plugin("hostile-log-flood"),
+        json!({}),
+    );
+    let out = assert_cmd::Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .args([
+            "run",
+            "--event",
+            "PreToolUse",
+            "--tool",
+            "Bash",
+            "--input",
+            r#"{"command": "ls"}"#,
+            "--config",
+        ])
+        .arg(&file.path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    // 200 MiB were logged; the default output cap is 64 KiB.
+    assert!(
+        out.stderr.len() < 256 * 1024,
+        "{} bytes reached the host's log",
+        out.stderr.len()
+    );
+    assert!(!out.stderr.contains(&0x1b), "escapes are escaped");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("output cut at the hook's output cap"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -28,6 +28,7 @@ const GUEST_PACKAGES: &[&str] = &[
     "hostile-recurse",
     "hostile-trap",
     "hostile-alloc-loop",
+    "hostile-log-flood",
     "compat-sdk-0-1-plugin",
 ];
 

@@ -91,13 +91,16 @@ impl LogLines {
         }
     }
 
-    pub(crate) fn push(&mut self, line: String) {
+    /// Keep `line` if it fits; whether it did (the first line that does
+    /// not ends the log: a contiguous prefix is kept).
+    pub(crate) fn push(&mut self, line: String) -> bool {
         if self.truncated || self.used + line.len() > self.cap {
-            // Keep a contiguous prefix: once a line is dropped, drop the rest.
             self.truncated = true;
+            false
         } else {
             self.used += line.len();
             self.lines.push(line);
+            true
         }
     }
 }

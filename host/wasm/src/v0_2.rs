@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::state::HostState;
 use wasm_hooks_core::{
-    Approval, Context, Decision, Event, HookResult, Role, Severity, UserMessage,
+    Approval, Context, Decision, Event, HookResult, Role, Severity, UserMessage, escape_controls,
 };
 
 mod generated {
@@ -164,10 +164,25 @@ impl host::Host for HostState {
     }
 }
 
-/// A plugin's log line: to the host's log, tagged with the hook, and kept
-/// with the hook's output.
+/// A plugin's log line: kept with the hook's output and written to the
+/// host's log, tagged with the hook, while the hook's output cap
+/// (`max_output_kb`) has room; past it, lines are dropped (the output says
+/// it was cut), so no plugin can flood the host's log. Control characters
+/// are escaped on the way to the host's log.
 pub(crate) fn log(state: &mut HostState, level: wit::Level, message: String) {
+    let word = match level {
+        wit::Level::Trace => "trace",
+        wit::Level::Debug => "debug",
+        wit::Level::Info => "info",
+        wit::Level::Warn => "warn",
+        wit::Level::Error => "error",
+    };
+    let line = format!("{word}: {message}");
+    if !state.logs.push(line) {
+        return;
+    }
     let hook = state.hook.as_str();
+    let message = escape_controls(&message);
     match level {
         wit::Level::Trace => tracing::trace!(hook, "{message}"),
         wit::Level::Debug => tracing::debug!(hook, "{message}"),
@@ -175,14 +190,6 @@ pub(crate) fn log(state: &mut HostState, level: wit::Level, message: String) {
         wit::Level::Warn => tracing::warn!(hook, "{message}"),
         wit::Level::Error => tracing::error!(hook, "{message}"),
     }
-    let level = match level {
-        wit::Level::Trace => "trace",
-        wit::Level::Debug => "debug",
-        wit::Level::Info => "info",
-        wit::Level::Warn => "warn",
-        wit::Level::Error => "error",
-    };
-    state.logs.push(format!("{level}: {message}"));
 }
 
 impl kv::Host for HostState {
