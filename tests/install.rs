@@ -148,6 +148,15 @@ fn http_form_into_a_new_user_settings_file() {
     let value: Value = support::read_json(&file);
     assert_eq!(value["hooks"]["PreToolUse"][0]["hooks"][0]["url"], url);
     assert_eq!(value["hooks"]["PreToolUse"][0]["hooks"][0]["type"], "http");
+    assert_eq!(
+        value["hooks"]["PreToolUse"][0]["hooks"][0]["headers"]["Authorization"],
+        "Bearer $WASM_HOOKS_TOKEN",
+        "serve wants a token, and the entry sends it"
+    );
+    assert_eq!(
+        value["hooks"]["PreToolUse"][0]["hooks"][0]["allowedEnvVars"],
+        serde_json::json!(["WASM_HOOKS_TOKEN"])
+    );
     assert!(
         !home.path().join(".claude/settings.json.bak").exists(),
         "nothing to back up"

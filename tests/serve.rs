@@ -25,11 +25,19 @@ impl Drop for Server {
     }
 }
 
+/// `wasm-hooks serve` on `hooks`; without `--token-env` in `extra`, with
+/// `--no-token`.
 fn serve(hooks: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
+    let no_token: &[&str] = if extra.contains(&"--token-env") {
+        &[]
+    } else {
+        &["--no-token"]
+    };
     let mut child = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
         .args(["serve", "--config"])
         .arg(hooks)
         .args(extra)
+        .args(no_token)
         .envs(env.iter().copied())
         .env("XDG_CONFIG_HOME", "/nonexistent")
         .stdout(Stdio::piped())
@@ -217,7 +225,7 @@ async fn a_configured_token_is_required() {
     let server = serve(
         &hooks.path,
         &["--listen", "127.0.0.1:0", "--token-env", "HOOK_TOKEN"],
-        &[("HOOK_TOKEN", "s3cret-token")],
+        &[("HOOK_TOKEN", "s3cret-token-0123456789")],
     );
     assert_eq!(post(&server, bash("ls").to_string()).await.0, 401);
     let client = reqwest::Client::new();
@@ -233,7 +241,7 @@ async fn a_configured_token_is_required() {
     let right = client
         .post(format!("{}/hook", server.address))
         .header("content-type", "application/json")
-        .bearer_auth("s3cret-token")
+        .bearer_auth("s3cret-token-0123456789")
         .body(bash("rm -rf /").to_string())
         .send()
         .await
@@ -243,16 +251,38 @@ async fn a_configured_token_is_required() {
     assert_eq!(body["hookSpecificOutput"]["permissionDecision"], "deny");
 }
 
-#[test]
-fn a_public_address_needs_a_token() {
+/// `wasm-hooks serve ARGS` expected to refuse to start: what it said.
+fn refused_to_serve(args: &[&str], env: &[(&str, &str)]) -> String {
     let hooks = guard();
     let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
-        .args(["serve", "--listen", "0.0.0.0:0", "--config"])
+        .args(["serve", "--config"])
         .arg(&hooks.path)
+        .args(args)
+        .envs(env.iter().copied())
+        .env("XDG_CONFIG_HOME", "/nonexistent")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("without a token"));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_public_address_needs_a_token() {
+    let said = refused_to_serve(&["--listen", "0.0.0.0:0", "--no-token"], &[]);
+    assert!(said.contains("without a token"), "{said}");
+}
+
+#[test]
+fn m11_l5_serve_needs_a_strong_token_unless_told_otherwise() {
+    let said = refused_to_serve(&["--listen", "127.0.0.1:0"], &[]);
+    assert!(said.contains("serve needs a token"), "{said}");
+    for weak in ["x", "short-token", "aaaaaaaaaaaaaaaaaaaaaaaa"] {
+        let said = refused_to_serve(
+            &["--listen", "127.0.0.1:0", "--token-env", "HOOK_TOKEN"],
+            &[("HOOK_TOKEN", weak)],
+        );
+        assert!(said.contains("too weak"), "{weak}: {said}");
+    }
 }
 
 #[tokio::test]
@@ -386,6 +416,7 @@ fn l4_socket_refuses_to_replace_a_file_that_is_not_a_socket() {
     let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
         .args(["serve", "--config"])
         .arg(&hooks.path)
+        .arg("--no-token")
         .arg("--socket")
         .arg(&precious)
         .env("XDG_CONFIG_HOME", "/nonexistent")

@@ -252,6 +252,12 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<Exit> {
     }
     message.push_str(args.agent.next_step(args.user));
     message.push('\n');
+    if args.http.is_some() {
+        message.push_str(&format!(
+            "next: start the server with a token, and set the same variable where Claude Code runs: `export {var}=$(openssl rand -hex 16); wasm-hooks serve --token-env {var}`\n",
+            var = wasm_hooks::TOKEN_VARIABLE
+        ));
+    }
     if !args.user {
         message.push_str(&hook_files_note(&args.project()?));
     }

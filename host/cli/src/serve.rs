@@ -37,9 +37,15 @@ pub(crate) struct ServeArgs {
     protocol: AgentProtocol,
 
     /// Require `Authorization: Bearer <token>`, the token being this
-    /// environment variable's value.
-    #[arg(long, value_name = "VAR")]
+    /// environment variable's value (at least 16 characters: `openssl
+    /// rand -hex 16`). Required unless --no-token.
+    #[arg(long, value_name = "VAR", conflicts_with = "no_token")]
     token_env: Option<String>,
+
+    /// Answer without a token (loopback or a Unix socket only): any local
+    /// process or user can then drive the hooks.
+    #[arg(long)]
+    no_token: bool,
 
     /// Also answer requests addressed to this host name (`Host` header; the
     /// listening address, and `localhost` on loopback, always are).
@@ -74,23 +80,11 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
     let engine = builder.build()?;
     let mut server =
         HookServer::new(engine, args.protocol.into()).max_body(args.max_body_kb * 1024);
-    let token = match &args.token_env {
-        Some(var) => Some(
-            std::env::var(var)
-                .ok()
-                .filter(|t| !t.is_empty())
-                .with_context(|| format!("--token-env: the variable {var} is not set"))?,
+    match token(&args)? {
+        Some(token) => server = server.token(token),
+        None => eprintln!(
+            "wasm-hooks: warning: serving without a token (--no-token): any local process or user can drive these hooks"
         ),
-        None => None,
-    };
-    if let Some(token) = token.clone() {
-        server = server.token(token);
-    }
-    if args.socket.is_none() && !args.listen.ip().is_loopback() && token.is_none() {
-        bail!(
-            "refusing to listen on {} without a token: add --token-env VAR, or listen on a loopback address",
-            args.listen
-        );
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -119,6 +113,40 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
         anyhow::Ok(())
     })?;
     Ok(Exit::GoOn)
+}
+
+/// The shortest token accepted.
+const MIN_TOKEN_LEN: usize = 16;
+
+/// The token requests must carry: required unless `--no-token`, which
+/// only a loopback address or a Unix socket allows; at least
+/// [`MIN_TOKEN_LEN`] characters, not one repeated.
+fn token(args: &ServeArgs) -> anyhow::Result<Option<String>> {
+    let Some(var) = &args.token_env else {
+        if !args.no_token {
+            bail!(
+                "serve needs a token: set one in a variable and name it, e.g. `WASM_HOOKS_TOKEN=$(openssl rand -hex 16) wasm-hooks serve --token-env WASM_HOOKS_TOKEN` (or --no-token, on loopback only)"
+            );
+        }
+        if args.socket.is_none() && !args.listen.ip().is_loopback() {
+            bail!(
+                "refusing to listen on {} without a token: add --token-env VAR, or listen on a loopback address",
+                args.listen
+            );
+        }
+        return Ok(None);
+    };
+    let token = std::env::var(var)
+        .ok()
+        .filter(|t| !t.is_empty())
+        .with_context(|| format!("--token-env: the variable {var} is not set"))?;
+    let one_char = token.chars().all(|c| token.starts_with(c));
+    if token.chars().count() < MIN_TOKEN_LEN || one_char {
+        bail!(
+            "--token-env {var}: the token is too weak: use at least {MIN_TOKEN_LEN} random characters (`openssl rand -hex 16`)"
+        );
+    }
+    Ok(Some(token))
 }
 
 /// Remove what is left of an earlier server's socket at `path`; anything

@@ -60,7 +60,7 @@ pub use handlers::setup::{RuleProblem, SetupError};
 pub use policy::{Expectation, ExpectedDecision, Mismatch, PolicyTest, read_fixtures};
 pub use project_trust::{ProjectTrust, SkippedHook};
 pub use protocol::{
-    Answer, InstalledHook, Protocol, SettingsError, install as install_hooks,
+    Answer, InstalledHook, Protocol, SettingsError, TOKEN_VARIABLE, install as install_hooks,
     uninstall as uninstall_hooks,
 };
 pub use server::{DEFAULT_MAX_BODY, HookServer};

@@ -124,6 +124,17 @@ impl HookServer {
     }
 }
 
+/// Whether two secrets are equal, in a time that does not depend on where
+/// they differ.
+fn same_secret(given: &[u8], expected: &[u8]) -> bool {
+    given.len() == expected.len()
+        && given
+            .iter()
+            .zip(expected)
+            .fold(0u8, |diff, (a, b)| diff | (a ^ b))
+            == 0
+}
+
 fn error(status: StatusCode, message: String) -> Response {
     (status, Json(json!({ "error": message }))).into_response()
 }
@@ -172,7 +183,7 @@ async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: B
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "));
-        if given != Some(token.as_str()) {
+        if !given.is_some_and(|given| same_secret(given.as_bytes(), token.as_bytes())) {
             return error(
                 StatusCode::UNAUTHORIZED,
                 "missing or wrong bearer token".into(),

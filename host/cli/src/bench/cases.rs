@@ -260,8 +260,12 @@ fn serve_round_trip(
     n: usize,
     body: &str,
 ) -> anyhow::Result<Summary> {
+    // A token, as a real setup has: its check is part of the round trip.
+    const TOKEN: &str = "bench-token-0123456789abcdef";
     let mut child = Command::new(exe)
-        .args(["serve", "--listen", "127.0.0.1:0", "--reload-ms", "0", "-c"])
+        .args(["serve", "--listen", "127.0.0.1:0", "--reload-ms", "0"])
+        .args(["--token-env", "WASM_HOOKS_BENCH_TOKEN", "-c"])
+        .env("WASM_HOOKS_BENCH_TOKEN", TOKEN)
         .arg(file)
         .arg("--cache-dir")
         .arg(cache)
@@ -276,6 +280,7 @@ fn serve_round_trip(
             let response = client
                 .post(format!("{url}/hook"))
                 .header("content-type", "application/json")
+                .bearer_auth(TOKEN)
                 .body(body.to_owned())
                 .send()
                 .await

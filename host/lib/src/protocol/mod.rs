@@ -14,7 +14,7 @@ mod settings;
 pub(crate) use answer::{
     ClaudeAnswer, ClaudeSpecific, DecisionWord, ElicitationAction, PermissionWord, RequestDecision,
 };
-pub use settings::{InstalledHook, SettingsError, install, uninstall};
+pub use settings::{InstalledHook, SettingsError, TOKEN_VARIABLE, install, uninstall};
 
 use serde_json::Value;
 

@@ -85,6 +85,10 @@ impl Protocol {
     }
 }
 
+/// The variable an installed HTTP hook sends as its bearer token, and
+/// `wasm-hooks serve --token-env` reads.
+pub const TOKEN_VARIABLE: &str = "WASM_HOOKS_TOKEN";
+
 /// The hook entry to install.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InstalledHook {
@@ -101,9 +105,22 @@ impl InstalledHook {
                 ("type".to_owned(), "command".into()),
                 ("command".to_owned(), command.as_str().into()),
             ],
+            // `wasm-hooks serve` wants a token; Claude Code sends it from
+            // the variable the person sets where both run.
             InstalledHook::Http(url) => vec![
                 ("type".to_owned(), "http".into()),
                 ("url".to_owned(), url.as_str().into()),
+                (
+                    "headers".to_owned(),
+                    CstInputValue::Object(vec![(
+                        "Authorization".to_owned(),
+                        format!("Bearer ${TOKEN_VARIABLE}").into(),
+                    )]),
+                ),
+                (
+                    "allowedEnvVars".to_owned(),
+                    CstInputValue::Array(vec![TOKEN_VARIABLE.into()]),
+                ),
             ],
         };
         CstInputValue::Object(fields)
