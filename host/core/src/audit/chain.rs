@@ -92,9 +92,15 @@ impl fmt::Display for Break {
             Break::Unlinked {
                 expected_seq,
                 found_seq,
+            } if expected_seq == found_seq => f.write_str(
+                "does not follow the line before it (it carries the hash of another line): a line before it was changed and the chain rewritten, or lines were swapped",
+            ),
+            Break::Unlinked {
+                expected_seq,
+                found_seq,
             } => write!(
                 f,
-                "does not follow the line before it (its `prev` hash differs; seq {found_seq}, expected {expected_seq}): a line was deleted, inserted or moved"
+                "is numbered {found_seq} where {expected_seq} was due: a line was deleted, inserted or moved"
             ),
         }
     }
@@ -221,6 +227,23 @@ mod tests {
             prev = sealed.hash;
         }
         out
+    }
+
+    #[test]
+    fn l9_a_break_in_the_chain_says_what_happened_in_words() {
+        let swapped = Break::Unlinked {
+            expected_seq: 5,
+            found_seq: 5,
+        }
+        .to_string();
+        assert!(!swapped.contains("expected 5"), "{swapped}");
+        assert!(swapped.contains("chain rewritten"), "{swapped}");
+        let gap = Break::Unlinked {
+            expected_seq: 5,
+            found_seq: 7,
+        }
+        .to_string();
+        assert!(gap.contains("numbered 7 where 5 was due"), "{gap}");
     }
 
     #[test]

@@ -139,7 +139,7 @@ impl FileRead<'_> {
             path: self.path.to_owned(),
             line: position.map(|p| p.0),
             column: position.map(|p| p.1),
-            message: format!("{entry}: {message}"),
+            message: format!("{entry}: {}", plain_words(&message.to_string())),
         });
     }
 
@@ -161,7 +161,7 @@ impl FileRead<'_> {
             path: self.path.to_owned(),
             line: position.map(|p| p.0),
             column: position.map(|p| p.1),
-            message: format!("{entry}: {message}"),
+            message: format!("{entry}: {}", plain_words(&message.to_string())),
         });
     }
 
@@ -176,6 +176,27 @@ impl FileRead<'_> {
             source: Box::new(source),
         });
     }
+}
+
+/// `message` with serde's names of our types (`expected struct EntryDoc`)
+/// put in the words of a hook file (`expected a hook entry (an object)`).
+fn plain_words(message: &str) -> std::borrow::Cow<'_, str> {
+    static TYPE_NAME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\b(struct|enum) ([A-Z][A-Za-z0-9]*)").expect("a fixed pattern")
+    });
+    TYPE_NAME.replace_all(message, |caps: &regex::Captures<'_>| {
+        match (&caps[1], &caps[2]) {
+            ("struct", "EntryDoc") => "a hook entry (an object)".to_owned(),
+            ("struct", "FileDoc") => "a hook file (an object)".to_owned(),
+            ("struct", "LimitOverrides") => "a `limits` object".to_owned(),
+            ("struct", "RuleDoc") => "a rule (an object)".to_owned(),
+            ("struct", name) if name.ends_with("Settings") || name.ends_with("Doc") => {
+                "a settings object".to_owned()
+            }
+            ("struct", _) => "an object".to_owned(),
+            _ => "one of its known names".to_owned(),
+        }
+    })
 }
 
 /// The deepest nesting of `[` and `{` a hook or settings file may have.
@@ -274,6 +295,7 @@ pub(crate) fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> 
             .to_owned(),
         None => message,
     };
+    let message = plain_words(&message).into_owned();
     Err(Error::Config {
         path: path.to_owned(),
         line: position.map(|p| p.0),
@@ -665,6 +687,18 @@ mod tests {
     use crate::handlers::prompt::PromptDefaults;
     use crate::handlers::wasm::WasmSetup;
     use wasm_hooks_wasm::{WasmLimits, WasmRuntime};
+
+    #[test]
+    fn l9_errors_speak_of_hook_entries_not_of_internal_types() {
+        let errors = load_named("hooks.yaml", "hooks:\n  PreToolUse:\n    - [1, 2]\n").unwrap_err();
+        let message = errors[0].to_string();
+        assert!(
+            message.contains("expected a hook entry (an object)"),
+            "{message}"
+        );
+        assert!(!message.contains("struct"), "{message}");
+        assert!(message.contains("hooks.yaml:3:"), "a position: {message}");
+    }
 
     #[test]
     fn l1_a_deeply_nested_file_is_refused_with_its_position_without_parsing_it() {
