@@ -430,3 +430,39 @@ fn l4_socket_refuses_to_replace_a_file_that_is_not_a_socket() {
     );
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me");
 }
+
+#[tokio::test]
+async fn m5_idle_connections_cannot_starve_the_server() {
+    let hooks = guard();
+    let server = serve(
+        &hooks.path,
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--max-connections",
+            "4",
+            "--idle-timeout-ms",
+            "300",
+        ],
+        &[],
+    );
+    let address = server.address.strip_prefix("http://").unwrap().to_owned();
+    // Every slot taken by a connection that sends nothing.
+    let mut idle = Vec::new();
+    for _ in 0..4 {
+        idle.push(tokio::net::TcpStream::connect(&address).await.unwrap());
+    }
+    // A real request is still answered: the silent ones are closed.
+    let answer = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        post(&server, bash("rm -rf /").to_string()),
+    )
+    .await
+    .expect("answered while idle connections held every slot");
+    assert_eq!(answer.0, 200);
+    assert_eq!(answer.1["hookSpecificOutput"]["permissionDecision"], "deny");
+    // And the idle ones were closed by the server.
+    let mut byte = [0u8; 1];
+    let read = idle[0].read(&mut byte).await;
+    assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+}

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use wasm_hooks::{DEFAULT_MAX_BODY, HookServer};
+use wasm_hooks::{DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS, HookServer};
 
 use super::Exit;
 use super::audit::AuditLogArg;
@@ -52,6 +52,14 @@ pub(crate) struct ServeArgs {
     #[arg(long = "allow-host", value_name = "NAME[:PORT]")]
     allow_hosts: Vec<String>,
 
+    /// Hold at most this many connections at once; the next waits.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
+
+    /// Close a connection silent this long (milliseconds).
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_IDLE_TIMEOUT.as_millis() as u64)]
+    idle_timeout_ms: u64,
+
     /// Refuse request bodies larger than this many KiB.
     #[arg(long, value_name = "KIB", default_value_t = DEFAULT_MAX_BODY / 1024)]
     max_body_kb: usize,
@@ -78,8 +86,10 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
     }
     builder.runtime_options(options);
     let engine = builder.build()?;
-    let mut server =
-        HookServer::new(engine, args.protocol.into()).max_body(args.max_body_kb * 1024);
+    let mut server = HookServer::new(engine, args.protocol.into())
+        .max_body(args.max_body_kb * 1024)
+        .max_connections(args.max_connections)
+        .idle_timeout(std::time::Duration::from_millis(args.idle_timeout_ms));
     match token(&args)? {
         Some(token) => server = server.token(token),
         None => eprintln!(

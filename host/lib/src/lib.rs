@@ -44,6 +44,7 @@ mod policy;
 mod project_trust;
 mod protocol;
 mod server;
+mod server_limits;
 mod session;
 mod shell_context;
 mod state_dir;
@@ -64,6 +65,7 @@ pub use protocol::{
     uninstall as uninstall_hooks,
 };
 pub use server::{DEFAULT_MAX_BODY, HookServer};
+pub use server_limits::{DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS};
 pub use session::{
     ApprovalChoice, ApprovalFuture, ApprovalRecord, ApprovalRequest, ApprovalSystem,
     ContextMessage, ContextSink, DEFAULT_OPTIONS, DecidedBy, DisplaySystem, InjectionLimits,

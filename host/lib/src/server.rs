@@ -17,6 +17,7 @@
 use std::future::Future;
 use std::io;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Json;
 use axum::body::Bytes;
@@ -27,6 +28,7 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 use crate::engine::HookEngine;
+use crate::server_limits::{DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, Guarded};
 
 use crate::protocol::Protocol;
 
@@ -42,6 +44,8 @@ pub struct HookServer {
     token: Option<String>,
     max_body: usize,
     hosts: Option<Vec<String>>,
+    max_connections: usize,
+    idle: Duration,
 }
 
 impl HookServer {
@@ -53,7 +57,23 @@ impl HookServer {
             token: None,
             max_body: DEFAULT_MAX_BODY,
             hosts: None,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            idle: DEFAULT_IDLE_TIMEOUT,
         }
+    }
+
+    /// Hold at most `max` connections at once (default
+    /// [`DEFAULT_MAX_CONNECTIONS`]); the next one waits to be accepted.
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.max_connections = max;
+        self
+    }
+
+    /// Close a connection that neither sends nor takes a byte for this long
+    /// (default [`DEFAULT_IDLE_TIMEOUT`]).
+    pub fn idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle = idle;
+        self
     }
 
     /// Answer only requests whose `Host` is one of these (`127.0.0.1:8787`,
@@ -118,6 +138,7 @@ impl HookServer {
         L: axum::serve::Listener,
         L::Addr: std::fmt::Debug,
     {
+        let listener = Guarded::new(listener, self.max_connections, self.idle);
         axum::serve(listener, self.router())
             .with_graceful_shutdown(shutdown)
             .await
