@@ -1,8 +1,8 @@
 //! The `kv` host interface: a small in-memory key-value store per plugin
 //! and session, so that a plugin can count or remember across events while
 //! every event still runs on a fresh instance. Everything is bounded: key
-//! and value sizes, keys per scope, and scopes (the least recently used
-//! scope is dropped past the bound).
+//! and value sizes, keys per scope, scopes, and the bytes of all scopes
+//! together (past a bound, the least recently used scopes are dropped).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -15,6 +15,10 @@ pub(crate) const MAX_VALUE: usize = 16 * 1024;
 pub(crate) const MAX_KEYS: usize = 256;
 /// Plugin-and-session scopes kept at once.
 const MAX_SCOPES: usize = 1024;
+/// Bytes of keys and values kept in all scopes together: sessions come and
+/// go (a long `serve` sees thousands), and without this bound the store
+/// could grow to `MAX_SCOPES` × `MAX_KEYS` × `MAX_VALUE`, 4 GiB.
+const MAX_BYTES: usize = 64 << 20;
 
 /// Every scope's values; one per runtime, shared by its calls.
 #[derive(Debug, Default)]
@@ -27,6 +31,8 @@ struct Scopes {
     /// The values of each (plugin, session), with when it was last used.
     values: HashMap<ScopeKey, (u64, HashMap<String, String>)>,
     clock: u64,
+    /// Bytes of every key and value held.
+    bytes: usize,
 }
 
 /// A plugin (by a name fixed at load) and a session.
@@ -73,14 +79,7 @@ impl KvScope {
         let mut scopes = self.lock();
         let now = scopes.tick();
         if !scopes.values.contains_key(&self.scope) && scopes.values.len() >= MAX_SCOPES {
-            let oldest = scopes
-                .values
-                .iter()
-                .min_by_key(|(_, (used, _))| *used)
-                .map(|(scope, _)| scope.clone());
-            if let Some(oldest) = oldest {
-                scopes.values.remove(&oldest);
-            }
+            scopes.evict_oldest(&self.scope);
         }
         let (used, values) = scopes.values.entry(self.scope.clone()).or_default();
         *used = now;
@@ -89,7 +88,11 @@ impl KvScope {
                 "kv: {MAX_KEYS} keys already stored for this session"
             ));
         }
+        let added = key.len() + value.len();
+        let replaced = values.get(&key).map_or(0, |old| key.len() + old.len());
         values.insert(key, value);
+        scopes.bytes = scopes.bytes + added - replaced;
+        while scopes.bytes > MAX_BYTES && scopes.evict_oldest(&self.scope) {}
         Ok(())
     }
 
@@ -105,6 +108,24 @@ impl Scopes {
     fn tick(&mut self) -> u64 {
         self.clock += 1;
         self.clock
+    }
+
+    /// Drop the least recently used scope other than `keep`; whether there
+    /// was one.
+    fn evict_oldest(&mut self, keep: &ScopeKey) -> bool {
+        let oldest = self
+            .values
+            .iter()
+            .filter(|(scope, _)| *scope != keep)
+            .min_by_key(|(_, (used, _))| *used)
+            .map(|(scope, _)| scope.clone());
+        let Some(oldest) = oldest else {
+            return false;
+        };
+        if let Some((_, values)) = self.values.remove(&oldest) {
+            self.bytes -= values.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
+        }
+        true
     }
 }
 
@@ -144,6 +165,33 @@ mod tests {
                 .contains("keys")
         );
         a.set("n".into(), "2".into()).unwrap();
+    }
+
+    #[test]
+    fn m6_sessions_without_end_keep_the_store_within_its_byte_budget() {
+        let store = Arc::new(KvStore::default());
+        let value = "x".repeat(MAX_VALUE);
+        // 1,100 sessions filling 64 keys of 16 KiB each: 1.1 GiB asked for.
+        for session in 0..1_100 {
+            let scope = store.scope(&"p".into(), &session.to_string());
+            for key in 0..64 {
+                scope.set(format!("k{key}"), value.clone()).unwrap();
+            }
+        }
+        let scopes = store.scopes.lock().unwrap();
+        assert!(scopes.bytes <= MAX_BYTES, "{}", scopes.bytes);
+        let counted: usize = scopes
+            .values
+            .values()
+            .flat_map(|(_, v)| v.iter().map(|(k, v)| k.len() + v.len()))
+            .sum();
+        assert_eq!(counted, scopes.bytes, "the count is exact");
+        assert!(
+            scopes
+                .values
+                .contains_key(&(Arc::from("p"), "1099".to_owned())),
+            "the newest session is kept"
+        );
     }
 
     #[test]
