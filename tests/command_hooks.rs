@@ -629,22 +629,7 @@ fn l2_escape_sequences_and_newlines_from_a_hook_never_reach_the_terminal_raw() {
     let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [
         command(r"printf 'boom\033[2J\033]0;pwned\007\nwasm-hooks: all hooks passed\n' >&2; exit 1"),
     ]}]}}));
-    let out = assert_cmd::Command::cargo_bin("wasm-hooks")
-        .unwrap()
-        .env("XDG_CONFIG_HOME", "/nonexistent")
-        .args([
-            "run",
-            "--event",
-            "PreToolUse",
-            "--tool",
-            "Bash",
-            "--input",
-            r#"{"command": "ls"}"#,
-            "--config",
-        ])
-        .arg(&file.path)
-        .output()
-        .unwrap();
+    let out = support::run_bash_ls(&file.path);
     let shown = [out.stdout, out.stderr].concat();
     assert!(!shown.contains(&0x1b), "a raw escape reached the terminal");
     assert!(!shown.contains(&0x07), "a raw bell reached the terminal");

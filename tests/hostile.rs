@@ -353,22 +353,7 @@ fn m3_a_plugin_flooding_the_log_writes_at_most_its_output_cap() {
         &plugin("hostile-log-flood"),
         json!({}),
     );
-    let out = assert_cmd::Command::cargo_bin("wasm-hooks")
-        .unwrap()
-        .env("XDG_CONFIG_HOME", "/nonexistent")
-        .args([
-            "run",
-            "--event",
-            "PreToolUse",
-            "--tool",
-            "Bash",
-            "--input",
-            r#"{"command": "ls"}"#,
-            "--config",
-        ])
-        .arg(&file.path)
-        .output()
-        .unwrap();
+    let out = support::run_bash_ls(&file.path);
     assert_eq!(out.status.code(), Some(0));
     // 200 MiB were logged; the default output cap is 64 KiB.
     assert!(

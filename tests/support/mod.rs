@@ -135,6 +135,19 @@ pub fn validate(file: &Path) -> (Option<i32>, String) {
     (out.status.code(), said.into_owned())
 }
 
+/// `wasm-hooks run` of a PreToolUse Bash `ls` through the hook file at
+/// `file`, with no user settings.
+pub fn run_bash_ls(file: &Path) -> std::process::Output {
+    assert_cmd::Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .args(["run", "--event", "PreToolUse", "--tool", "Bash"])
+        .args(["--input", r#"{"command": "ls"}"#, "--config"])
+        .arg(file)
+        .output()
+        .unwrap()
+}
+
 /// A JSON file's value.
 pub fn read_json(path: &Path) -> Value {
     let text =

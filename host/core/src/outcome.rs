@@ -439,6 +439,22 @@ impl Outcome {
         Flow::Continue
     }
 
+    /// Record that `hook` answered, in the trace.
+    fn answered(
+        &mut self,
+        hook: HookId,
+        result: HookResult,
+        elapsed: Duration,
+        output: HookOutput,
+    ) {
+        self.trace.push(TraceEntry {
+            hook,
+            elapsed,
+            status: TraceStatus::Answered(result),
+            output,
+        });
+    }
+
     /// A hook's deny: it wins, and ends the chain.
     fn deny(&mut self, hook: &HookId, reason: &str) -> Flow {
         self.verdict = Verdict::Deny {
@@ -536,12 +552,7 @@ impl Fold {
         if let Some(requests) = &result.requests {
             o.requests.merge(requests);
         }
-        o.trace.push(TraceEntry {
-            hook,
-            elapsed,
-            status: TraceStatus::Answered(result),
-            output,
-        });
+        o.answered(hook, result, elapsed, output);
         flow
     }
 
@@ -573,12 +584,7 @@ impl Fold {
         output
             .logs
             .push("asked again: a later hook rewrote the input it had seen".to_owned());
-        o.trace.push(TraceEntry {
-            hook,
-            elapsed,
-            status: TraceStatus::Answered(result),
-            output,
-        });
+        o.answered(hook, result, elapsed, output);
         flow
     }
 
