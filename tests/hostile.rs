@@ -368,3 +368,36 @@ fn m3_a_plugin_flooding_the_log_writes_at_most_its_output_cap() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+#[tokio::test]
+async fn m4_a_plugin_cannot_hoard_the_hosts_file_descriptors() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("data.txt");
+    std::fs::write(&target, "x").unwrap();
+    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "wasm", "plugin": plugin("hostile-fd-hoard"),
+         "allow_read": [dir.path()], "limits": {"timeout_ms": 5_000}}]}]}}));
+    let engine = HookEngine::builder()
+        .hook_file(&file.path)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let event = || Event::pre_tool_use("Bash", json!({"path": target.display().to_string()}));
+    // Past MAX_HANDLES handles the instance is stopped, its handles
+    // closed with it; without the cap it held 20,000 of the host's.
+    let outcome = engine.dispatch(event()).await;
+    let failure = outcome
+        .failures()
+        .next()
+        .expect("the hoarding plugin is stopped");
+    assert!(
+        failure
+            .to_string()
+            .contains("resource table has no free keys"),
+        "{failure}"
+    );
+    assert!(outcome.contexts.is_empty());
+    // The host still opens files, and the engine answers the next event.
+    std::fs::File::open(&target).unwrap();
+    let again = engine.dispatch(event()).await;
+    assert_eq!(again.trace.len(), 1, "{again:?}");
+}

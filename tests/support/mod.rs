@@ -29,6 +29,7 @@ const GUEST_PACKAGES: &[&str] = &[
     "hostile-trap",
     "hostile-alloc-loop",
     "hostile-log-flood",
+    "hostile-fd-hoard",
     "compat-sdk-0-1-plugin",
 ];
 

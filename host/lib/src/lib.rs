@@ -84,6 +84,6 @@ pub use wasm_hooks_core::{
     escape_controls, read_audit_log, verify_audit_log, xdg_dir,
 };
 pub use wasm_hooks_wasm::{
-    CacheSurvey, CompileCache, GrantBase, GrantedDir, Grants, LimitOverrides, Plugin, PluginInfo,
-    WIT_PACKAGE, WasmHook, WasmLimits, WasmRuntime, WasmRuntimeBuilder,
+    CacheSurvey, CompileCache, GrantBase, GrantedDir, Grants, LimitOverrides, MAX_HANDLES, Plugin,
+    PluginInfo, WIT_PACKAGE, WasmHook, WasmLimits, WasmRuntime, WasmRuntimeBuilder,
 };

@@ -103,7 +103,7 @@ impl WasmHook {
             runtime.engine(),
             HostState {
                 wasi: wasi.build(),
-                table: ResourceTable::new(),
+                table: handle_table(),
                 limiter: Limiter::new(limits),
                 hook: hook.clone(),
                 config: self.config.clone(),
@@ -253,6 +253,18 @@ fn check_answer(
             hook: hook.clone(),
             message,
         })
+}
+
+/// The most handles (open files, directory entries, streams) one instance
+/// may hold at once: a plugin cannot take the host's file descriptors (a
+/// `serve` that cannot accept) by opening a granted file again and again.
+pub const MAX_HANDLES: usize = 1_024;
+
+/// A resource table for one instance, capped at [`MAX_HANDLES`].
+fn handle_table() -> ResourceTable {
+    let mut table = ResourceTable::new();
+    table.set_max_capacity(MAX_HANDLES);
+    table
 }
 
 #[cfg(test)]
