@@ -42,6 +42,8 @@ mod handlers;
 mod once;
 mod policy;
 mod project_trust;
+#[cfg(test)]
+mod properties;
 mod protocol;
 mod server;
 mod server_limits;

@@ -6,7 +6,7 @@
 //! command, http and prompt hooks.
 
 pub(crate) mod action;
-mod answer;
+pub(crate) mod answer;
 pub mod command;
 pub mod http;
 pub mod inline;
