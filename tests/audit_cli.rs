@@ -169,3 +169,58 @@ fn a_bad_settings_file_is_an_error_naming_it() {
             "config.yaml:1:1: unknown field `audit`",
         ));
 }
+
+#[test]
+fn m8_audit_show_marks_what_the_chain_cannot_vouch_for_and_fails() {
+    let project = project();
+    let dir = project.dir.path();
+    let log = dir.join("audit.jsonl");
+    for command in ["ls", "pwd", "whoami"] {
+        run_bash(dir, "s", command, &["--audit-log", log.to_str().unwrap()]);
+    }
+    wasm_hooks()
+        .args(["audit", "show"])
+        .arg(&log)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("!!").not());
+    let intact = std::fs::read_to_string(&log).unwrap();
+
+    // A forged line appended at the end: shown, marked, and the exit says so.
+    let last = intact.lines().last().unwrap().to_owned();
+    std::fs::write(
+        &log,
+        format!("{intact}{}\n", last.replace("whoami", "rm -rf /")),
+    )
+    .unwrap();
+    wasm_hooks()
+        .args(["audit", "show"])
+        .arg(&log)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("!! line").and(predicate::str::contains("cannot vouch")));
+
+    // An edited line is shown (not dropped), and every line after it is
+    // marked as no longer vouched for.
+    std::fs::write(
+        &log,
+        intact.replacen(r#""command":"pwd""#, r#""command":"pwd ""#, 1),
+    )
+    .unwrap();
+    let shown = wasm_hooks()
+        .args(["audit", "show"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert_eq!(shown.status.code(), Some(1));
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains("changed after it was written"), "{shown}");
+    assert!(
+        shown.contains("pwd "),
+        "the edited record is shown: {shown}"
+    );
+    assert!(
+        shown.contains("?? ") && shown.contains("not vouched for"),
+        "{shown}"
+    );
+}

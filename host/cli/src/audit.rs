@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde_json::Value;
-use wasm_hooks::{AuditLine, EventName, HookEngineBuilder, Verification};
+use wasm_hooks::{
+    AuditLine, CheckedLine, EventName, HookEngineBuilder, Verification, escape_controls,
+};
 
 use super::{Exit, report};
 
@@ -89,18 +91,51 @@ pub(crate) fn run(args: AuditArgs) -> anyhow::Result<Exit> {
                 .transpose()
                 .context("--event")?;
             let log = File::open(&file).with_context(|| format!("opening {}", file.display()))?;
-            let lines = wasm_hooks::read_audit_log(log)
+            let lines = wasm_hooks::read_checked_audit_log(log)
                 .with_context(|| format!("reading {}", file.display()))?;
-            let mut text = String::new();
-            for line in lines.iter().filter(|l| {
+            let wanted = |l: &AuditLine| {
                 session.as_ref().is_none_or(|s| &l.session == s)
                     && event.is_none_or(|e| l.event.as_deref() == Some(e.as_str()))
-            }) {
-                let _ = writeln!(text, "{}", readable(line));
+            };
+            let mut text = String::new();
+            let mut doubtful = 0;
+            for line in &lines {
+                // A line the chain cannot vouch for is always shown.
+                let vouched = line.problem.is_none() && line.after_break.is_none();
+                if vouched && !line.record.as_ref().is_some_and(wanted) {
+                    continue;
+                }
+                let _ = writeln!(text, "{}", checked(line));
+                doubtful += usize::from(!vouched);
+            }
+            if doubtful > 0 {
+                let _ = writeln!(
+                    text,
+                    "{doubtful} line{} the hash chain cannot vouch for (marked !! and ??); `audit verify` names the first break",
+                    if doubtful == 1 { "" } else { "s" }
+                );
             }
             report::print(&text)?;
-            Ok(Exit::GoOn)
+            Ok(if doubtful > 0 {
+                Exit::Failed
+            } else {
+                Exit::GoOn
+            })
         }
+    }
+}
+
+/// A line as `audit show` prints it: readable when intact; marked `!!`
+/// with its problem when broken, `??` when it follows a break.
+fn checked(line: &CheckedLine) -> String {
+    let shown = line.record.as_ref().map_or_else(
+        || "(not a record)".to_owned(),
+        |record| escape_controls(&readable(record)).into_owned(),
+    );
+    match (&line.problem, line.after_break) {
+        (Some(problem), _) => format!("!! line {}: {problem}: {shown}", line.number),
+        (None, Some(at)) => format!("?? {shown} (after the break at line {at}: not vouched for)"),
+        (None, None) => shown,
     }
 }
 

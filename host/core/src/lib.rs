@@ -32,8 +32,9 @@ mod spec;
 mod suggest;
 
 pub use audit::{
-    AuditEntry, AuditKind, AuditLine, AuditLog, Break, REDACTED, Redactor, Verification,
-    read as read_audit_log, verify as verify_audit_log,
+    AuditEntry, AuditKind, AuditLine, AuditLog, Break, CheckedLine, REDACTED, Redactor,
+    Verification, read as read_audit_log, read_checked as read_checked_audit_log,
+    verify as verify_audit_log,
 };
 pub use closure::FnHandler;
 pub use digest::sha256_hex;

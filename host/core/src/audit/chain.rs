@@ -125,6 +125,15 @@ pub enum Verification {
 
 /// Check one line's own hash and parse it; returns the record and its hash.
 pub(crate) fn open(text: &[u8]) -> Result<(AuditLine, String), Break> {
+    match parse(text)? {
+        (line, hash, true) => Ok((line, hash)),
+        (_, _, false) => Err(Break::Edited),
+    }
+}
+
+/// Parse one line: the record, the hash it carries, and whether that hash
+/// is the line's own.
+fn parse(text: &[u8]) -> Result<(AuditLine, String, bool), Break> {
     let malformed = |why: &str| Break::Malformed(why.to_owned());
     let Some(split) = text.len().checked_sub(HASH_SUFFIX_LEN) else {
         return Err(malformed("too short"));
@@ -140,10 +149,75 @@ pub(crate) fn open(text: &[u8]) -> Result<(AuditLine, String), Break> {
     unsealed.push(b'}');
     let line: AuditLine = serde_json::from_slice(&unsealed)
         .map_err(|e| Break::Malformed(format!("not a JSON record ({e})")))?;
-    if sha256_hex(&unsealed) != hash {
-        return Err(Break::Edited);
+    let own = sha256_hex(&unsealed) == hash;
+    Ok((line, hash.to_owned(), own))
+}
+
+/// One line of a log as [`read_checked`] read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckedLine {
+    /// Its 1-based line number.
+    pub number: u64,
+    /// The record, when the line is one (an edited record still reads).
+    pub record: Option<AuditLine>,
+    /// What is wrong with this line, if anything.
+    pub problem: Option<Break>,
+    /// The line of the first break before it, if there was one: the chain
+    /// no longer vouches for this line, however it reads.
+    pub after_break: Option<u64>,
+}
+
+/// Every line of a log, each checked as [`verify`] checks it, for showing
+/// the whole log without hiding anything: a broken line is kept with its
+/// problem, and every line after the first break is marked as one the
+/// chain no longer vouches for.
+///
+/// # Errors
+/// Only when the log cannot be read.
+pub fn read_checked(log: impl Read) -> std::io::Result<Vec<CheckedLine>> {
+    let mut reader = BufReader::new(log);
+    let mut prev = GENESIS.to_owned();
+    let mut expected_seq = 1;
+    let mut first_break = None;
+    let mut lines = Vec::new();
+    let mut text = Vec::new();
+    for number in 1.. {
+        text.clear();
+        if reader.read_until(b'\n', &mut text)? == 0 {
+            break;
+        }
+        let (record, problem) = match text.strip_suffix(b"\n") {
+            None => (parse(&text).ok().map(|p| p.0), Some(Break::Truncated)),
+            Some(content) => match parse(content) {
+                Err(reason) => (None, Some(reason)),
+                Ok((line, hash, own)) => {
+                    let problem = if !own {
+                        Some(Break::Edited)
+                    } else if line.prev != prev || line.seq != expected_seq {
+                        Some(Break::Unlinked {
+                            expected_seq,
+                            found_seq: line.seq,
+                        })
+                    } else {
+                        None
+                    };
+                    prev = hash;
+                    expected_seq = line.seq + 1;
+                    (Some(line), problem)
+                }
+            },
+        };
+        lines.push(CheckedLine {
+            number,
+            record,
+            after_break: first_break,
+            problem: problem.clone(),
+        });
+        if problem.is_some() && first_break.is_none() {
+            first_break = Some(number);
+        }
     }
-    Ok((line, hash.to_owned()))
+    Ok(lines)
 }
 
 /// Check the chain of a whole log, line by line.
@@ -185,7 +259,8 @@ pub fn verify(log: impl Read) -> std::io::Result<Verification> {
 }
 
 /// Every record of a log, in order, for reading (not checking) it; lines
-/// that are not records are skipped.
+/// that are not records are skipped ([`read_checked`] keeps and marks
+/// them).
 ///
 /// # Errors
 /// Only when the log cannot be read.

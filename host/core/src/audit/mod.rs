@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-pub use chain::{AuditLine, Break, Verification, read, verify};
+pub use chain::{AuditLine, Break, CheckedLine, Verification, read, read_checked, verify};
 pub use redact::{REDACTED, Redactor};
 
 use crate::event::{Event, EventName};
