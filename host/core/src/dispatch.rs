@@ -156,12 +156,10 @@ impl HookRegistry {
         let mut event = event.into();
         let hooks = self.snapshot();
         let mut fold = Fold::new();
-        // The foreground hooks that ran, and how many had run when the
-        // tool input was last rewritten.
-        let mut ran: Vec<&HookSpec> = Vec::new();
-        let mut rewritten_after = None;
+        // Where in the order the tool input was last rewritten.
+        let mut rewritten_at = None;
         let mut flow = Flow::Continue;
-        for Registered { spec: hook, .. } in hooks.iter() {
+        for (at, Registered { spec: hook, .. }) in hooks.iter().enumerate() {
             if !hook.applies_to(&event) {
                 continue;
             }
@@ -173,9 +171,8 @@ impl HookRegistry {
             let (result, elapsed, output) = run(hook, &event).await;
             let result = result.and_then(|result| apply_rewrite(&hook.id, &mut event, result));
             if matches!(&result, Ok(r) if matches!(r.decision, Decision::Modify { .. })) {
-                rewritten_after = Some(ran.len());
+                rewritten_at = Some(at);
             }
-            ran.push(hook);
             flow = match result {
                 Ok(result) => fold.answer(hook.id.clone(), result, elapsed, output),
                 Err(error) => fail(&mut fold, hook, error, elapsed, output),
@@ -184,12 +181,18 @@ impl HookRegistry {
                 break;
             }
         }
-        // A rewrite never slips past a guard: every hook that saw an older
-        // tool input is asked again about the final one.
+        // A rewrite never slips past a guard: every foreground hook before
+        // the last rewrite that applies to the final input is asked about
+        // it, whether it saw an older input or (its `if` or matcher not
+        // fitting that one) none.
         if let (Flow::Continue, Some(before), Some("tool_input")) =
-            (flow, rewritten_after, event.name().rewritable_field())
+            (flow, rewritten_at, event.name().rewritable_field())
         {
-            for hook in &ran[..before] {
+            let earlier = hooks[..before]
+                .iter()
+                .map(|r| &r.spec)
+                .filter(|hook| !hook.background && hook.applies_to(&event));
+            for hook in earlier {
                 let (result, elapsed, output) = run(hook, &event).await;
                 let flow = match result {
                     Ok(result) => fold.recheck(hook.id.clone(), result, elapsed, output),
@@ -379,6 +382,7 @@ mod tests {
     use crate::event::EventName;
     use crate::matcher::{EventPattern, ToolMatcher};
     use crate::outcome::{Approval, OnFailure, TraceStatus, Verdict};
+    use crate::rule::PermissionRule;
 
     fn pre_tool_use() -> EventPattern {
         EventPattern::event(EventName::PreToolUse)
@@ -643,6 +647,29 @@ mod tests {
             outcome.trace[2].output.logs[0].contains("asked again"),
             "{:?}",
             outcome.trace
+        );
+    }
+
+    #[tokio::test]
+    async fn a_rewrite_into_what_a_conditional_guard_catches_is_caught() {
+        let engine = HookRegistry::default();
+        // The guard applies to `rm` commands only: not to `ls`.
+        engine.register(
+            on_command("no-rm", 0, |_| Decision::Deny {
+                reason: "no rm".into(),
+            })
+            .with_condition(PermissionRule::parse("Bash(rm *)").unwrap()),
+        );
+        engine.register(on_command("sneaky", 10, |_| Decision::Modify {
+            input: json!({"command": "rm -rf /"}),
+        }));
+        let outcome = engine.dispatch(bash("ls")).await;
+        assert_eq!(
+            outcome.verdict,
+            Verdict::Deny {
+                reason: "no rm".into()
+            },
+            "{outcome:?}"
         );
     }
 
