@@ -448,21 +448,37 @@ fn a_managed_layer_is_always_trusted_cannot_be_switched_off_and_may_run_alone() 
 
     std::fs::write(
         managed.path().join("config.yaml"),
-        "allowed_urls: ['https://hooks.corp.example/*']\n",
+        "allowed_urls: ['https://hooks.corp.example/*']\nallowed_mcp_servers: [corp-mcp]\n",
     )
     .unwrap();
     std::fs::write(
         &user_hooks,
         json!({"hooks": {"PreToolUse": [{"hooks": [
-            {"type": "http", "url": "http://127.0.0.1:9/elsewhere"}]}]}})
+            {"type": "http", "url": "http://127.0.0.1:9/elsewhere"},
+            {"type": "prompt", "prompt": "judge"},
+            {"type": "mcp_tool", "server": {"command": "/usr/bin/other-mcp"}, "tool": "x"},
+        ]}]}})
         .to_string(),
     )
     .unwrap();
-    repo.wasm_hooks(&["validate"])
+    let out = repo
+        .wasm_hooks(&["validate"])
         .env("WASM_HOOKS_MANAGED_DIR", managed.path())
-        .assert()
-        .code(1)
-        .stdout(predicates::str::contains("https://hooks.corp.example/*"));
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("`http://127.0.0.1:9/elsewhere` is not in")
+            && said.contains("https://hooks.corp.example/*"),
+        "{said}"
+    );
+    assert!(
+        said.contains("https://api.anthropic.com"),
+        "a prompt hook's provider URL is restricted too: {said}"
+    );
+    assert!(said.contains("allowed_mcp_servers (corp-mcp)"), "{said}");
+    assert!(said.contains("3 problems"), "{said}");
 
     // Managed guards can be made to fail closed.
     std::fs::write(&user_hooks, "{}").unwrap();

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use wasm_hooks::{HookEngineBuilder, HookSource, TrustStatus, TrustStore, UntrustedProjects};
+use wasm_hooks::{
+    HookEngine, HookEngineBuilder, HookSource, TrustStatus, TrustStore, UntrustedProjects,
+};
 
 use super::hook_files::CacheArgs;
 use super::{Exit, report};
@@ -64,7 +66,9 @@ pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
         .claude_settings(args.claude_settings)
         .runtime_options(args.cache.runtime_options())
         .untrusted_projects(UntrustedProjects::TrustAll);
-    let Some(trust) = builder.project_trust()? else {
+    // Built once: its hooks are what trusting would let run.
+    let engine = builder.build()?;
+    let Some(trust) = engine.project_trust() else {
         report::print(&format!(
             "{} has no hook files or settings of its own: nothing to trust\n",
             project.display()
@@ -91,7 +95,7 @@ pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
             Exit::Failed
         });
     }
-    report::print(&what_would_run(&builder, &trust.files)?)?;
+    report::print(&what_would_run(&engine, &trust.files))?;
     if !args.yes && !confirmed()? {
         report::print("not trusted\n")?;
         return Ok(Exit::Failed);
@@ -107,8 +111,7 @@ pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
 
 /// Each project hook (name, kind details, where), then every file trusting
 /// records.
-fn what_would_run(builder: &HookEngineBuilder, files: &[PathBuf]) -> anyhow::Result<String> {
-    let engine = builder.build()?;
+fn what_would_run(engine: &HookEngine, files: &[PathBuf]) -> String {
     let mut out = String::from("The project's hooks would run with your rights:\n");
     for hook in engine.hooks() {
         let HookSource::File { file, .. } = &hook.source else {
@@ -137,7 +140,7 @@ fn what_would_run(builder: &HookEngineBuilder, files: &[PathBuf]) -> anyhow::Res
     for file in files {
         let _ = writeln!(out, "  {}", file.display());
     }
-    Ok(out)
+    out
 }
 
 /// Ask on the terminal; refuse when there is none to ask on.

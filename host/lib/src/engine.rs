@@ -327,15 +327,6 @@ impl HookEngineBuilder {
         managed.into_iter().chain(rest).collect()
     }
 
-    /// The project's trust: the files trusting it records, and whether it
-    /// is trusted as they are (none without a project layer).
-    ///
-    /// # Errors
-    /// As [`HookEngineBuilder::build`].
-    pub fn project_trust(&self) -> Result<Option<ProjectTrust>, LoadError> {
-        Ok(self.load()?.trust)
-    }
-
     /// Load every hook file and build the engine.
     ///
     /// # Errors
@@ -377,7 +368,11 @@ impl HookEngineBuilder {
         for spec in specs {
             registry.register(spec);
         }
-        Ok(HookEngine { registry, skipped })
+        Ok(HookEngine {
+            registry,
+            skipped,
+            trust: loaded.trust,
+        })
     }
 
     /// Per-session marks under the state directory (in memory without one).
@@ -566,6 +561,7 @@ struct Loaded {
 pub struct HookEngine {
     registry: HookRegistry,
     skipped: Vec<SkippedHook>,
+    trust: Option<ProjectTrust>,
 }
 
 impl Default for HookEngine {
@@ -575,6 +571,7 @@ impl Default for HookEngine {
         Self {
             registry: HookRegistry::reviewed(None, Some(stop_guard(DEFAULT_STOP_LOOP_LIMIT, None))),
             skipped: Vec::new(),
+            trust: None,
         }
     }
 }
@@ -592,6 +589,13 @@ impl HookEngine {
     /// The project's hooks left out because the project is not trusted.
     pub fn skipped(&self) -> &[SkippedHook] {
         &self.skipped
+    }
+
+    /// The project's trust as the engine was built: the files trusting it
+    /// records, and whether it is trusted as they are (none without a
+    /// project layer).
+    pub fn project_trust(&self) -> Option<&ProjectTrust> {
+        self.trust.as_ref()
     }
 }
 

@@ -49,6 +49,10 @@ const KEY_SHAPES: &[&str] = &[
     r"https://[0-9a-f]{32}(?::[0-9a-f]{32})?@[A-Za-z0-9.\-]+",
 ];
 
+/// What a secret found in place becomes: [`REDACTED`] between what stays
+/// (fixed text, so no string is built per call).
+const IN_PLACE_REPLACEMENT: &str = "${keep}[REDACTED]${tail}";
+
 /// Secrets inside something worth keeping: a URL's password (the scheme,
 /// user and host stay), and the value assigned to a secret-named variable
 /// (`DB_PASS=…`, `api_key: …`). Groups `keep` and `tail` stay.
@@ -109,9 +113,7 @@ impl Redactor {
     fn replaced<'t>(&self, text: &'t str) -> Cow<'t, str> {
         let mut out = self.secret_text.replace_all(text, REDACTED);
         for pattern in &self.in_place {
-            if let Cow::Owned(changed) =
-                pattern.replace_all(&out, format!("${{keep}}{REDACTED}${{tail}}").as_str())
-            {
+            if let Cow::Owned(changed) = pattern.replace_all(&out, IN_PLACE_REPLACEMENT) {
                 out = Cow::Owned(changed);
             }
         }

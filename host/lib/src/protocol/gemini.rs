@@ -155,6 +155,25 @@ mod tests {
     }
 
     #[test]
+    fn session_settings_gemini_cannot_take_are_reported_not_lost() {
+        let event =
+            decode(json!({"hook_event_name": "SessionStart", "source": "startup"})).unwrap();
+        let mut outcome = Outcome::proceed();
+        outcome.requests.session_title = Some("Fix the build".into());
+        let answer = encode(&event, &outcome);
+        assert!(answer.body.get("sessionTitle").is_none());
+        assert!(
+            answer
+                .stderr
+                .iter()
+                .any(|l| l.contains("Gemini CLI takes no session title")
+                    && l.contains("Fix the build")),
+            "{:?}",
+            answer.stderr
+        );
+    }
+
+    #[test]
     fn answers_use_gemini_names() {
         let event =
             decode(json!({"hook_event_name": "BeforeTool", "tool_name": "run_shell_command"}))
