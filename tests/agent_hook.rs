@@ -644,7 +644,7 @@ fn audit_log_of_the_hook_command() {
             0
         );
     }
-    let verified = wasm_hooks::verify_audit_log(std::fs::File::open(&log).unwrap()).unwrap();
+    let verified = wasm_hooks::verify_audit_log(&log, None).unwrap();
     assert_eq!(verified, wasm_hooks::Verification::Intact { lines: 4 });
     let lines = wasm_hooks::read_audit_log(std::fs::File::open(&log).unwrap()).unwrap();
     assert_eq!(

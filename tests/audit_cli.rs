@@ -4,7 +4,7 @@
 
 use crate::support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use predicates::prelude::*;
@@ -223,4 +223,134 @@ fn m8_audit_show_marks_what_the_chain_cannot_vouch_for_and_fails() {
         shown.contains("?? ") && shown.contains("not vouched for"),
         "{shown}"
     );
+}
+
+/// `lines` re-chained as a forger without the key would: each line's
+/// `prev` and `hash` recomputed with plain SHA-256 (its `key` field
+/// dropped), and the head rewritten to the new last line.
+fn rechained(log: &Path, lines: &[String]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut prev = "0".repeat(64);
+    let mut out = String::new();
+    for line in lines {
+        let body = &line[..line.len() - r#","hash":""}"#.len() - 64];
+        let body = body[..body.len() - r#""prev":""#.len() - 64 - 1].to_owned();
+        let body = match body.find(r#""key":""#) {
+            Some(at) => body[..at].to_owned() + &body[at + r#""key":"","#.len() + 16..],
+            None => body,
+        };
+        let unsealed = format!(r#"{body}"prev":"{prev}"}}"#);
+        let hash = format!("{:x}", Sha256::digest(unsealed.as_bytes()));
+        out.push_str(&format!(
+            r#"{},"hash":"{hash}"}}"#,
+            &unsealed[..unsealed.len() - 1]
+        ));
+        out.push('\n');
+        prev = hash;
+    }
+    let seq = lines.len();
+    std::fs::write(
+        format!("{}.head", log.display()),
+        format!(r#"{{"seq":{seq},"hash":"{prev}"}}"#),
+    )
+    .unwrap();
+    out
+}
+
+#[test]
+fn m7_a_cut_emptied_lengthened_or_rechained_log_is_caught() {
+    let project = project();
+    let dir = project.dir.path();
+    let keys = tempfile::tempdir().unwrap();
+    let key = keys.path().join("audit.key");
+    wasm_hooks()
+        .args(["audit", "key"])
+        .arg(&key)
+        .assert()
+        .success();
+    let logs = [
+        (dir.join("plain.jsonl"), None),
+        (dir.join("sealed.jsonl"), Some(&key)),
+    ];
+    for (log, key) in &logs {
+        let mut extra = vec!["--audit-log", log.to_str().unwrap()];
+        if let Some(key) = key {
+            extra.extend(["--audit-key", key.to_str().unwrap()]);
+        }
+        for command in ["ls", "pwd", "whoami", "rm -rf build"] {
+            run_bash(dir, "s", command, &extra);
+        }
+    }
+    let verify = |log: &Path, key: Option<&Path>| {
+        let mut cmd = wasm_hooks();
+        cmd.args(["audit", "verify"]).arg(log);
+        if let Some(key) = key {
+            cmd.arg("--audit-key").arg(key);
+        }
+        let out = cmd.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    for (log, key) in &logs {
+        let key = key.map(PathBuf::as_path);
+        assert_eq!(verify(log, key).0, Some(0), "{}", verify(log, key).1);
+        let text = std::fs::read_to_string(log).unwrap();
+        let head = std::fs::read_to_string(format!("{}.head", log.display())).unwrap();
+        let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        let restore = || {
+            std::fs::write(log, &text).unwrap();
+            std::fs::write(format!("{}.head", log.display()), &head).unwrap();
+        };
+        // What anyone with write access can do, head left alone.
+        let cut = lines[..lines.len() - 2].join("\n") + "\n";
+        let forged_last = lines.last().unwrap().replace("rm -rf build", "ls");
+        for (what, tampered) in [
+            ("a removed tail", cut),
+            ("an emptied file", String::new()),
+            ("an appended line", format!("{text}{forged_last}\n")),
+        ] {
+            std::fs::write(log, tampered).unwrap();
+            let (code, said) = verify(log, key);
+            assert_eq!(code, Some(1), "{what} went unnoticed: {said}");
+            restore();
+        }
+        // Rewrites re-chained, head and all: caught only under a key.
+        // (The forger's tool works: without a key such a rewrite passes,
+        // as the README says.)
+        let Some(key) = key else {
+            let mut edited = lines.clone();
+            edited[0] = edited[0].replace("\"ls\"", "\"rm -rf /\"");
+            assert_ne!(edited, lines);
+            std::fs::write(log, rechained(log, &edited)).unwrap();
+            assert_eq!(verify(log, None).0, Some(0), "{}", verify(log, None).1);
+            continue;
+        };
+        let mut deleted = lines.clone();
+        deleted.remove(1);
+        let mut reordered = lines.clone();
+        reordered.swap(1, 2);
+        let mut edited = lines.clone();
+        edited[0] = edited[0].replace("\"ls\"", "\"rm -rf /\"");
+        let mut appended = lines.clone();
+        appended.push(forged_last.clone());
+        for (what, tampered) in [
+            ("a deletion", deleted),
+            ("a reordering", reordered),
+            ("an edit", edited),
+            ("an appended line", appended),
+        ] {
+            let forged = rechained(log, &tampered);
+            std::fs::write(log, forged).unwrap();
+            let (code, said) = verify(log, Some(key));
+            assert_eq!(code, Some(1), "{what}, re-chained, went unnoticed: {said}");
+            assert!(said.contains("broken at line"), "{said}");
+            restore();
+        }
+        // Without the key, a sealed log cannot be vouched for at all.
+        let (code, said) = verify(log, None);
+        assert_eq!(code, Some(1));
+        assert!(said.contains("--audit-key"), "{said}");
+    }
 }

@@ -624,6 +624,34 @@ async fn h5_a_command_guard_still_runs_on_an_event_over_128_kib() {
     );
 }
 
+#[tokio::test]
+async fn h5_an_event_too_large_for_a_templates_arguments_blocks_whatever_on_failure_says() {
+    // The guard takes the command in its arguments, and warns on failure:
+    // an event over 128 KiB cannot start it, and must not slip past it.
+    let engine = engine_with(vec![json!({"type": "command", "on_failure": "warn",
+        "command": "case {{tool_input.command}} in *rm*) exit 2;; esac"})]);
+    let dir = tempfile::tempdir().unwrap();
+    let huge = format!("rm -rf ~ #{}", "x".repeat(140 * 1024));
+    let outcome = engine.dispatch(bash_in(dir.path(), &huge)).await;
+    assert_eq!(failure(&outcome).kind(), "arguments_too_large");
+    match &outcome.verdict {
+        Verdict::Deny { reason } => assert!(reason.contains("too large"), "{reason}"),
+        other => panic!("a huge event slipped past the guard: {other:?}"),
+    }
+    // A normal event still reaches it, and an innocent one passes.
+    assert!(matches!(
+        engine
+            .dispatch(bash_in(dir.path(), "rm -rf ~"))
+            .await
+            .verdict,
+        Verdict::Deny { .. }
+    ));
+    assert_eq!(
+        engine.dispatch(bash_in(dir.path(), "ls")).await.verdict,
+        Verdict::Proceed
+    );
+}
+
 #[test]
 fn l2_escape_sequences_and_newlines_from_a_hook_never_reach_the_terminal_raw() {
     let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [

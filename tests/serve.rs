@@ -6,7 +6,7 @@
 use crate::support;
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use serde_json::{Value, json};
@@ -25,8 +25,14 @@ impl Drop for Server {
     }
 }
 
-/// `wasm-hooks serve` on `hooks`; without `--token-env` in `extra`, with
-/// `--no-token`.
+/// The project every test server serves ([`bash`] events come from it).
+fn project() -> &'static Path {
+    static PROJECT: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    PROJECT.get_or_init(|| tempfile::tempdir().unwrap()).path()
+}
+
+/// `wasm-hooks serve` on `hooks` for [`project`]; without `--token-env` in
+/// `extra`, with `--no-token`.
 fn serve(hooks: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
     let no_token: &[&str] = if extra.contains(&"--token-env") {
         &[]
@@ -36,6 +42,8 @@ fn serve(hooks: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
         .args(["serve", "--config"])
         .arg(hooks)
+        .arg("--project")
+        .arg(project())
         .args(extra)
         .args(no_token)
         .envs(env.iter().copied())
@@ -60,9 +68,11 @@ fn default_listen() -> [&'static str; 2] {
     ["--listen", "127.0.0.1:0"]
 }
 
+/// Claude Code's Bash `PreToolUse` for `command`, from [`project`].
 fn bash(command: &str) -> Value {
     let mut event = support::fixture("PreToolUse");
     event["tool_input"]["command"] = json!(command);
+    event["cwd"] = json!(project());
     event
 }
 
@@ -211,7 +221,8 @@ async fn bad_bodies_are_refused_with_their_status() {
     // opinion, never an error the agent would show or act on.
     let (status, body) = post(
         &server,
-        json!({"hook_event_name": "SomethingNew2099", "session_id": "s"}).to_string(),
+        json!({"hook_event_name": "SomethingNew2099", "session_id": "s", "cwd": project()})
+            .to_string(),
     )
     .await;
     assert_eq!((status, body), (200, json!({})));
@@ -465,4 +476,257 @@ async fn m5_idle_connections_cannot_starve_the_server() {
     let mut byte = [0u8; 1];
     let read = idle[0].read(&mut byte).await;
     assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+}
+
+#[tokio::test]
+async fn c4_each_project_is_answered_by_its_own_hooks_and_no_other_place_is() {
+    let home = tempfile::tempdir().unwrap();
+    let guarded = tempfile::tempdir().unwrap();
+    let plain = tempfile::tempdir().unwrap();
+    let deny_rm = json!({"type": "inline", "rules": [{"field": "tool_input.command",
+        "operator": "contains", "value": "rm -rf", "action": "deny", "reason": "not here"}]});
+    let hooks = guarded.path().join(".wasm-hooks/hooks.json");
+    std::fs::create_dir_all(hooks.parent().unwrap()).unwrap();
+    std::fs::write(
+        &hooks,
+        json!({"hooks": {"PreToolUse": [{"hooks": [deny_rm]}]}}).to_string(),
+    )
+    .unwrap();
+    let as_person = |cmd: &mut Command| {
+        cmd.env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env("XDG_STATE_HOME", home.path().join("state"));
+    };
+    let mut trust = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+    as_person(trust.args(["trust", "--yes"]).current_dir(guarded.path()));
+    assert!(trust.output().unwrap().status.success());
+    let mut command = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+    as_person(&mut command);
+    let mut child = command
+        .args([
+            "serve",
+            "--no-token",
+            "--listen",
+            "127.0.0.1:0",
+            "--project",
+        ])
+        .arg(guarded.path())
+        .arg("--project")
+        .arg(plain.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let server = Server {
+        child,
+        address: line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap()
+            .to_owned(),
+    };
+    let from = |dir: &Path| {
+        let mut event = bash("rm -rf build");
+        event["cwd"] = json!(dir);
+        event.to_string()
+    };
+    let (status, body) = post(&server, from(&guarded.path().join("src"))).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert_eq!(post(&server, from(plain.path())).await, (200, json!({})));
+    // An event cannot pick another place (its command hooks would run
+    // there), nor step out of a served one.
+    for elsewhere in [
+        std::env::temp_dir(),
+        plain.path().join("../.."),
+        PathBuf::from("relative/dir"),
+    ] {
+        let (status, body) = post(&server, from(&elsewhere)).await;
+        assert_eq!(status, 403, "{}: {body}", elsewhere.display());
+        assert!(
+            body["error"].as_str().unwrap().contains("in no project"),
+            "{body}"
+        );
+    }
+}
+
+/// One keep-alive client sending `body` until the server closes: how many
+/// answers it got, and how many requests it sent that got none.
+async fn keep_alive_client(
+    address: String,
+    body: String,
+    answered_in_all: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) -> (usize, usize) {
+    use std::sync::atomic::Ordering;
+    let request = format!(
+        "POST /hook HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let mut stream = tokio::io::BufReader::new(stream);
+    let mut answered = 0;
+    loop {
+        if stream
+            .get_mut()
+            .write_all(request.as_bytes())
+            .await
+            .is_err()
+        {
+            return (answered, 0);
+        }
+        let mut head = String::new();
+        let mut length = 0;
+        let whole = loop {
+            let mut line = String::new();
+            match tokio::io::AsyncBufReadExt::read_line(&mut stream, &mut line).await {
+                Ok(0) | Err(_) => break false,
+                Ok(_) if line == "\r\n" => break true,
+                Ok(_) => {
+                    if let Some(n) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = n.trim().parse().unwrap();
+                    }
+                    head.push_str(&line.to_ascii_lowercase());
+                }
+            }
+        };
+        let mut content = vec![0; length];
+        if !whole || stream.read_exact(&mut content).await.is_err() {
+            return (answered, 1);
+        }
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        answered += 1;
+        answered_in_all.fetch_add(1, Ordering::Relaxed);
+        if head.contains("connection: close") {
+            return (answered, 0);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn l3_sigterm_under_load_leaves_no_request_unanswered() {
+    let rule = json!({"type": "inline", "rules": [{"field": "tool_input.command",
+        "operator": "contains", "value": "rm -rf", "action": "deny"}]});
+    let hooks = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [rule]}]}}));
+    let mut server = serve(&hooks.path, &default_listen(), &[]);
+    let address = server.address.strip_prefix("http://").unwrap().to_owned();
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut clients = tokio::task::JoinSet::new();
+    for i in 0..8 {
+        clients.spawn(keep_alive_client(
+            address.clone(),
+            bash(&format!("ls {i}")).to_string(),
+            answered.clone(),
+        ));
+    }
+    while answered.load(std::sync::atomic::Ordering::Relaxed) < 400 {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe {
+        libc::kill(server.child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    let (mut total, mut lost) = (0, 0);
+    while let Some(result) = clients.join_next().await {
+        let (answered, unanswered) = result.unwrap();
+        total += answered;
+        lost += unanswered;
+    }
+    assert_eq!(
+        lost, 0,
+        "requests sent and never answered ({total} answered)"
+    );
+    assert_eq!(server.child.wait().unwrap().code(), Some(0));
+}
+
+#[tokio::test]
+async fn m5_a_full_server_closes_its_quietest_connection_for_a_new_one() {
+    let hooks = guard();
+    // Silent connections would hold their places for a minute.
+    let server = serve(
+        &hooks.path,
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--max-connections",
+            "4",
+            "--idle-timeout-ms",
+            "60000",
+        ],
+        &[],
+    );
+    let address = server.address.strip_prefix("http://").unwrap().to_owned();
+    let mut idle = Vec::new();
+    for _ in 0..12 {
+        idle.push(tokio::net::TcpStream::connect(&address).await.unwrap());
+    }
+    let answer = tokio::time::timeout(
+        std::time::Duration::from_secs(20),
+        post(&server, bash("rm -rf /").to_string()),
+    )
+    .await
+    .expect("answered long before any silent connection timed out");
+    assert_eq!(answer.1["hookSpecificOutput"]["permissionDecision"], "deny");
+    let mut byte = [0u8; 1];
+    let read = idle[0].read(&mut byte).await;
+    assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+}
+
+/// Whether the server closed `stream` while `drip` kept sending a byte
+/// every 50 ms (for at most 20 s); the answer read meanwhile, if any.
+async fn dripped_until_closed(stream: &mut tokio::net::TcpStream, drip: &[u8]) -> Option<String> {
+    for byte in drip.iter().cycle().take(400) {
+        let mut buf = [0u8; 4096];
+        tokio::select! {
+            read = stream.read(&mut buf) => {
+                return match read {
+                    Ok(0) | Err(_) => Some(String::new()),
+                    Ok(n) => Some(String::from_utf8_lossy(&buf[..n]).into_owned()),
+                };
+            }
+            () = tokio::time::sleep(std::time::Duration::from_millis(50)) => {}
+        }
+        if stream.write_all(&[*byte]).await.is_err() {
+            return Some(String::new());
+        }
+    }
+    None
+}
+
+#[tokio::test]
+async fn m5_a_client_that_sends_slowly_is_cut_off() {
+    let hooks = guard();
+    let server = serve(
+        &hooks.path,
+        &["--listen", "127.0.0.1:0", "--request-timeout-ms", "500"],
+        &[],
+    );
+    let address = server.address.strip_prefix("http://").unwrap().to_owned();
+    // A head that never ends, a byte at a time: never idle, never whole.
+    let mut slow_head = tokio::net::TcpStream::connect(&address).await.unwrap();
+    slow_head
+        .write_all(format!("POST /hook HTTP/1.1\r\nHost: {address}\r\n").as_bytes())
+        .await
+        .unwrap();
+    dripped_until_closed(&mut slow_head, b"X-Slow: yes\r\n")
+        .await
+        .expect("the server kept a head that never ended");
+    // A whole head, then a body a byte at a time.
+    let mut slow_body = tokio::net::TcpStream::connect(&address).await.unwrap();
+    slow_body
+        .write_all(
+            format!("POST /hook HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n")
+                .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let answer = dripped_until_closed(&mut slow_body, b" ")
+        .await
+        .expect("the server waited for a body that never ended");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    // Meanwhile a well-formed request is answered.
+    assert_eq!(post(&server, bash("ls").to_string()).await.0, 200);
 }

@@ -53,7 +53,7 @@ async fn the_audit_log_records_dispatches_injections_and_approvals() {
     assert_eq!(lines[3].data["choice"], "allow_once");
     assert_eq!(lines[7].data["text"], "1 warning");
     assert_eq!(
-        wasm_hooks::verify_audit_log(std::fs::File::open(&path).unwrap()).unwrap(),
+        wasm_hooks::verify_audit_log(&path, None).unwrap(),
         wasm_hooks::Verification::Intact { lines: 8 }
     );
 }
@@ -68,7 +68,7 @@ fn lines_of(path: &std::path::Path) -> Vec<String> {
 }
 
 fn verify(path: &std::path::Path) -> wasm_hooks::Verification {
-    wasm_hooks::verify_audit_log(std::fs::File::open(path).unwrap()).unwrap()
+    wasm_hooks::verify_audit_log(path, None).unwrap()
 }
 
 #[tokio::test]

@@ -1,16 +1,15 @@
-//! `wasm-hooks audit verify|show`: check an audit log's hash chain, or
-//! print it readably; and the `--audit-log` flag of the commands that
-//! dispatch.
+//! `wasm-hooks audit verify|show|key`: check an audit log's hash chain and
+//! head, print it readably, or make a key to seal it with; and the
+//! `--audit-log` and `--audit-key` flags of the commands that dispatch.
 
 use std::fmt::Write as _;
-use std::fs::File;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde_json::Value;
 use wasm_hooks::{
-    AuditLine, CheckedLine, EventName, HookEngineBuilder, Verification, escape_controls,
+    AuditKey, AuditLine, CheckedLine, EventName, HookEngineBuilder, Verification, escape_controls,
 };
 
 use super::{Exit, report};
@@ -23,14 +22,41 @@ pub(crate) struct AuditLogArg {
     /// settings file's `audit_log`, else none].
     #[arg(long, value_name = "FILE")]
     audit_log: Option<PathBuf>,
+
+    /// Seal the audit log with the key in this file (`wasm-hooks audit key
+    /// FILE` makes one) [default: the settings file's `audit_key`, else
+    /// none].
+    #[arg(long, value_name = "FILE")]
+    audit_key: Option<PathBuf>,
 }
 
 impl AuditLogArg {
-    /// Tell the builder, when the flag was given.
+    /// Tell the builder, for each flag given.
     pub(crate) fn apply(&self, builder: &mut HookEngineBuilder) {
         if let Some(path) = &self.audit_log {
             builder.audit_log(path);
         }
+        if let Some(path) = &self.audit_key {
+            builder.audit_key(path);
+        }
+    }
+}
+
+/// `--audit-key` of `audit verify` and `audit show`.
+#[derive(Debug, Args)]
+struct KeyArg {
+    /// The key the log was sealed with, to check its seals.
+    #[arg(long, value_name = "FILE")]
+    audit_key: Option<PathBuf>,
+}
+
+impl KeyArg {
+    fn load(&self) -> anyhow::Result<Option<AuditKey>> {
+        self.audit_key
+            .as_deref()
+            .map(AuditKey::load)
+            .transpose()
+            .context("--audit-key")
     }
 }
 
@@ -43,16 +69,21 @@ pub(crate) struct AuditArgs {
 
 #[derive(Debug, Subcommand)]
 enum AuditCommand {
-    /// Check the hash chain; name the first broken line (exit 1) or count
-    /// the intact records (exit 0).
+    /// Check the hash chain and the head record; name the first broken
+    /// line (exit 1) or count the intact records (exit 0).
     Verify {
         /// The audit log.
         file: PathBuf,
+        #[command(flatten)]
+        key: KeyArg,
     },
-    /// Print the records readably, one line each.
+    /// Print the records readably, one line each, marking what the chain
+    /// cannot vouch for.
     Show {
         /// The audit log.
         file: PathBuf,
+        #[command(flatten)]
+        key: KeyArg,
         /// Only this session's records.
         #[arg(long, value_name = "ID")]
         session: Option<String>,
@@ -60,13 +91,19 @@ enum AuditCommand {
         #[arg(long, value_name = "NAME")]
         event: Option<String>,
     },
+    /// Make a new random key in FILE (mode 0600; never over an existing
+    /// file), to seal logs with (`audit_key:` in the user's config, or
+    /// `--audit-key`).
+    Key {
+        /// Where to write the key; keep it outside the log's directory.
+        file: PathBuf,
+    },
 }
 
 pub(crate) fn run(args: AuditArgs) -> anyhow::Result<Exit> {
     match args.command {
-        AuditCommand::Verify { file } => {
-            let log = File::open(&file).with_context(|| format!("opening {}", file.display()))?;
-            let checked = wasm_hooks::verify_audit_log(log)
+        AuditCommand::Verify { file, key } => {
+            let checked = wasm_hooks::verify_audit_log(&file, key.load()?.as_ref())
                 .with_context(|| format!("reading {}", file.display()))?;
             let (text, exit) = match checked {
                 Verification::Intact { lines } => (
@@ -81,8 +118,20 @@ pub(crate) fn run(args: AuditArgs) -> anyhow::Result<Exit> {
             report::print(&text)?;
             Ok(exit)
         }
+        AuditCommand::Key { file } => {
+            let key = AuditKey::generate(&file)
+                .with_context(|| format!("writing a key to {}", file.display()))?;
+            report::print(&format!(
+                "{}: a new audit key ({}); seal logs with it by `audit_key: {}` in the user's config\n",
+                file.display(),
+                key.id(),
+                file.display()
+            ))?;
+            Ok(Exit::GoOn)
+        }
         AuditCommand::Show {
             file,
+            key,
             session,
             event,
         } => {
@@ -90,9 +139,7 @@ pub(crate) fn run(args: AuditArgs) -> anyhow::Result<Exit> {
                 .map(|e| EventName::parse(&e))
                 .transpose()
                 .context("--event")?;
-            let log = File::open(&file).with_context(|| format!("opening {}", file.display()))?;
-            let lines = wasm_hooks::read_checked_audit_log(log)
-                .with_context(|| format!("reading {}", file.display()))?;
+            let lines = read_checked(&file, key.load()?.as_ref())?;
             let wanted = |l: &AuditLine| {
                 session.as_ref().is_none_or(|s| &l.session == s)
                     && event.is_none_or(|e| l.event.as_deref() == Some(e.as_str()))
@@ -125,17 +172,27 @@ pub(crate) fn run(args: AuditArgs) -> anyhow::Result<Exit> {
     }
 }
 
+fn read_checked(file: &Path, key: Option<&AuditKey>) -> anyhow::Result<Vec<CheckedLine>> {
+    wasm_hooks::read_checked_audit_log(file, key)
+        .with_context(|| format!("reading {}", file.display()))
+}
+
 /// A line as `audit show` prints it: readable when intact; marked `!!`
-/// with its problem when broken, `??` when it follows a break.
+/// with its problem when broken (a problem with the end of the log has no
+/// record), `??` when it follows a break.
 fn checked(line: &CheckedLine) -> String {
-    let shown = line.record.as_ref().map_or_else(
-        || "(not a record)".to_owned(),
-        |record| escape_controls(&readable(record)).into_owned(),
-    );
-    match (&line.problem, line.after_break) {
-        (Some(problem), _) => format!("!! line {}: {problem}: {shown}", line.number),
-        (None, Some(at)) => format!("?? {shown} (after the break at line {at}: not vouched for)"),
-        (None, None) => shown,
+    let shown = line
+        .record
+        .as_ref()
+        .map(|record| escape_controls(&readable(record)).into_owned());
+    match (&line.problem, shown, line.after_break) {
+        (Some(problem), None, _) => format!("!! line {}: {problem}", line.number),
+        (Some(problem), Some(shown), _) => format!("!! line {}: {problem}: {shown}", line.number),
+        (None, shown, Some(at)) => format!(
+            "?? {} (after the break at line {at}: not vouched for)",
+            shown.unwrap_or_default()
+        ),
+        (None, shown, None) => shown.unwrap_or_default(),
     }
 }
 

@@ -71,6 +71,11 @@ impl HookFileArgs {
         self.cache.runtime_options()
     }
 
+    /// The `--project-dir` given.
+    pub(crate) fn project_dir(&self) -> Option<&std::path::Path> {
+        self.project_dir.as_deref()
+    }
+
     /// The `--config` files given.
     pub(crate) fn configs(&self) -> &[PathBuf] {
         &self.configs

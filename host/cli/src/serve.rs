@@ -8,7 +8,10 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use wasm_hooks::{DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS, HookServer};
+use wasm_hooks::{
+    DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT,
+    HookEngine, HookServer,
+};
 
 use super::Exit;
 use super::audit::AuditLogArg;
@@ -52,9 +55,21 @@ pub(crate) struct ServeArgs {
     #[arg(long = "allow-host", value_name = "NAME[:PORT]")]
     allow_hosts: Vec<String>,
 
-    /// Hold at most this many connections at once; the next waits.
+    /// Serve this project's hooks (repeatable) [default: the current
+    /// directory]: an event is answered by the project its `cwd` is in,
+    /// and refused (403) when it is in none.
+    #[arg(long = "project", value_name = "DIR", conflicts_with = "project_dir")]
+    projects: Vec<PathBuf>,
+
+    /// Hold at most this many connections at once; for the next, the one
+    /// quiet the longest is closed (or, when all are answering, it waits).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS)]
     max_connections: usize,
+
+    /// Give a client this long to send a request's head, and again its
+    /// body (milliseconds).
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_REQUEST_TIMEOUT.as_millis() as u64)]
+    request_timeout_ms: u64,
 
     /// Close a connection silent this long (milliseconds).
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_IDLE_TIMEOUT.as_millis() as u64)]
@@ -77,19 +92,12 @@ pub(crate) struct ServeArgs {
 }
 
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
-    let mut builder = args.hook_files.builder(&[])?;
-    args.audit.apply(&mut builder);
-    let mut options = args.hook_files.runtime_options();
-    options.pooling(true);
-    if args.reload_ms > 0 {
-        options.hot_reload(std::time::Duration::from_millis(args.reload_ms));
-    }
-    builder.runtime_options(options);
-    let engine = builder.build()?;
-    let mut server = HookServer::new(engine, args.protocol.into())
+    let projects = engines(&args)?;
+    let mut server = HookServer::for_projects(projects, args.protocol.into())
         .max_body(args.max_body_kb * 1024)
         .max_connections(args.max_connections)
-        .idle_timeout(std::time::Duration::from_millis(args.idle_timeout_ms));
+        .idle_timeout(std::time::Duration::from_millis(args.idle_timeout_ms))
+        .request_timeout(std::time::Duration::from_millis(args.request_timeout_ms));
     match token(&args)? {
         Some(token) => server = server.token(token),
         None => eprintln!(
@@ -111,9 +119,8 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
                 server.serve_unix(listener, shutdown).await?;
             }
             None => {
-                let listener = tokio::net::TcpListener::bind(args.listen)
-                    .await
-                    .with_context(|| format!("binding {}", args.listen))?;
+                let listener =
+                    listen(args.listen).with_context(|| format!("binding {}", args.listen))?;
                 let address = listener.local_addr()?;
                 announce(&format!("http://{address}"))?;
                 let server = server.allowed_hosts(hosts_of(address, &args.allow_hosts));
@@ -123,6 +130,57 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
         anyhow::Ok(())
     })?;
     Ok(Exit::GoOn)
+}
+
+/// Each served project's directory (resolved) and engine; the projects
+/// share one wasm runtime, so a plugin is compiled once.
+fn engines(args: &ServeArgs) -> anyhow::Result<Vec<(PathBuf, HookEngine)>> {
+    let mut options = args.hook_files.runtime_options();
+    options.pooling(true);
+    if args.reload_ms > 0 {
+        options.hot_reload(std::time::Duration::from_millis(args.reload_ms));
+    }
+    let runtime = options.build().context("starting the wasm runtime")?;
+    let dirs = if args.projects.is_empty() {
+        vec![match args.hook_files.project_dir() {
+            Some(dir) => dir.to_owned(),
+            None => std::env::current_dir().context("finding the current directory")?,
+        }]
+    } else {
+        args.projects.clone()
+    };
+    dirs.iter()
+        .map(|dir| {
+            let dir = dir
+                .canonicalize()
+                .with_context(|| format!("--project {}: no such directory", dir.display()))?;
+            let mut builder = args.hook_files.builder_in(&[], Some(dir.clone()))?;
+            args.audit.apply(&mut builder);
+            builder.runtime(runtime.clone());
+            let engine = builder
+                .build()
+                .with_context(|| format!("loading the hooks of {}", dir.display()))?;
+            Ok((dir, engine))
+        })
+        .collect()
+}
+
+/// How many connections the kernel may hold for `serve` before it takes
+/// them (capped by `net.core.somaxconn`): room for a flood of connections
+/// that are taken and closed again, so that an agent's new connection is
+/// not dropped and retried a second later.
+const LISTEN_BACKLOG: u32 = 4096;
+
+/// A TCP listener on `address` with [`LISTEN_BACKLOG`].
+fn listen(address: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if address.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    socket.listen(LISTEN_BACKLOG)
 }
 
 /// The shortest token accepted.

@@ -150,6 +150,18 @@ pub enum HookError {
         /// The command as configured.
         command: String,
     },
+    /// A command hook could not start because the event made its arguments
+    /// too large (`E2BIG`). Whoever wrote the event chose its size, so this
+    /// failure always blocks, whatever `on_failure` says.
+    #[error(
+        "hook `{hook}`: the event made `{command}`'s arguments too large to start it (over 128 KiB in one); blocked whatever on_failure says, since the event's author chose its size: read the event from stdin instead of a template"
+    )]
+    ArgumentsTooLarge {
+        /// Which hook.
+        hook: HookId,
+        /// The command as configured.
+        command: String,
+    },
     /// A command hook exited with a code that is neither 0 nor 2.
     #[error("hook `{hook}` exited with code {code}{}", if stderr.is_empty() { String::new() } else { format!(": {}", escape_controls(stderr)) })]
     ExitCode {
@@ -197,6 +209,12 @@ pub enum HookError {
 }
 
 impl HookError {
+    /// Whether this failure blocks whatever the hook's `on_failure` says:
+    /// one the event's author can cause at will.
+    pub fn fails_closed(&self) -> bool {
+        matches!(self, Self::ArgumentsTooLarge { .. })
+    }
+
     /// A short, stable name for the kind of failure (`timeout`, `fuel`, …),
     /// for machine-readable output.
     pub fn kind(&self) -> &'static str {
@@ -208,6 +226,7 @@ impl HookError {
             Self::Trap { .. } => "trap",
             Self::CommandNotFound { .. } => "not_found",
             Self::NotExecutable { .. } => "not_executable",
+            Self::ArgumentsTooLarge { .. } => "arguments_too_large",
             Self::ExitCode { .. } => "exit_code",
             Self::Signal { .. } => "signal",
             Self::HttpStatus { .. } => "http_status",

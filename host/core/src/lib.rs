@@ -32,7 +32,7 @@ mod spec;
 mod suggest;
 
 pub use audit::{
-    AuditEntry, AuditKind, AuditLine, AuditLog, Break, CheckedLine, REDACTED, Redactor,
+    AuditEntry, AuditKey, AuditKind, AuditLine, AuditLog, Break, CheckedLine, REDACTED, Redactor,
     Verification, read as read_audit_log, read_checked as read_checked_audit_log,
     verify as verify_audit_log,
 };

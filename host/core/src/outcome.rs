@@ -598,6 +598,11 @@ impl Fold {
         output: HookOutput,
     ) -> Flow {
         let o = &mut self.outcome;
+        let policy = if error.fails_closed() {
+            OnFailure::Block
+        } else {
+            policy
+        };
         let flow = match policy {
             OnFailure::Warn => {
                 o.system_messages.push(Attributed::by(

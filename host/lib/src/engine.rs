@@ -20,7 +20,7 @@ use crate::once::OnceMarks;
 use crate::project_trust::{self, ProjectTrust, Reviews, SkippedHook, UntrustedNotice};
 use crate::stop_loop::{DEFAULT_STOP_LOOP_LIMIT, StopLoopGuard};
 use crate::trust::{TrustStatus, TrustStore, UntrustedProjects};
-use wasm_hooks_core::{AuditLog, Error, HookRegistry, OnFailure, Redactor, Review};
+use wasm_hooks_core::{AuditKey, AuditLog, Error, HookRegistry, OnFailure, Redactor, Review};
 use wasm_hooks_wasm::{WasmLimits, WasmRuntime, WasmRuntimeBuilder};
 
 /// Hook files that could not be loaded: every problem found, in file order.
@@ -103,6 +103,7 @@ pub struct HookEngineBuilder {
     prompts: PromptDefaults,
     http_allowlist: UrlAllowlist,
     audit_log: Option<PathBuf>,
+    audit_key: Option<PathBuf>,
     secret_env: Vec<String>,
     hook_secrets: Vec<String>,
     stop_loop_limit: u32,
@@ -132,6 +133,7 @@ impl Default for HookEngineBuilder {
             prompts: PromptDefaults::default(),
             http_allowlist: UrlAllowlist::default(),
             audit_log: None,
+            audit_key: None,
             secret_env: Vec::new(),
             hook_secrets: Vec::new(),
             stop_loop_limit: DEFAULT_STOP_LOOP_LIMIT,
@@ -225,6 +227,13 @@ impl HookEngineBuilder {
     /// a settings file's `audit_log`).
     pub fn audit_log(&mut self, path: impl Into<PathBuf>) -> &mut Self {
         self.audit_log = Some(path.into());
+        self
+    }
+
+    /// Seal the audit log with the key in this file (it wins over a
+    /// settings file's `audit_key`); `wasm-hooks audit key FILE` makes one.
+    pub fn audit_key(&mut self, path: impl Into<PathBuf>) -> &mut Self {
+        self.audit_key = Some(path.into());
         self
     }
 
@@ -523,7 +532,14 @@ impl HookEngineBuilder {
         };
         let mut secret = self.secret_env.clone();
         secret.extend(settings.secret_env.iter().cloned());
-        AuditLog::open(path, Redactor::from_env(&secret))
+        let key = match self.audit_key.as_ref().or(settings.audit_key.as_ref()) {
+            Some(key) => Some(AuditKey::load(key).map_err(|source| Error::Audit {
+                path: key.clone(),
+                source,
+            })?),
+            None => None,
+        };
+        AuditLog::open(path, Redactor::from_env(&secret), key)
             .map(Some)
             .map_err(|source| Error::Audit {
                 path: path.clone(),

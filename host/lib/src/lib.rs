@@ -46,7 +46,7 @@ mod project_trust;
 mod properties;
 mod protocol;
 mod server;
-mod server_limits;
+mod server_conn;
 mod session;
 mod shell_context;
 mod state_dir;
@@ -67,7 +67,10 @@ pub use protocol::{
     uninstall as uninstall_hooks,
 };
 pub use server::{DEFAULT_MAX_BODY, HookServer};
-pub use server_limits::{DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS};
+pub use server_conn::{
+    DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT, DRAIN_GRACE,
+    EVICT_AFTER,
+};
 pub use session::{
     ApprovalChoice, ApprovalFuture, ApprovalRecord, ApprovalRequest, ApprovalSystem,
     ContextMessage, ContextSink, DEFAULT_OPTIONS, DecidedBy, DisplaySystem, InjectionLimits,
@@ -78,7 +81,7 @@ pub use session::{
 pub use stop_loop::DEFAULT_STOP_LOOP_LIMIT;
 pub use trust::{FileStamp, TrustRecord, TrustStatus, TrustStore, UntrustedProjects};
 pub use wasm_hooks_core::{
-    Approval, Attributed, AuditEntry, AuditKind, AuditLine, AuditLog, Break, CATALOGUE,
+    Approval, Attributed, AuditEntry, AuditKey, AuditKind, AuditLine, AuditLog, Break, CATALOGUE,
     CheckedLine, Context, Decision, Error, Event, EventError, EventName, EventPattern, Flow,
     FnHandler, Fold, Handler, HandlerFuture, HookError, HookHandle, HookId, HookOutput,
     HookRegistry, HookResult, HookSource, HookSpec, OnFailure, Outcome, REDACTED, Redactor, Reply,

@@ -5,8 +5,14 @@
 //! warm. `GET /health` answers `{"status": "ok", "hooks": N}`.
 //!
 //! Requests are handled concurrently; a body over the size limit gets 413,
-//! a body that is not an event 400, and, when a token is set, a request
-//! without `Authorization: Bearer <token>` 401.
+//! a body that is not an event 400, a body not sent in time 408, and, when
+//! a token is set, a request without `Authorization: Bearer <token>` 401.
+//! A server for a list of projects answers an event with the hooks of the
+//! project its `cwd` lies in, and refuses (403) an event from any other
+//! place: the event cannot choose which hooks run, or where.
+//!
+//! Connections are held as `server_conn` says: capped, idle and
+//! slow ones closed, drained on shutdown.
 //!
 //! No web page can drive it: a request that carries an `Origin` (every
 //! browser sends one with a cross-site request) gets 403, a body that is
@@ -16,21 +22,23 @@
 
 use std::future::Future;
 use std::io;
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::body::Body;
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 use crate::engine::HookEngine;
-use crate::server_limits::{DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, Guarded};
-
 use crate::protocol::Protocol;
+use crate::server_conn::{
+    ConnectionLimits, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT,
+};
 
 /// The default request body limit: 1 MiB.
 pub const DEFAULT_MAX_BODY: usize = 1024 * 1024;
@@ -39,31 +47,62 @@ pub const DEFAULT_MAX_BODY: usize = 1024 * 1024;
 /// or Unix listener until a shutdown future completes.
 #[derive(Debug, Clone)]
 pub struct HookServer {
-    engine: HookEngine,
+    served: Served,
     protocol: Protocol,
     token: Option<String>,
     max_body: usize,
     hosts: Option<Vec<String>>,
     max_connections: usize,
     idle: Duration,
+    request_timeout: Duration,
+}
+
+/// Whose hooks answer an event.
+#[derive(Debug, Clone)]
+enum Served {
+    /// One engine answers every event.
+    Any(HookEngine),
+    /// Each project's engine answers the events from inside it.
+    Projects(Vec<(PathBuf, HookEngine)>),
 }
 
 impl HookServer {
-    /// Answer in `protocol`, with no token and a 1 MiB body limit.
+    /// Answer every event with `engine`'s hooks, in `protocol`, with no
+    /// token and a 1 MiB body limit.
     pub fn new(engine: HookEngine, protocol: Protocol) -> Self {
+        Self::serving(Served::Any(engine), protocol)
+    }
+
+    /// Answer an event with the hooks of the project (directory, engine)
+    /// its `cwd` lies in (the innermost), refusing events from anywhere
+    /// else. (An event decoded without a `cwd` has this process's.)
+    pub fn for_projects(projects: Vec<(PathBuf, HookEngine)>, protocol: Protocol) -> Self {
+        Self::serving(Served::Projects(projects), protocol)
+    }
+
+    fn serving(served: Served, protocol: Protocol) -> Self {
         Self {
-            engine,
+            served,
             protocol,
             token: None,
             max_body: DEFAULT_MAX_BODY,
             hosts: None,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             idle: DEFAULT_IDLE_TIMEOUT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
         }
     }
 
+    /// Give a client this long to send a request's head, and again its
+    /// body (default [`DEFAULT_REQUEST_TIMEOUT`]).
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
     /// Hold at most `max` connections at once (default
-    /// [`DEFAULT_MAX_CONNECTIONS`]); the next one waits to be accepted.
+    /// [`DEFAULT_MAX_CONNECTIONS`]); for the next one, the connection quiet
+    /// the longest is closed, or, when all are answering, it waits.
     pub fn max_connections(mut self, max: usize) -> Self {
         self.max_connections = max;
         self
@@ -99,7 +138,6 @@ impl HookServer {
         axum::Router::new()
             .route("/hook", post(hook))
             .route("/health", get(health))
-            .layer(DefaultBodyLimit::max(self.max_body))
             .with_state(Arc::new(self.clone()))
     }
 
@@ -136,13 +174,61 @@ impl HookServer {
     ) -> io::Result<()>
     where
         L: axum::serve::Listener,
-        L::Addr: std::fmt::Debug,
     {
-        let listener = Guarded::new(listener, self.max_connections, self.idle);
-        axum::serve(listener, self.router())
-            .with_graceful_shutdown(shutdown)
-            .await
+        let limits = ConnectionLimits {
+            max: self.max_connections,
+            idle: self.idle,
+            header_read: self.request_timeout,
+        };
+        crate::server_conn::serve(listener, self.router(), limits, shutdown).await
     }
+
+    /// The engine whose hooks answer an event from `cwd`, or why none does.
+    fn engine_for(&self, cwd: Option<&str>) -> Result<&HookEngine, String> {
+        let projects = match &self.served {
+            Served::Any(engine) => return Ok(engine),
+            Served::Projects(projects) => projects,
+        };
+        let Some(cwd) = cwd else {
+            return Err("the event has no cwd, so no project it comes from".to_owned());
+        };
+        let place = resolved(Path::new(cwd));
+        place
+            .as_deref()
+            .and_then(|place| {
+                projects
+                    .iter()
+                    .filter(|(dir, _)| place.starts_with(dir))
+                    .max_by_key(|(dir, _)| dir.components().count())
+            })
+            .map(|(_, engine)| engine)
+            .ok_or_else(|| {
+                format!(
+                    "the event's cwd `{cwd}` is in no project this server serves (start it with --project for that directory)"
+                )
+            })
+    }
+
+    fn hook_count(&self) -> usize {
+        match &self.served {
+            Served::Any(engine) => engine.hooks().len(),
+            Served::Projects(projects) => projects.iter().map(|(_, e)| e.hooks().len()).sum(),
+        }
+    }
+}
+
+/// `path` with its links resolved when it exists here; otherwise as given,
+/// if it is absolute and has no `.` or `..` in it (which could step out of
+/// a project while looking inside it); else none.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    if let Ok(real) = path.canonicalize() {
+        return Some(real);
+    }
+    let plain = path.is_absolute()
+        && path
+            .components()
+            .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
+    plain.then(|| path.to_owned())
 }
 
 /// Whether two secrets are equal, in a time that does not depend on where
@@ -195,7 +281,7 @@ fn refused(server: &HookServer, headers: &HeaderMap) -> Option<Response> {
     })
 }
 
-async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: Bytes) -> Response {
+async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: Body) -> Response {
     if let Some(refusal) = refused(&server, &headers) {
         return refusal;
     }
@@ -211,6 +297,29 @@ async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: B
             );
         }
     }
+    let body = match tokio::time::timeout(
+        server.request_timeout,
+        axum::body::to_bytes(body, server.max_body),
+    )
+    .await
+    {
+        Ok(Ok(body)) => body,
+        Ok(Err(_)) => {
+            return error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("the body is over {} bytes", server.max_body),
+            );
+        }
+        Err(_) => {
+            return error(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the body did not arrive within {} ms",
+                    server.request_timeout.as_millis()
+                ),
+            );
+        }
+    };
     let value: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => {
@@ -229,7 +338,11 @@ async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: B
             );
         }
     };
-    let outcome = server.engine.dispatch(&event).await;
+    let engine = match server.engine_for(event.cwd()) {
+        Ok(engine) => engine,
+        Err(why) => return error(StatusCode::FORBIDDEN, why),
+    };
+    let outcome = engine.dispatch(&event).await;
     let answer = server.protocol.encode(&event, &outcome);
     for line in &answer.stderr {
         tracing::warn!("{line}");
@@ -243,5 +356,5 @@ async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: B
 }
 
 async fn health(State(server): State<Arc<HookServer>>) -> Json<Value> {
-    Json(json!({ "status": "ok", "hooks": server.engine.hooks().len() }))
+    Json(json!({ "status": "ok", "hooks": server.hook_count() }))
 }

@@ -18,6 +18,8 @@ mod inspect;
 mod kv;
 mod limits;
 mod plugin;
+#[cfg(test)]
+mod properties;
 mod runtime;
 mod state;
 mod stdio;

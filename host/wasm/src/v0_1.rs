@@ -139,6 +139,7 @@ mod tests {
     use wasm_hooks_core::Decision;
 
     use super::*;
+    use crate::properties;
 
     fn answer(decision: wit::Decision) -> wit::Outcome {
         wit::Outcome {
@@ -177,6 +178,27 @@ mod tests {
             }
         );
         assert_eq!(before.user_message.unwrap().text, "careful");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(properties::CASES))]
+
+        /// Any 0.1 answer, on any event, upgrades and then converts or is
+        /// refused, never panics; a `modify` becomes the output's rewrite
+        /// exactly on events with a tool output.
+        #[test]
+        fn any_0_1_answer_upgrades_then_converts_or_is_refused(
+            text in properties::json_or_not(),
+            event in properties::event_name(),
+        ) {
+            let upgraded = upgrade(answer(wit::Decision::Modify(text)), event);
+            let is_output = matches!(
+                upgraded.0.decision,
+                latest::wit::Decision::ModifyOutput(_)
+            );
+            proptest::prop_assert_eq!(is_output, event.has_tool_output());
+            let _ = upgraded.into_result();
+        }
     }
 
     #[test]

@@ -1,12 +1,12 @@
 //! The measured cases, all on the same PreToolUse event: hooks of every
 //! kind through `HookEngine::dispatch`, whole processes as an agent starts
-//! them, the `serve` round trip, plugin loading, throughput on every core,
+//! them, the `serve` round trip (quiet and abused: `serve`), plugin loading, throughput on every core,
 //! and how far past its deadline an infinite loop runs.
 
 use std::future::Future;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -99,7 +99,10 @@ pub(super) fn run_all(args: &BenchArgs) -> anyhow::Result<Vec<Summary>> {
         &stdin,
     )?);
 
-    out.push(serve_round_trip(&rt, &exe, &wasm_file, &cache, n, &stdin)?);
+    let served = (wasm_file.as_path(), dir.path());
+    out.extend(super::serve::round_trips(
+        &rt, &exe, served, &cache, n, &stdin,
+    )?);
     out.extend(plugin_loads(&plugin, &cache, spawns)?);
     out.push(throughput(&wasm, &event, n)?);
     if let Some(spin) = &args.spin {
@@ -198,7 +201,12 @@ fn check(rt: &tokio::runtime::Runtime, engine: &HookEngine, event: &Event) -> an
 }
 
 /// Time `n` awaits of `f` (after `n / 10` for warming up).
-fn measure<F, Fut>(rt: &tokio::runtime::Runtime, name: &str, n: usize, mut f: F) -> Summary
+pub(super) fn measure<F, Fut>(
+    rt: &tokio::runtime::Runtime,
+    name: &str,
+    n: usize,
+    mut f: F,
+) -> Summary
 where
     F: FnMut() -> Fut,
     Fut: Future,
@@ -248,62 +256,6 @@ fn processes(
     }
     let samples = (0..n).map(|_| run()).collect::<anyhow::Result<_>>()?;
     Ok(Summary::of(name, samples))
-}
-
-/// `wasm-hooks serve` as a child process, and `n` requests over one
-/// keep-alive connection.
-fn serve_round_trip(
-    rt: &tokio::runtime::Runtime,
-    exe: &Path,
-    file: &Path,
-    cache: &Path,
-    n: usize,
-    body: &str,
-) -> anyhow::Result<Summary> {
-    // A token, as a real setup has: its check is part of the round trip.
-    const TOKEN: &str = "bench-token-0123456789abcdef";
-    let mut child = Command::new(exe)
-        .args(["serve", "--listen", "127.0.0.1:0", "--reload-ms", "0"])
-        .args(["--token-env", "WASM_HOOKS_BENCH_TOKEN", "-c"])
-        .env("WASM_HOOKS_BENCH_TOKEN", TOKEN)
-        .arg(file)
-        .arg("--cache-dir")
-        .arg(cache)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("starting wasm-hooks serve")?;
-    let result = (|| {
-        let url = listening_url(&mut child)?;
-        let client = reqwest::Client::new();
-        let post = || async {
-            let response = client
-                .post(format!("{url}/hook"))
-                .header("content-type", "application/json")
-                .bearer_auth(TOKEN)
-                .body(body.to_owned())
-                .send()
-                .await
-                .expect("serve answers");
-            assert!(response.status().is_success());
-            response.bytes().await.expect("a whole answer");
-        };
-        Ok(measure(rt, "serve: HTTP round trip, keep-alive", n, post))
-    })();
-    let _ = child.kill();
-    let _ = child.wait();
-    result
-}
-
-/// The URL `serve` announces on its first stdout line.
-fn listening_url(child: &mut Child) -> anyhow::Result<String> {
-    let stdout = child.stdout.take().context("serve's stdout")?;
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line)?;
-    line.trim()
-        .strip_prefix("listening on ")
-        .map(str::to_owned)
-        .with_context(|| format!("serve said {line:?}"))
 }
 
 /// Loading the plugin: compiling it, against deserializing it from a warm

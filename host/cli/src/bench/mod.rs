@@ -3,6 +3,7 @@
 //! live in `cases`; this file has the arguments and the report.
 
 mod cases;
+mod serve;
 mod stats;
 
 use std::path::PathBuf;

@@ -10,8 +10,16 @@
 //! moved, on the next append, into a `recovered` record that keeps its text,
 //! so the chain stays whole and nothing is lost. Secrets are redacted by a
 //! [`Redactor`] before anything is written.
+//!
+//! After every append the head record beside the log (`<log>.head`) is
+//! rewritten with the last record's number and hash; a writer that finds
+//! the log not ending there (cut short, emptied, lengthened by something
+//! else) says so in a `tampered` record before it appends. With an
+//! [`AuditKey`], lines and head are sealed with it (HMAC-SHA256).
 
 mod chain;
+mod head;
+mod key;
 mod redact;
 
 use std::fs::{File, OpenOptions};
@@ -24,7 +32,10 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 pub use chain::{AuditLine, Break, CheckedLine, Verification, read, read_checked, verify};
+pub use key::AuditKey;
 pub use redact::{REDACTED, Redactor};
+
+use head::{Head, HeadFile};
 
 use crate::event::{Event, EventName};
 use crate::id::HookId;
@@ -53,6 +64,8 @@ pub enum AuditKind {
     ApprovalDecision,
     /// A half line left by a crash, kept here.
     Recovered,
+    /// A writer found the log not ending where its head said.
+    Tampered,
 }
 
 impl AuditKind {
@@ -68,6 +81,7 @@ impl AuditKind {
             AuditKind::ApprovalRequest => "approval_request",
             AuditKind::ApprovalDecision => "approval_decision",
             AuditKind::Recovered => "recovered",
+            AuditKind::Tampered => chain::TAMPERED,
         }
     }
 }
@@ -104,6 +118,8 @@ struct Shared {
 #[derive(Debug)]
 struct Writer {
     file: File,
+    head: HeadFile,
+    key: Option<AuditKey>,
     /// The file's length after our last append, to notice other writers.
     len: Option<u64>,
     last_seq: u64,
@@ -116,11 +132,16 @@ const CHUNK: u64 = 64 * 1024;
 
 impl AuditLog {
     /// Open (or create, with mode 0600, and its directory) the log at
-    /// `path`; records are redacted by `redactor`.
+    /// `path` and its head record; records are redacted by `redactor`,
+    /// and sealed under `key` when one is given.
     ///
     /// # Errors
-    /// When the file or its directory cannot be created or opened.
-    pub fn open(path: impl Into<PathBuf>, redactor: Redactor) -> io::Result<Self> {
+    /// When the files or their directory cannot be created or opened.
+    pub fn open(
+        path: impl Into<PathBuf>,
+        redactor: Redactor,
+        key: Option<AuditKey>,
+    ) -> io::Result<Self> {
         let path = path.into();
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
@@ -131,12 +152,15 @@ impl AuditLog {
             .create(true)
             .mode(0o600)
             .open(&path)?;
+        let head = HeadFile::open(&path)?;
         Ok(Self {
             inner: Arc::new(Shared {
                 path,
                 redactor,
                 writer: Mutex::new(Writer {
                     file,
+                    head,
+                    key,
                     len: None,
                     last_seq: 0,
                     last_hash: chain::GENESIS.to_owned(),
@@ -225,7 +249,7 @@ impl Writer {
         let Some(before) = self.len else {
             return Err(io::Error::other("the end of the audit log is not known"));
         };
-        let line = AuditLine {
+        let mut line = AuditLine {
             seq: self.last_seq + 1,
             time: crate::event::now_rfc3339(),
             session: entry.session,
@@ -233,9 +257,10 @@ impl Writer {
             event: entry.event.map(|e| e.as_str().to_owned()),
             hook: entry.hook.map(|h| h.as_str().to_owned()),
             data: entry.data,
+            key: None,
             prev: std::mem::take(&mut self.last_hash),
         };
-        let sealed = chain::seal(&line);
+        let sealed = chain::seal(&mut line, self.key.as_ref());
         if let Err(e) = self.file.write_all(&sealed.text) {
             self.last_hash = line.prev;
             self.len = None;
@@ -245,7 +270,11 @@ impl Writer {
         self.last_seq = line.seq;
         self.last_hash = sealed.hash;
         self.len = Some(before + sealed.text.len() as u64);
-        Ok(())
+        self.head.write(&Head::new(
+            self.last_seq,
+            &self.last_hash,
+            self.key.as_ref(),
+        ))
     }
 
     /// Pick up the chain where the file ends now (another writer may have
@@ -269,17 +298,23 @@ impl Writer {
         } else {
             let start = self.line_start(keep - 1)?;
             let last = self.read(start, keep - 1)?;
-            match chain::open(&last) {
-                Ok((line, hash)) => (line.seq, hash),
-                Err(reason) => {
-                    tracing::warn!(
-                        "the last line of the audit log is {reason}; chaining on from its raw hash"
-                    );
-                    (0, crate::digest::sha256_hex(&last))
-                }
-            }
+            chain::carried(&last).unwrap_or_else(|| {
+                tracing::warn!(
+                    "the last line of the audit log is not a record; chaining on from its raw hash"
+                );
+                (0, crate::digest::sha256_hex(&last))
+            })
         };
         self.len = Some(keep);
+        if let Some(found) = self.head_mismatch(keep)? {
+            self.write(AuditEntry {
+                kind: AuditKind::Tampered,
+                session: String::new(),
+                event: None,
+                hook: None,
+                data: found,
+            })?;
+        }
         if !partial.is_empty() {
             let text = redactor.text(&String::from_utf8_lossy(&partial));
             self.write(AuditEntry {
@@ -291,6 +326,26 @@ impl Writer {
             })?;
         }
         Ok(())
+    }
+
+    /// What is wrong with the head record, when the log (`len` bytes of
+    /// whole lines) does not end where it says.
+    fn head_mismatch(&self, len: u64) -> io::Result<Option<Value>> {
+        let ends_at = self.last_seq;
+        Ok(match self.head.read()? {
+            None if len == 0 => None,
+            None => Some(json!({
+                "problem": "the head record was missing",
+                "log_ends_at": ends_at,
+            })),
+            Some(Err(why)) => Some(json!({ "problem": format!("the head record {why}") })),
+            Some(Ok(head)) if head.seq == ends_at && head.hash == self.last_hash => None,
+            Some(Ok(head)) => Some(json!({
+                "problem": "the log did not end where its head record said: records were cut from its end or added to it (or a crash fell between writing a record and its head)",
+                "head_says": head.seq,
+                "log_ends_at": ends_at,
+            })),
+        })
     }
 
     /// Where the line holding the byte before `end` starts: just after the
@@ -331,21 +386,21 @@ mod tests {
     }
 
     fn verify_file(path: &Path) -> Verification {
-        verify(File::open(path).unwrap()).unwrap()
+        verify(path, None).unwrap()
     }
 
     #[test]
     fn appends_chain_across_reopen_and_other_writers() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("logs/audit.jsonl");
-        let a = AuditLog::open(&path, Redactor::new([], &[])).unwrap();
+        let a = AuditLog::open(&path, Redactor::new([], &[]), None).unwrap();
         a.append(entry(1)).unwrap();
         // A second writer (as another process would be) in between.
-        let b = AuditLog::open(&path, Redactor::new([], &[])).unwrap();
+        let b = AuditLog::open(&path, Redactor::new([], &[]), None).unwrap();
         b.append(entry(2)).unwrap();
         a.append(entry(3)).unwrap();
         drop((a, b));
-        AuditLog::open(&path, Redactor::new([], &[]))
+        AuditLog::open(&path, Redactor::new([], &[]), None)
             .unwrap()
             .append(entry(4))
             .unwrap();
@@ -359,10 +414,33 @@ mod tests {
     }
 
     #[test]
+    fn m7_a_writer_that_finds_the_log_emptied_says_so_in_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
+        let log = AuditLog::open(&path, Redactor::new([], &[]), None).unwrap();
+        for n in 1..=3 {
+            log.append(entry(n)).unwrap();
+        }
+        std::fs::write(&path, "").unwrap();
+        log.append(entry(4)).unwrap();
+        let lines = read(File::open(&path).unwrap()).unwrap();
+        assert_eq!(lines[0].kind, "tampered");
+        assert_eq!(lines[0].data["head_says"], 3);
+        assert_eq!(lines[1].data["n"], 4);
+        assert!(matches!(
+            verify_file(&path),
+            Verification::Broken {
+                line: 1,
+                reason: Break::Reported(_)
+            }
+        ));
+    }
+
+    #[test]
     fn a_half_line_from_a_crash_is_kept_in_a_recovered_record() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("audit.jsonl");
-        let log = AuditLog::open(&path, Redactor::new([], &[])).unwrap();
+        let log = AuditLog::open(&path, Redactor::new([], &[]), None).unwrap();
         log.append(entry(1)).unwrap();
         let mut f = OpenOptions::new().append(true).open(&path).unwrap();
         f.write_all(br#"{"seq":2,"time":"half"#).unwrap();
@@ -388,7 +466,7 @@ mod tests {
             [("SERVICE_TOKEN".to_owned(), "s3cr3t-value-1".to_owned())],
             &[],
         );
-        let log = AuditLog::open(&path, redactor).unwrap();
+        let log = AuditLog::open(&path, redactor, None).unwrap();
         let mut e = entry(1);
         e.data = json!({ "command": "deploy --token s3cr3t-value-1" });
         log.append(e).unwrap();

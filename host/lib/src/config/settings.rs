@@ -11,12 +11,15 @@
 //!                                      # HTTP and prompt hooks may send
 //! ceilings: {timeout_ms: 10000}        # the user's file only: the most a
 //!                                      # hook file's wasm limits may be
+//! audit_key: ~/.config/wasm-hooks/audit.key   # the user's file only: seal
+//!                                      # the audit log with this key
 //! ```
 //!
 //! A project's file may only narrow what the person set: it adds secret
 //! names, and may name an audit log inside the project (which wins over
 //! the user's), and only while the project is trusted. Widening keys
-//! (`allow_urls`, `untrusted_projects`, `hook_secrets`, `ceilings`) and an audit log outside the
+//! (`allow_urls`, `untrusted_projects`, `hook_secrets`, `ceilings`,
+//! `audit_key`) and an audit log outside the
 //! project are errors there: a cloned repository must not open egress or
 //! append to `~/.bashrc`. Lists add up. Unknown fields are errors naming
 //! the file, line and column.
@@ -43,6 +46,7 @@ struct SettingsDoc {
     hook_secrets: Vec<String>,
     untrusted_projects: Option<UntrustedProjects>,
     ceilings: Option<LimitOverrides>,
+    audit_key: Option<PathBuf>,
 }
 
 /// The engine settings from every settings file, merged.
@@ -65,6 +69,8 @@ pub(crate) struct EngineSettings {
     /// The most a hook file's wasm `limits` may ask for, from the user's
     /// file (over [`wasm_hooks_wasm::WasmLimits::CEILINGS`]).
     pub(crate) ceilings: LimitOverrides,
+    /// The key file the audit log is sealed with, from the user's file.
+    pub(crate) audit_key: Option<PathBuf>,
 }
 
 /// One settings file: the file, where its relative paths start, whose.
@@ -133,6 +139,8 @@ impl EngineSettings {
                 if let Some(ceilings) = doc.ceilings {
                     self.ceilings = ceilings;
                 }
+                let key = doc.audit_key.map(|p| expand_home(&p, &file.base));
+                self.audit_key = self.audit_key.take().or(key);
             }
         }
         self.allow_urls.extend(doc.allow_urls);
@@ -172,6 +180,9 @@ fn checked(file: &SettingsFile, doc: SettingsDoc) -> Result<SettingsDoc, Error> 
         }
         if doc.ceilings.is_some() {
             return Err(user_only("ceilings"));
+        }
+        if doc.audit_key.is_some() {
+            return Err(user_only("audit_key"));
         }
         if let Some(log) = &doc.audit_log {
             let path = expand_home(log, &file.base);

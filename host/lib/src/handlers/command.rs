@@ -274,6 +274,9 @@ impl CommandHook {
     /// Why the program could not be started.
     fn spawn_error(&self, hook: &HookId, e: &std::io::Error) -> HookError {
         let (hook, command) = (hook.clone(), self.program_name());
+        if e.raw_os_error() == Some(libc::E2BIG) {
+            return HookError::ArgumentsTooLarge { hook, command };
+        }
         match e.kind() {
             std::io::ErrorKind::NotFound => HookError::CommandNotFound { hook, command },
             std::io::ErrorKind::PermissionDenied => HookError::NotExecutable { hook, command },
