@@ -179,12 +179,24 @@ impl FileRead<'_> {
 }
 
 /// `message` with serde's names of our types (`expected struct EntryDoc`)
-/// put in the words of a hook file (`expected a hook entry (an object)`).
+/// and of Rust's (`expected u64`) put in the words of a hook file
+/// (`expected a hook entry (an object)`, `expected a whole number`).
 fn plain_words(message: &str) -> std::borrow::Cow<'_, str> {
     static TYPE_NAME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"\b(struct|enum) ([A-Z][A-Za-z0-9]*)").expect("a fixed pattern")
+        regex::Regex::new(
+            r"\b(struct|enum) ([A-Z][A-Za-z0-9]*)|\b(u8|u16|u32|u64|usize|i32|i64|f32|f64)\b",
+        )
+        .expect("a fixed pattern")
     });
     TYPE_NAME.replace_all(message, |caps: &regex::Captures<'_>| {
+        if let Some(number) = caps.get(3) {
+            return match number.as_str() {
+                "f32" | "f64" => "a number",
+                name if name.starts_with('u') => "a whole number, 0 or more",
+                _ => "a whole number",
+            }
+            .to_owned();
+        }
         match (&caps[1], &caps[2]) {
             ("struct", "EntryDoc") => "a hook entry (an object)".to_owned(),
             ("struct", "FileDoc") => "a hook file (an object)".to_owned(),
@@ -271,21 +283,50 @@ pub(crate) fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> 
             ),
         });
     }
+    // Where in the document a value was wrong (`hooks.PreToolUse[0]…`),
+    // before what was wrong with it.
+    // (An unknown field's path ends with the field: the place is its parent.)
+    let at = |path: &serde_path_to_error::Path, message: String| {
+        let mut place = path.to_string();
+        let unknown = message
+            .strip_prefix("unknown field `")
+            .and_then(|rest| rest.split('`').next());
+        if let Some(field) = unknown {
+            match place.strip_suffix(&format!(".{field}")) {
+                Some(parent) => place = parent.to_owned(),
+                None if place == field => place = ".".to_owned(),
+                None => {}
+            }
+        }
+        if place == "." {
+            message
+        } else {
+            format!("{place}: {message}")
+        }
+    };
     let (message, position) = if yaml {
-        match serde_norway::from_str(text) {
+        let document = serde_norway::Deserializer::from_str(text);
+        match serde_path_to_error::deserialize(document) {
             Ok(doc) => return Ok(doc),
-            Err(e) => (e.to_string(), e.location().map(|l| (l.line(), l.column()))),
+            Err(e) => (
+                at(e.path(), e.inner().to_string()),
+                e.inner().location().map(|l| (l.line(), l.column())),
+            ),
         }
     } else {
-        match serde_json::from_str(text) {
+        let mut document = serde_json::Deserializer::from_str(text);
+        match serde_path_to_error::deserialize(&mut document) {
             Ok(doc) => return Ok(doc),
             // JSON with comments and trailing commas, as Claude Code's own
             // settings files may be (and `install` keeps them).
-            Err(e) if e.is_syntax() => match jsonc(text) {
+            Err(e) if e.inner().is_syntax() => match jsonc(text) {
                 Ok(doc) => return Ok(doc),
                 Err((message, line, column)) => (message, Some((line, column))),
             },
-            Err(e) => (e.to_string(), Some((e.line(), e.column()))),
+            Err(e) => (
+                at(e.path(), e.inner().to_string()),
+                Some((e.inner().line(), e.inner().column())),
+            ),
         }
     };
     let message = match position {
@@ -698,6 +739,17 @@ mod tests {
         );
         assert!(!message.contains("struct"), "{message}");
         assert!(message.contains("hooks.yaml:3:"), "a position: {message}");
+        // A field of the entry itself names where it is, in words.
+        let bad_policy = r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "on_failure": "explode"}]}]}}"#;
+        let message = load_named("hooks.json", bad_policy).unwrap_err()[0].to_string();
+        assert!(
+            message.contains("hooks.PreToolUse[0].hooks[0].on_failure: unknown variant `explode`"),
+            "{message}"
+        );
+        let bad_number = "hooks:\n  PreToolUse:\n    - hooks: [{type: wasm, plugin: x.wasm, limits: {fuel: lots}}]\n";
+        let message = load_named("hooks.yaml", bad_number).unwrap_err()[0].to_string();
+        assert!(message.contains("a whole number, 0 or more"), "{message}");
+        assert!(!message.contains("u64"), "{message}");
     }
 
     #[test]
