@@ -28,6 +28,7 @@ mod layers;
 mod mcp_hooks;
 mod policy_tests;
 mod prompt_hooks;
+mod python_plugins;
 mod scaffold;
 mod serve;
 mod session;

@@ -301,8 +301,8 @@ class Hook:
     def handle(self, event: Any) -> Any:
         """The WIT export componentize-py calls: converts, dispatches, and
         turns an exception into the hook failure it stands for."""
-        from . import _wit
-
+        if _wit is None:
+            raise HookError("handle() is the component's entry point; in a test, call dispatch()")
         return _wit.handle(self, event)
 
 
@@ -347,3 +347,14 @@ class _Log:
 
 
 log = _Log()
+
+
+# Inside a component the WIT bindings exist, and are imported here while it
+# is built (a component imports nothing later); natively (tests) there are
+# none, and a mock host stands in.
+try:
+    import wit_world  # noqa: F401
+except ImportError:
+    _wit = None
+else:
+    from . import _wit

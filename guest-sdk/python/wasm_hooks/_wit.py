@@ -8,6 +8,7 @@ import json
 import traceback
 
 from componentize_py_types import Err
+from wit_world.imports import host, kv  # noqa: F401  (imported while built: used by _host)
 from wit_world.imports import types as wit
 
 from . import Event, Outcome

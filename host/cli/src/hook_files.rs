@@ -50,6 +50,15 @@ pub(crate) struct CacheArgs {
 }
 
 impl CacheArgs {
+    /// The cache's directory: `--cache-dir`, else the default one (also
+    /// where `build` installs toolchains).
+    pub(crate) fn dir(&self) -> anyhow::Result<PathBuf> {
+        self.cache_dir
+            .clone()
+            .or_else(wasm_hooks::CompileCache::default_dir)
+            .context("no cache directory: give --cache-dir, or set WASM_HOOKS_CACHE_DIR or HOME")
+    }
+
     /// How the wasm runtime is to be made: the cache flags applied, and no
     /// pooling allocator (its set-up costs more than it saves in a process
     /// that handles a few events; `serve` turns it back on).

@@ -1,19 +1,36 @@
-//! `wasm-hooks new NAME`: a plugin crate that builds for wasm32-wasip2 on
-//! the first try — the hook, a hook file using it, policy-test fixtures,
-//! a README. The templates are `host/templates/plugin/`.
+//! `wasm-hooks new [--lang rust|python] NAME`: a plugin that builds on the
+//! first try (`wasm-hooks build`) — the hook, a hook file using it,
+//! policy-test fixtures, native tests of its logic (Python), a README. The
+//! templates are `host/cli/templates/plugin/` (Rust) and
+//! `host/cli/templates/python-plugin/`; a Python plugin gets its own copy
+//! of the Python SDK.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 use super::Exit;
+use super::build::PYTHON_SDK;
+
+/// The languages a plugin can be written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Lang {
+    /// A crate using `wasm-hooks-guest`, built by cargo.
+    Rust,
+    /// An `app.py` using the `wasm_hooks` package, built by componentize-py.
+    Python,
+}
 
 /// Arguments of `wasm-hooks new`.
 #[derive(Debug, Args)]
 pub(crate) struct NewArgs {
-    /// The plugin's crate name (letters, digits, `-` and `_`).
+    /// The plugin's name (letters, digits, `-` and `_`).
     name: String,
+
+    /// The language to write it in.
+    #[arg(long, value_enum, default_value_t = Lang::Rust)]
+    lang: Lang,
 
     /// Where to create it [default: a new directory NAME here].
     #[arg(long, value_name = "DIR")]
@@ -29,7 +46,13 @@ pub(crate) struct NewArgs {
     sdk_version: Option<String>,
 }
 
-const TEMPLATES: &[(&str, &str)] = &[
+/// The fixtures, the same for every language (the hooks answer alike).
+const FIXTURE: (&str, &str) = (
+    "fixtures/basic.yaml",
+    include_str!("../templates/plugin/fixture.yaml.tmpl"),
+);
+
+const RUST_TEMPLATES: &[(&str, &str)] = &[
     (
         "Cargo.toml",
         include_str!("../templates/plugin/Cargo.toml.tmpl"),
@@ -42,10 +65,7 @@ const TEMPLATES: &[(&str, &str)] = &[
         "hooks.json",
         include_str!("../templates/plugin/hooks.json.tmpl"),
     ),
-    (
-        "fixtures/basic.yaml",
-        include_str!("../templates/plugin/fixture.yaml.tmpl"),
-    ),
+    FIXTURE,
     (
         "README.md",
         include_str!("../templates/plugin/README.md.tmpl"),
@@ -53,6 +73,30 @@ const TEMPLATES: &[(&str, &str)] = &[
     (
         ".gitignore",
         include_str!("../templates/plugin/gitignore.tmpl"),
+    ),
+];
+
+const PYTHON_TEMPLATES: &[(&str, &str)] = &[
+    (
+        "app.py",
+        include_str!("../templates/python-plugin/app.py.tmpl"),
+    ),
+    (
+        "test_app.py",
+        include_str!("../templates/python-plugin/test_app.py.tmpl"),
+    ),
+    (
+        "hooks.json",
+        include_str!("../templates/python-plugin/hooks.json.tmpl"),
+    ),
+    FIXTURE,
+    (
+        "README.md",
+        include_str!("../templates/python-plugin/README.md.tmpl"),
+    ),
+    (
+        ".gitignore",
+        include_str!("../templates/python-plugin/gitignore.tmpl"),
     ),
 ];
 
@@ -71,14 +115,36 @@ pub(crate) fn run(args: NewArgs) -> anyhow::Result<Exit> {
     if dir.exists() && std::fs::read_dir(&dir)?.next().is_some() {
         bail!("{} exists and is not empty", dir.display());
     }
-    let (sdk, note) = sdk_dependency(&args)?;
-    let file = name.replace('-', "_");
-    for (path, template) in TEMPLATES {
+    // A Python plugin's component is named after its folder (`build` has
+    // nothing else to go by); a crate's after the crate.
+    let file = match args.lang {
+        Lang::Rust => name.replace('-', "_"),
+        Lang::Python => std::path::absolute(&dir)?
+            .file_name()
+            .map_or_else(|| name.clone(), |f| f.to_string_lossy().into_owned())
+            .replace('-', "_"),
+    };
+    let (files, sdk, note): (Vec<(String, &str)>, _, _) = match args.lang {
+        Lang::Rust => {
+            let (sdk, note) = sdk_dependency(&args)?;
+            let files = RUST_TEMPLATES.iter().map(|(p, t)| ((*p).to_owned(), *t));
+            (files.collect(), sdk, note)
+        }
+        Lang::Python => {
+            let sdk = PYTHON_SDK
+                .iter()
+                .map(|(p, t)| (format!("wasm_hooks/{p}"), *t));
+            let files = PYTHON_TEMPLATES.iter().map(|(p, t)| ((*p).to_owned(), *t));
+            (files.chain(sdk).collect(), String::new(), String::new())
+        }
+    };
+    for (path, template) in files {
         let text = template
             .replace("{{name}}", name)
             .replace("{{file}}", &file)
             .replace("{{sdk}}", &sdk)
-            .replace("{{sdk_note}}", &note);
+            .replace("{{sdk_note}}", &note)
+            .replace("{{sdk_version}}", env!("CARGO_PKG_VERSION"));
         let target = dir.join(path);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)
@@ -86,7 +152,11 @@ pub(crate) fn run(args: NewArgs) -> anyhow::Result<Exit> {
         }
         std::fs::write(&target, text).with_context(|| format!("writing {}", target.display()))?;
     }
-    println!("created the plugin crate {name} in {}", dir.display());
+    let what = match args.lang {
+        Lang::Rust => "the plugin crate",
+        Lang::Python => "the Python plugin",
+    };
+    println!("created {what} {name} in {}", dir.display());
     println!(
         "  cd {} && wasm-hooks build && wasm-hooks test",
         dir.display()

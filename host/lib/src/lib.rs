@@ -91,5 +91,5 @@ pub use wasm_hooks_core::{
 };
 pub use wasm_hooks_wasm::{
     CacheSurvey, CompileCache, GrantBase, GrantedDir, Grants, LimitOverrides, MAX_HANDLES, Plugin,
-    PluginInfo, WIT_PACKAGE, WasmHook, WasmLimits, WasmRuntime, WasmRuntimeBuilder,
+    PluginInfo, WIT_PACKAGE, WasmHook, WasmLimits, WasmRuntime, WasmRuntimeBuilder, stamp_wit,
 };

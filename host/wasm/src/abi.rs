@@ -37,6 +37,18 @@ pub(crate) fn require_component(bytes: &[u8]) -> Result<(), String> {
     }
 }
 
+/// Stamp `package` (e.g. [`crate::WIT_PACKAGE`]) into `component` as the
+/// guest SDK would: for components built without it, by a tool that knows
+/// which WIT they were built against (`wasm-hooks build` for Python).
+pub fn stamp_wit(component: &mut Vec<u8>, package: &str) {
+    use wasm_encoder::ComponentSection;
+    wasm_encoder::CustomSection {
+        name: WIT_SECTION.into(),
+        data: package.as_bytes().into(),
+    }
+    .append_to_component(component);
+}
+
 /// Every WIT package stamp found in the component (outer and nested).
 pub(crate) fn wit_stamps(bytes: &[u8]) -> Result<Vec<String>, wasmparser::BinaryReaderError> {
     let mut stamps = Vec::new();

@@ -1,59 +1,24 @@
-//! `wasm-hooks build [DIR]`: build a plugin crate for wasm32-wasip2
-//! (installing the target if it is missing, and saying so), then print each
-//! component's path, size and WIT world.
+//! Building a Rust plugin crate: cargo for wasm32-wasip2, installing the
+//! target with rustup if it is missing (and saying so).
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, bail};
-use clap::Args;
-use wasm_hooks::PluginInfo;
-
-use super::Exit;
 
 const TARGET: &str = "wasm32-wasip2";
 
-/// Arguments of `wasm-hooks build`.
-#[derive(Debug, Args)]
-pub(crate) struct BuildArgs {
-    /// The plugin crate (the folder of its Cargo.toml).
-    #[arg(value_name = "DIR", default_value = ".")]
-    dir: PathBuf,
-
-    /// Build in debug mode instead of release.
-    #[arg(long)]
-    debug: bool,
-}
-
-pub(crate) fn run(args: BuildArgs) -> anyhow::Result<Exit> {
-    let manifest = args.dir.join("Cargo.toml");
-    if !manifest.is_file() {
-        bail!(
-            "{} has no Cargo.toml: give the plugin crate's folder",
-            args.dir.display()
-        );
-    }
+/// Build the crate of `manifest`; the components it made.
+pub(super) fn build(manifest: &Path, release: bool) -> anyhow::Result<Vec<PathBuf>> {
     ensure_target()?;
-    let components = cargo_build(&manifest, !args.debug)?;
+    let components = cargo_build(manifest, release)?;
     if components.is_empty() {
         bail!(
             "the build made no .wasm: is the crate a `cdylib` (`[lib] crate-type = [\"cdylib\"]`)?"
         );
     }
-    for path in components {
-        let info = PluginInfo::read(&path)?;
-        println!("{}", path.display());
-        println!("  size:   {} bytes", info.size);
-        println!("  sha256: {}", info.sha256);
-        let world = if info.wit.is_empty() {
-            "no wasm-hooks stamp (not built with the guest SDK)".to_owned()
-        } else {
-            info.wit.join(", ")
-        };
-        println!("  world:  {world}");
-    }
-    Ok(Exit::GoOn)
+    Ok(components)
 }
 
 /// Install the wasm32-wasip2 target with rustup if it is not there.

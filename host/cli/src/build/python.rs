@@ -1,0 +1,121 @@
+//! Building a Python plugin: componentize-py (installed once from PyPI into
+//! a venv under the cache directory) turns the folder's `app.py`, with the
+//! wasm-hooks Python SDK, into a component of the newest WIT world, which
+//! is then stamped with that world as the Rust SDK stamps its plugins.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+/// The module a Python plugin's `Handler` class lives in.
+pub(crate) const APP: &str = "app.py";
+
+/// The componentize-py release plugins are built with.
+const COMPONENTIZE_PY: &str = "0.25.1";
+
+/// The WIT world a Python plugin is built against: the newest.
+const WIT: &str = include_str!("../../../../wit/0.2.0/hook.wit");
+
+/// The Python SDK's files (package `wasm_hooks`), as `new --lang python`
+/// writes them into a plugin and `build` uses them when a plugin has none.
+pub(crate) const SDK: &[(&str, &str)] = &[
+    (
+        "__init__.py",
+        include_str!("../../../../guest-sdk/python/wasm_hooks/__init__.py"),
+    ),
+    (
+        "_host.py",
+        include_str!("../../../../guest-sdk/python/wasm_hooks/_host.py"),
+    ),
+    (
+        "_wit.py",
+        include_str!("../../../../guest-sdk/python/wasm_hooks/_wit.py"),
+    ),
+    (
+        "testing.py",
+        include_str!("../../../../guest-sdk/python/wasm_hooks/testing.py"),
+    ),
+];
+
+/// Build the plugin in `dir` into `dir/build/<folder name>.wasm` (`-` as
+/// `_`); its path.
+pub(super) fn build(dir: &Path, cache: &Path) -> anyhow::Result<PathBuf> {
+    let componentize = toolchain(cache)?;
+    let wit = write_files(&cache.join("wit/0.2.0"), &[("hook.wit", WIT)])?;
+    let mut command = Command::new(componentize);
+    command
+        .arg("-d")
+        .arg(&wit)
+        .args(["-w", "hook", "componentize", "-p"]);
+    command.arg(dir);
+    // The plugin's own copy of the SDK (from `new`) wins; else this build's.
+    if !dir.join("wasm_hooks/__init__.py").is_file() {
+        let sdk = cache.join(format!("sdk/python/{}", env!("CARGO_PKG_VERSION")));
+        write_files(&sdk.join("wasm_hooks"), SDK)?;
+        command.arg("-p").arg(sdk);
+    }
+    let name = std::path::absolute(dir)?.file_name().map_or_else(
+        || "plugin".to_owned(),
+        |n| n.to_string_lossy().replace('-', "_"),
+    );
+    let out = dir.join("build").join(format!("{name}.wasm"));
+    std::fs::create_dir_all(dir.join("build"))?;
+    command.arg("app").arg("-o").arg(&out);
+    let status = command.status().context("running componentize-py")?;
+    if !status.success() {
+        bail!("componentize-py failed ({status}): its messages are above");
+    }
+    let mut component = std::fs::read(&out)?;
+    wasm_hooks::stamp_wit(&mut component, wasm_hooks::WIT_PACKAGE);
+    std::fs::write(&out, component)?;
+    Ok(out)
+}
+
+/// The componentize-py program, installed into a venv under the cache
+/// directory first if it is not there (saying so).
+fn toolchain(cache: &Path) -> anyhow::Result<PathBuf> {
+    let venv = cache.join(format!("toolchains/componentize-py-{COMPONENTIZE_PY}"));
+    let program = venv.join("bin/componentize-py");
+    if program.is_file() {
+        return Ok(program);
+    }
+    eprintln!(
+        "wasm-hooks: installing componentize-py {COMPONENTIZE_PY} from PyPI into {} (once)",
+        venv.display()
+    );
+    let python = std::env::var_os("WASM_HOOKS_PYTHON").unwrap_or_else(|| "python3".into());
+    run(
+        Command::new(&python).arg("-m").arg("venv").arg(&venv),
+        "making a Python venv (is python3 installed?)",
+    )?;
+    run(
+        Command::new(venv.join("bin/pip")).args([
+            "install",
+            "--quiet",
+            &format!("componentize-py=={COMPONENTIZE_PY}"),
+        ]),
+        "installing componentize-py with pip",
+    )?;
+    Ok(program)
+}
+
+fn run(command: &mut Command, what: &str) -> anyhow::Result<()> {
+    let status = command.status().with_context(|| what.to_owned())?;
+    if !status.success() {
+        bail!("{what} failed ({status})");
+    }
+    Ok(())
+}
+
+/// `files` written into `dir` where they differ; `dir`.
+fn write_files(dir: &Path, files: &[(&str, &str)]) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for (name, text) in files {
+        let path = dir.join(name);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
+            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    Ok(dir.to_owned())
+}
