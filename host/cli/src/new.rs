@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 
 use super::Exit;
-use super::build::PYTHON_SDK;
+use super::build::{JS_SDK, PYTHON_SDK};
 
 /// The languages a plugin can be written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -20,6 +20,9 @@ enum Lang {
     Rust,
     /// An `app.py` using the `wasm_hooks` package, built by componentize-py.
     Python,
+    /// An `app.js` ES module using `wasm_hooks/index.js`, built by
+    /// componentize-js.
+    Js,
 }
 
 /// Arguments of `wasm-hooks new`.
@@ -100,6 +103,31 @@ const PYTHON_TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
+const JS_TEMPLATES: &[(&str, &str)] = &[
+    ("app.js", include_str!("../templates/js-plugin/app.js.tmpl")),
+    (
+        "app.test.js",
+        include_str!("../templates/js-plugin/app.test.js.tmpl"),
+    ),
+    (
+        "package.json",
+        include_str!("../templates/js-plugin/package.json.tmpl"),
+    ),
+    (
+        "hooks.json",
+        include_str!("../templates/js-plugin/hooks.json.tmpl"),
+    ),
+    FIXTURE,
+    (
+        "README.md",
+        include_str!("../templates/js-plugin/README.md.tmpl"),
+    ),
+    (
+        ".gitignore",
+        include_str!("../templates/js-plugin/gitignore.tmpl"),
+    ),
+];
+
 pub(crate) fn run(args: NewArgs) -> anyhow::Result<Exit> {
     let name = &args.name;
     let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
@@ -115,11 +143,11 @@ pub(crate) fn run(args: NewArgs) -> anyhow::Result<Exit> {
     if dir.exists() && std::fs::read_dir(&dir)?.next().is_some() {
         bail!("{} exists and is not empty", dir.display());
     }
-    // A Python plugin's component is named after its folder (`build` has
-    // nothing else to go by); a crate's after the crate.
+    // A Python or JS plugin's component is named after its folder (`build`
+    // has nothing else to go by); a crate's after the crate.
     let file = match args.lang {
         Lang::Rust => name.replace('-', "_"),
-        Lang::Python => std::path::absolute(&dir)?
+        Lang::Python | Lang::Js => std::path::absolute(&dir)?
             .file_name()
             .map_or_else(|| name.clone(), |f| f.to_string_lossy().into_owned())
             .replace('-', "_"),
@@ -130,11 +158,14 @@ pub(crate) fn run(args: NewArgs) -> anyhow::Result<Exit> {
             let files = RUST_TEMPLATES.iter().map(|(p, t)| ((*p).to_owned(), *t));
             (files.collect(), sdk, note)
         }
-        Lang::Python => {
-            let sdk = PYTHON_SDK
-                .iter()
-                .map(|(p, t)| (format!("wasm_hooks/{p}"), *t));
-            let files = PYTHON_TEMPLATES.iter().map(|(p, t)| ((*p).to_owned(), *t));
+        Lang::Python | Lang::Js => {
+            let (templates, sdk) = if args.lang == Lang::Python {
+                (PYTHON_TEMPLATES, PYTHON_SDK)
+            } else {
+                (JS_TEMPLATES, JS_SDK)
+            };
+            let sdk = sdk.iter().map(|(p, t)| (format!("wasm_hooks/{p}"), *t));
+            let files = templates.iter().map(|(p, t)| ((*p).to_owned(), *t));
             (files.chain(sdk).collect(), String::new(), String::new())
         }
     };
@@ -155,6 +186,7 @@ pub(crate) fn run(args: NewArgs) -> anyhow::Result<Exit> {
     let what = match args.lang {
         Lang::Rust => "the plugin crate",
         Lang::Python => "the Python plugin",
+        Lang::Js => "the JavaScript plugin",
     };
     println!("created {what} {name} in {}", dir.display());
     println!(

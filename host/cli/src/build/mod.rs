@@ -1,15 +1,20 @@
 //! `wasm-hooks build [DIR]`: build a plugin, whatever its language — a
-//! Rust crate (`Cargo.toml`: cargo for wasm32-wasip2) or a Python one
-//! (`app.py`: componentize-py) — installing the toolchain it needs and
-//! saying what it installs, then print each component's path, size,
-//! sha256 and WIT world.
+//! Rust crate (`Cargo.toml`: cargo for wasm32-wasip2), a Python one
+//! (`app.py`: componentize-py) or a JavaScript one (`app.js`:
+//! componentize-js) — installing the toolchain it needs and saying what it
+//! installs, then print each component's path, size, sha256 and WIT world.
+//! Python and JavaScript components are stamped with their world, as the
+//! Rust SDK stamps its plugins.
 
+mod js;
 mod python;
 mod rust;
+mod toolchain;
 
+pub(crate) use js::SDK as JS_SDK;
 pub(crate) use python::SDK as PYTHON_SDK;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 use clap::Args;
@@ -21,8 +26,8 @@ use super::hook_files::CacheArgs;
 /// Arguments of `wasm-hooks build`.
 #[derive(Debug, Args)]
 pub(crate) struct BuildArgs {
-    /// The plugin's folder: a Rust crate (`Cargo.toml`) or a Python plugin
-    /// (`app.py`).
+    /// The plugin's folder: a Rust crate (`Cargo.toml`), a Python plugin
+    /// (`app.py`) or a JavaScript one (`app.js`).
     #[arg(value_name = "DIR", default_value = ".")]
     dir: PathBuf,
 
@@ -30,22 +35,30 @@ pub(crate) struct BuildArgs {
     #[arg(long)]
     debug: bool,
 
-    /// Where toolchains are installed (componentize-py): the compile
-    /// cache's directory.
+    /// Where toolchains are installed (componentize-py, componentize-js):
+    /// the compile cache's directory.
     #[command(flatten)]
     cache: CacheArgs,
 }
 
 pub(crate) fn run(args: BuildArgs) -> anyhow::Result<Exit> {
-    let components = if args.dir.join("Cargo.toml").is_file() {
-        rust::build(&args.dir.join("Cargo.toml"), !args.debug)?
-    } else if args.dir.join(python::APP).is_file() {
-        vec![python::build(&args.dir, &args.cache.dir()?)?]
+    let dir = &args.dir;
+    let components = if dir.join("Cargo.toml").is_file() {
+        rust::build(&dir.join("Cargo.toml"), !args.debug)?
+    } else if dir.join(python::APP).is_file() {
+        vec![stamped(python::build(
+            dir,
+            &args.cache.dir()?,
+            &name(dir)?,
+        )?)?]
+    } else if dir.join(js::APP).is_file() {
+        vec![stamped(js::build(dir, &args.cache.dir()?, &name(dir)?)?)?]
     } else {
         bail!(
-            "{} is not a plugin folder: a Rust plugin has a Cargo.toml, a Python one an {} (`wasm-hooks new --lang rust|python NAME` makes one)",
-            args.dir.display(),
-            python::APP
+            "{} is not a plugin folder: a Rust plugin has a Cargo.toml, a Python one an {}, a JavaScript one an {} (`wasm-hooks new --lang rust|python|js NAME` makes one)",
+            dir.display(),
+            python::APP,
+            js::APP
         );
     };
     for path in components {
@@ -61,4 +74,20 @@ pub(crate) fn run(args: BuildArgs) -> anyhow::Result<Exit> {
         println!("  world:  {world}");
     }
     Ok(Exit::GoOn)
+}
+
+/// A plugin's component name: its folder's, `-` as `_`.
+fn name(dir: &Path) -> anyhow::Result<String> {
+    Ok(std::path::absolute(dir)?.file_name().map_or_else(
+        || "plugin".to_owned(),
+        |n| n.to_string_lossy().replace('-', "_"),
+    ))
+}
+
+/// `component` stamped with the newest WIT world; its path.
+fn stamped(component: PathBuf) -> anyhow::Result<PathBuf> {
+    let mut bytes = std::fs::read(&component)?;
+    wasm_hooks::stamp_wit(&mut bytes, wasm_hooks::WIT_PACKAGE);
+    std::fs::write(&component, bytes)?;
+    Ok(component)
 }

@@ -1,21 +1,17 @@
 //! Building a Python plugin: componentize-py (installed once from PyPI into
 //! a venv under the cache directory) turns the folder's `app.py`, with the
-//! wasm-hooks Python SDK, into a component of the newest WIT world, which
-//! is then stamped with that world as the Rust SDK stamps its plugins.
+//! wasm-hooks Python SDK, into a component of the newest WIT world.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{Context, bail};
+use super::toolchain::{WIT, run, write_files};
 
 /// The module a Python plugin's `Handler` class lives in.
 pub(crate) const APP: &str = "app.py";
 
 /// The componentize-py release plugins are built with.
 const COMPONENTIZE_PY: &str = "0.25.1";
-
-/// The WIT world a Python plugin is built against: the newest.
-const WIT: &str = include_str!("../../../../wit/0.2.0/hook.wit");
 
 /// The Python SDK's files (package `wasm_hooks`), as `new --lang python`
 /// writes them into a plugin and `build` uses them when a plugin has none.
@@ -38,9 +34,8 @@ pub(crate) const SDK: &[(&str, &str)] = &[
     ),
 ];
 
-/// Build the plugin in `dir` into `dir/build/<folder name>.wasm` (`-` as
-/// `_`); its path.
-pub(super) fn build(dir: &Path, cache: &Path) -> anyhow::Result<PathBuf> {
+/// Build the plugin in `dir` into `dir/build/<name>.wasm`; its path.
+pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<PathBuf> {
     let componentize = toolchain(cache)?;
     let wit = write_files(&cache.join("wit/0.2.0"), &[("hook.wit", WIT)])?;
     let mut command = Command::new(componentize);
@@ -55,20 +50,9 @@ pub(super) fn build(dir: &Path, cache: &Path) -> anyhow::Result<PathBuf> {
         write_files(&sdk.join("wasm_hooks"), SDK)?;
         command.arg("-p").arg(sdk);
     }
-    let name = std::path::absolute(dir)?.file_name().map_or_else(
-        || "plugin".to_owned(),
-        |n| n.to_string_lossy().replace('-', "_"),
-    );
-    let out = dir.join("build").join(format!("{name}.wasm"));
-    std::fs::create_dir_all(dir.join("build"))?;
+    let out = write_files(&dir.join("build"), &[])?.join(format!("{name}.wasm"));
     command.arg("app").arg("-o").arg(&out);
-    let status = command.status().context("running componentize-py")?;
-    if !status.success() {
-        bail!("componentize-py failed ({status}): its messages are above");
-    }
-    let mut component = std::fs::read(&out)?;
-    wasm_hooks::stamp_wit(&mut component, wasm_hooks::WIT_PACKAGE);
-    std::fs::write(&out, component)?;
+    run(&mut command, "componentize-py (its messages are above)")?;
     Ok(out)
 }
 
@@ -98,24 +82,4 @@ fn toolchain(cache: &Path) -> anyhow::Result<PathBuf> {
         "installing componentize-py with pip",
     )?;
     Ok(program)
-}
-
-fn run(command: &mut Command, what: &str) -> anyhow::Result<()> {
-    let status = command.status().with_context(|| what.to_owned())?;
-    if !status.success() {
-        bail!("{what} failed ({status})");
-    }
-    Ok(())
-}
-
-/// `files` written into `dir` where they differ; `dir`.
-fn write_files(dir: &Path, files: &[(&str, &str)]) -> anyhow::Result<PathBuf> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    for (name, text) in files {
-        let path = dir.join(name);
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
-            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
-        }
-    }
-    Ok(dir.to_owned())
 }

@@ -1,0 +1,117 @@
+//! Building a JavaScript plugin: componentize-js (installed once from npm
+//! into a folder under the cache directory) turns an entry module that
+//! binds the folder's `app.js` (its default export, a `Hook` class) to the
+//! host's imports into a component of the newest WIT world, with no
+//! `wasi:http` import; it is then stamped with that world.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+use super::toolchain::{WIT, run, write_files};
+
+/// The module a JavaScript plugin's hook class is the default export of.
+pub(crate) const APP: &str = "app.js";
+
+/// The componentize-js release plugins are built with.
+const COMPONENTIZE_JS: &str = "0.23.0";
+
+/// The JavaScript SDK's files (`wasm_hooks/`), as `new --lang js` writes
+/// them into a plugin and `build` does when a plugin has none.
+pub(crate) const SDK: &[(&str, &str)] = &[
+    (
+        "index.js",
+        include_str!("../../../../guest-sdk/js/wasm_hooks/index.js"),
+    ),
+    (
+        "index.d.ts",
+        include_str!("../../../../guest-sdk/js/wasm_hooks/index.d.ts"),
+    ),
+    (
+        "testing.js",
+        include_str!("../../../../guest-sdk/js/wasm_hooks/testing.js"),
+    ),
+];
+
+/// The module componentized: the host's imports given to the SDK, and the
+/// plugin's class exported as the WIT `handler`.
+const ENTRY: &str = "\
+import * as host from 'wasm-hooks:hook/host@0.2.0';
+import * as kv from 'wasm-hooks:hook/kv@0.2.0';
+import { HookError, exportHook, setHost } from '../wasm_hooks/index.js';
+import Handler from '../app.js';
+
+setHost({
+  config: () => host.config(),
+  log: (level, message) => host.log(level, message),
+  kvGet: (key) => kv.get(key),
+  kvSet: (key, value) => {
+    try {
+      kv.set(key, value);
+    } catch (e) {
+      throw new HookError(`kv.set(${key}) refused: ${e?.payload ?? e}`);
+    }
+  },
+});
+
+export const handler = exportHook(Handler);
+";
+
+/// Build the plugin in `dir` into `dir/build/<folder name>.wasm` (`-` as
+/// `_`); its path.
+pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<PathBuf> {
+    let componentize = toolchain(cache)?;
+    let wit = write_files(&cache.join("wit/0.2.0"), &[("hook.wit", WIT)])?;
+    if !dir.join("wasm_hooks/index.js").is_file() {
+        eprintln!(
+            "wasm-hooks: {} has no wasm_hooks/: writing the SDK {} there",
+            dir.display(),
+            env!("CARGO_PKG_VERSION")
+        );
+        write_files(&dir.join("wasm_hooks"), SDK)?;
+    }
+    let build = write_files(&dir.join("build"), &[("entry.js", ENTRY)])?;
+    let out = build.join(format!("{name}.wasm"));
+    run(
+        Command::new(componentize)
+            .arg(build.join("entry.js"))
+            .arg("-w")
+            .arg(&wit)
+            .args(["-n", "hook", "-d", "http", "fetch-event", "-o"])
+            .arg(&out),
+        "componentize-js (its messages are above)",
+    )?;
+    Ok(out)
+}
+
+/// The componentize-js program, installed with npm into a folder under the
+/// cache directory first if it is not there (saying so).
+fn toolchain(cache: &Path) -> anyhow::Result<PathBuf> {
+    let prefix = cache.join(format!("toolchains/componentize-js-{COMPONENTIZE_JS}"));
+    let program = prefix.join("node_modules/.bin/componentize-js");
+    if program.is_file() {
+        return Ok(program);
+    }
+    eprintln!(
+        "wasm-hooks: installing componentize-js {COMPONENTIZE_JS} from npm into {} (once; about 400 MB)",
+        prefix.display()
+    );
+    std::fs::create_dir_all(&prefix).with_context(|| format!("creating {}", prefix.display()))?;
+    run(
+        Command::new("npm")
+            .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&prefix)
+            .arg(format!(
+                "@bytecodealliance/componentize-js@{COMPONENTIZE_JS}"
+            )),
+        "installing componentize-js with npm (is Node.js installed?)",
+    )?;
+    if !program.is_file() {
+        bail!(
+            "npm installed componentize-js, but {} is not there",
+            program.display()
+        );
+    }
+    Ok(program)
+}

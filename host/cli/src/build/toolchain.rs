@@ -1,0 +1,32 @@
+//! What the guest-language builders share: the WIT world they build
+//! against, running a tool, and writing files only where they differ.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+/// The WIT world Python and JavaScript plugins are built against: the
+/// newest.
+pub(super) const WIT: &str = include_str!("../../../../wit/0.2.0/hook.wit");
+
+/// Run `command`; `what` names it in the error.
+pub(super) fn run(command: &mut Command, what: &str) -> anyhow::Result<()> {
+    let status = command.status().with_context(|| what.to_owned())?;
+    if !status.success() {
+        bail!("{what} failed ({status})");
+    }
+    Ok(())
+}
+
+/// `files` written into `dir` where they differ; `dir`.
+pub(super) fn write_files(dir: &Path, files: &[(&str, &str)]) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for (name, text) in files {
+        let path = dir.join(name);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
+            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    Ok(dir.to_owned())
+}

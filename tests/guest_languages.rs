@@ -1,0 +1,209 @@
+//! Python and JavaScript plugins (#19): `wasm-hooks new --lang python|js`,
+//! each SDK's native tests (unittest with `wasm_hooks.testing`, `node
+//! --test` with `wasm_hooks/testing.js`), `wasm-hooks build`
+//! (componentize-py and componentize-js, installed once into the cache
+//! directory), and the built components answering through `wasm-hooks
+//! test` and `run` — for a scaffold of each language and the example
+//! plugins `conventional-commits-py` and `new-dependencies-js`.
+
+use crate::support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+/// Where `build` installs componentize-py for the tests: kept between runs
+/// (beside the guests' build), so it is downloaded once per checkout.
+fn toolchain_cache() -> PathBuf {
+    support::workspace_root().join("target/plugins/toolchains")
+}
+
+fn wasm_hooks(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+        .current_dir(dir)
+        .args(args)
+        .env("WASM_HOOKS_CACHE_DIR", toolchain_cache())
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .output()
+        .unwrap()
+}
+
+fn succeeded(what: &str, out: &Output) -> String {
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{what} failed: {text}");
+    text
+}
+
+/// `wasm-hooks build` in `dir`, one at a time (the first installs the
+/// toolchain); what it printed.
+fn build(dir: &Path) -> String {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    succeeded("wasm-hooks build", &wasm_hooks(dir, &["build"]))
+}
+
+/// The plugin's native tests, with the SDK at `sdk` (none: its own copy).
+fn unittest(dir: &Path, sdk: Option<&Path>) -> String {
+    let mut command = Command::new("python3");
+    command.current_dir(dir).args(["-m", "unittest", "-v"]);
+    if let Some(sdk) = sdk {
+        command.env("PYTHONPATH", sdk);
+    }
+    succeeded("python3 -m unittest", &command.output().unwrap())
+}
+
+/// The plugin's native tests under node's test runner.
+fn node_test(dir: &Path) -> String {
+    let out = Command::new("node")
+        .current_dir(dir)
+        .arg("--test")
+        .output()
+        .unwrap();
+    succeeded("node --test", &out)
+}
+
+/// A new plugin in `lang`, named `no-sudo`: its folder.
+fn scaffold(parent: &Path, lang: &str) -> PathBuf {
+    let dir = parent.join("no-sudo");
+    let args = [
+        "new",
+        "--lang",
+        lang,
+        "no-sudo",
+        "--dir",
+        dir.to_str().unwrap(),
+    ];
+    succeeded("new", &wasm_hooks(parent, &args));
+    dir
+}
+
+/// `run` of a PreToolUse Bash `command` through the hook file in `dir`.
+fn run_bash(dir: &Path, command: &str) -> Output {
+    let input = serde_json::json!({ "command": command }).to_string();
+    let args = [
+        "run",
+        "-c",
+        "hooks.json",
+        "--event",
+        "PreToolUse",
+        "--tool",
+        "Bash",
+    ];
+    let mut all = args.to_vec();
+    all.extend(["--input", &input]);
+    wasm_hooks(dir, &all)
+}
+
+/// The scaffold's hook, built, passes the fixtures every language shares
+/// and denies `sudo` through `run`.
+fn builds_and_decides(dir: &Path) {
+    let built = build(dir);
+    assert!(built.contains("build/no_sudo.wasm"), "{built}");
+    assert!(built.contains("world:  wasm-hooks:hook@0.2.0"), "{built}");
+    let tested = succeeded("wasm-hooks test", &wasm_hooks(dir, &["test"]));
+    assert!(tested.contains("3 tests: 3 passed, 0 failed"), "{tested}");
+    let ran = run_bash(dir, "sudo shutdown now");
+    assert_eq!(ran.status.code(), Some(2), "{ran:?}");
+    assert!(String::from_utf8_lossy(&ran.stdout).contains("`sudo` is not allowed"));
+}
+
+#[test]
+fn a_python_plugin_from_new_passes_its_native_tests_builds_and_decides() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = scaffold(parent.path(), "python");
+    let native = unittest(&dir, None);
+    assert!(native.contains("Ran 2 tests"), "{native}");
+    builds_and_decides(&dir);
+}
+
+#[test]
+fn a_js_plugin_from_new_passes_its_native_tests_builds_and_decides() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = scaffold(parent.path(), "js");
+    let native = node_test(&dir);
+    assert!(native.contains("# pass 2"), "{native}");
+    builds_and_decides(&dir);
+}
+
+/// `files` of the plugin folder `source` copied into a folder of the same
+/// name under `parent` (the build writes beside them): that folder.
+fn copied(source: &Path, parent: &Path, files: &[&str]) -> PathBuf {
+    let dir = parent.join(source.file_name().unwrap());
+    for file in files {
+        let to = dir.join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(source.join(file), to).unwrap();
+    }
+    dir
+}
+
+/// The hook file in `dir` with `from` replaced by `to` (a misspelt config
+/// key), and the hook's failure when `command` runs: blocked (the hook
+/// file says `on_failure: block`), with what the plugin raised.
+fn misconfigured(dir: &Path, (from, to): (&str, &str), command: &str) -> String {
+    let hooks = std::fs::read_to_string(dir.join("hooks.json")).unwrap();
+    std::fs::write(dir.join("hooks.json"), hooks.replace(from, to)).unwrap();
+    let ran = run_bash(dir, command);
+    assert_eq!(ran.status.code(), Some(2), "{ran:?}");
+    String::from_utf8_lossy(&ran.stdout).into_owned()
+}
+
+#[test]
+fn the_python_example_passes_its_native_and_policy_tests_and_fails_loudly() {
+    let source = support::workspace_root().join("example-plugins/conventional-commits-py");
+    let sdk = support::workspace_root().join("guest-sdk/python");
+    let native = unittest(&source, Some(&sdk));
+    assert!(native.contains("OK"), "{native}");
+    // The example keeps no copy of the SDK: the build uses the one
+    // `wasm-hooks` carries.
+    let copy = tempfile::tempdir().unwrap();
+    let files = ["app.py", "hooks.json", "fixtures/commits.yaml"];
+    let dir = copied(&source, copy.path(), &files);
+    build(&dir);
+    let tested = succeeded("wasm-hooks test", &wasm_hooks(&dir, &["test"]));
+    assert!(tested.contains("4 tests: 4 passed, 0 failed"), "{tested}");
+    // A Python exception is a hook failure with its message: a misspelt
+    // config key stops the commit instead of letting every message through.
+    let said = misconfigured(
+        &dir,
+        ("max_subject", "max_subjet"),
+        "git commit -m 'fix: x'",
+    );
+    assert!(
+        said.contains("HookError: unknown config keys ['max_subjet']"),
+        "{said}"
+    );
+}
+
+#[test]
+fn the_js_example_passes_its_policy_and_native_tests_and_fails_loudly() {
+    let source = support::workspace_root().join("example-plugins/new-dependencies-js");
+    let copy = tempfile::tempdir().unwrap();
+    let files = [
+        "app.js",
+        "app.test.js",
+        "package.json",
+        "hooks.json",
+        "fixtures/dependencies.yaml",
+    ];
+    let dir = copied(&source, copy.path(), &files);
+    // The example keeps no copy of the SDK: the build writes this one's.
+    let built = build(&dir);
+    assert!(built.contains("writing the SDK"), "{built}");
+    let native = node_test(&dir);
+    assert!(native.contains("# fail 0"), "{native}");
+    let tested = succeeded("wasm-hooks test", &wasm_hooks(&dir, &["test"]));
+    assert!(tested.contains("4 tests: 4 passed, 0 failed"), "{tested}");
+    // A thrown error is a hook failure with its message.
+    let said = misconfigured(&dir, ("\"allowed\":", "\"allow\":"), "npm install left-pad");
+    assert!(
+        said.contains("HookError: unknown config keys: allow"),
+        "{said}"
+    );
+}
