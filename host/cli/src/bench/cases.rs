@@ -49,6 +49,7 @@ pub(super) fn run_all(args: &BenchArgs) -> anyhow::Result<Vec<Summary>> {
     let wasm = engine(&wasm_file, &cache)?;
     check(&rt, &wasm, &event)?;
     out.push(measure(&rt, WASM_CASE, n, || wasm.dispatch(&event)));
+    out.extend(super::guests::cases(&rt, args, dir.path(), &cache, &event)?);
 
     let inline_file = hook_file(
         dir.path(),
@@ -173,7 +174,7 @@ fn process_cases(
 }
 
 /// A hook file in `dir` with one PreToolUse hook for Bash.
-fn hook_file(dir: &Path, name: &str, hook: Value) -> anyhow::Result<PathBuf> {
+pub(super) fn hook_file(dir: &Path, name: &str, hook: Value) -> anyhow::Result<PathBuf> {
     let path = dir.join(format!("{name}.json"));
     let doc = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}});
     std::fs::write(&path, doc.to_string())?;
@@ -181,7 +182,7 @@ fn hook_file(dir: &Path, name: &str, hook: Value) -> anyhow::Result<PathBuf> {
 }
 
 /// An engine for `file`, as a long-running host would have it (pooling).
-fn engine(file: &Path, cache: &Path) -> anyhow::Result<HookEngine> {
+pub(super) fn engine(file: &Path, cache: &Path) -> anyhow::Result<HookEngine> {
     let mut options = WasmRuntime::builder();
     options.cache_dir(cache);
     Ok(HookEngine::builder()
@@ -192,7 +193,7 @@ fn engine(file: &Path, cache: &Path) -> anyhow::Result<HookEngine> {
 
 /// The plugin must answer the bench event without failing, or the figures
 /// would measure a failure path.
-fn check(rt: &tokio::runtime::Runtime, engine: &HookEngine, event: &Event) -> anyhow::Result<()> {
+pub(super) fn check(rt: &tokio::runtime::Runtime, engine: &HookEngine, event: &Event) -> anyhow::Result<()> {
     let outcome = rt.block_on(engine.dispatch(event));
     if let Some(error) = outcome.failures().next() {
         bail!("the plugin fails on the bench event: {error}");

@@ -3,6 +3,7 @@
 //! live in `cases`; this file has the arguments and the report.
 
 mod cases;
+mod guests;
 mod serve;
 mod stats;
 
@@ -25,6 +26,15 @@ pub(crate) struct BenchArgs {
     /// built), to measure how close to its deadline it is stopped.
     #[arg(long, value_name = "WASM")]
     spin: Option<PathBuf>,
+
+    /// A Python plugin folder, built (`wasm-hooks new --lang python`, then
+    /// `wasm-hooks build`), to measure beside its python3 twin.
+    #[arg(long, value_name = "DIR")]
+    python_plugin: Option<PathBuf>,
+
+    /// A JavaScript plugin folder, built, to measure beside its node twin.
+    #[arg(long, value_name = "DIR")]
+    js_plugin: Option<PathBuf>,
 
     /// Events per in-process case.
     #[arg(long, value_name = "N", default_value_t = 5000)]
