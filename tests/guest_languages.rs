@@ -207,3 +207,118 @@ fn the_js_example_passes_its_policy_and_native_tests_and_fails_loudly() {
         "{said}"
     );
 }
+
+/// Claude Code's Bash PreToolUse for `command`, from `dir`.
+fn claude_bash(dir: &Path, command: &str) -> serde_json::Value {
+    let mut event = support::fixture_of("2.1.330", "PreToolUse");
+    event["tool_name"] = "Bash".into();
+    event["tool_input"] = serde_json::json!({ "command": command });
+    event["cwd"] = dir.to_str().unwrap().into();
+    event
+}
+
+/// The `permissionDecision` the plugin folder's hook file gives `command`
+/// through `wasm-hooks hook` (a command hook) and through `serve` (an HTTP
+/// hook): both, which must agree.
+fn decided_as_an_agent_would_ask(dir: &Path, command: &str) -> String {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let event = claude_bash(dir, command);
+    let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+        .current_dir(dir)
+        .args(["hook", "--config", "hooks.json"])
+        .env("WASM_HOOKS_CACHE_DIR", toolchain_cache())
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .write_stdin(event.to_string())
+        .output()
+        .unwrap();
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let by_hook = answer["hookSpecificOutput"]["permissionDecision"]
+        .as_str()
+        .unwrap_or("none")
+        .to_owned();
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+        .current_dir(dir)
+        .args([
+            "serve",
+            "--config",
+            "hooks.json",
+            "--no-token",
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .arg("--project")
+        .arg(dir)
+        .env("WASM_HOOKS_CACHE_DIR", toolchain_cache())
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(serve.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let address = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .unwrap()
+        .to_owned();
+    let body = event.to_string();
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    write!(
+        stream,
+        "POST /hook HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let _ = serve.kill();
+    let _ = serve.wait();
+    let json = response.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let answer: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
+    let by_serve = answer["hookSpecificOutput"]["permissionDecision"]
+        .as_str()
+        .unwrap_or("none")
+        .to_owned();
+    assert_eq!(by_hook, by_serve, "hook and serve disagree: {response}");
+    by_hook
+}
+
+#[test]
+fn the_python_and_js_examples_decide_through_hook_and_serve() {
+    let root = support::workspace_root().join("example-plugins");
+    let copy = tempfile::tempdir().unwrap();
+    let python = copied(
+        &root.join("conventional-commits-py"),
+        copy.path(),
+        &["app.py", "hooks.json"],
+    );
+    build(&python);
+    assert_eq!(
+        decided_as_an_agent_would_ask(&python, "git commit -m 'Fixed it'"),
+        "deny"
+    );
+    assert_eq!(
+        decided_as_an_agent_would_ask(&python, "git commit -m 'fix: it'"),
+        "none"
+    );
+    let js = copied(
+        &root.join("new-dependencies-js"),
+        copy.path(),
+        &["app.js", "package.json", "hooks.json"],
+    );
+    build(&js);
+    assert_eq!(
+        decided_as_an_agent_would_ask(&js, "npm install left-pad"),
+        "ask"
+    );
+    assert_eq!(
+        decided_as_an_agent_would_ask(&js, "pip install reqests"),
+        "deny"
+    );
+    assert_eq!(
+        decided_as_an_agent_would_ask(&js, "cargo add serde"),
+        "none"
+    );
+}

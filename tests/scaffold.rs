@@ -1,6 +1,7 @@
 //! From nothing to a tested plugin: `wasm-hooks new` makes a crate,
-//! `wasm-hooks build` builds it for wasm32-wasip2, and `wasm-hooks test`
-//! passes its generated fixtures against its generated hook file.
+//! `wasm-hooks build` builds it for wasm32-wasip2, `wasm-hooks test`
+//! passes its generated fixtures against its generated hook file, and
+//! `cargo test` passes its native tests (the SDK's mock host).
 
 use crate::support;
 
@@ -58,6 +59,20 @@ fn a_new_plugin_builds_and_passes_its_own_fixtures() {
         .assert()
         .success()
         .stdout(contains("3 tests: 3 passed, 0 failed"));
+    // Its logic, natively: `cargo test` with the SDK's mock host.
+    let native = std::process::Command::new(std::env::var_os("CARGO").unwrap_or("cargo".into()))
+        .arg("test")
+        .arg("--manifest-path")
+        .arg(dir.join("Cargo.toml"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&native.stdout);
+    assert!(
+        native.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&native.stderr)
+    );
+    assert!(said.contains("3 passed"), "{said}");
 }
 
 #[test]
@@ -86,5 +101,7 @@ fn build_says_what_is_missing() {
         .arg(empty.path())
         .assert()
         .code(1)
-        .stderr(contains("has no Cargo.toml"));
+        .stderr(contains(
+            "is not a plugin folder: a Rust plugin has a Cargo.toml",
+        ));
 }

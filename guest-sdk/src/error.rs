@@ -5,8 +5,9 @@ use std::fmt;
 
 /// A hook failure with a message for the trace and the log.
 ///
-/// Any `std::error::Error` converts into it, so `?` works on serde and I/O
-/// results; build one from text with [`Error::new`].
+/// Any `std::error::Error` (that is `Send + Sync`) converts into it, so `?`
+/// works on serde and I/O results; so does text: `Err("no".into())`,
+/// `Err(format!("bad {x}").into())`, or [`Error::new`].
 pub struct Error(String);
 
 /// `Result` with [`Error`] as the error type.
@@ -24,9 +25,11 @@ impl Error {
     }
 }
 
-impl<E: std::error::Error> From<E> for Error {
+/// Whatever std can box as an error: every `Error + Send + Sync`, `String`,
+/// `&str` and `Cow<str>`.
+impl<E: Into<Box<dyn std::error::Error + Send + Sync>>> From<E> for Error {
     fn from(err: E) -> Self {
-        Self(err.to_string())
+        Self(err.into().to_string())
     }
 }
 
@@ -39,5 +42,26 @@ impl fmt::Display for Error {
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Error({:?})", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fails(text: bool) -> Result<()> {
+        if text {
+            return Err(format!("bad {}", 42).into());
+        }
+        let _: serde_json::Value = serde_json::from_str("{")?;
+        Ok(())
+    }
+
+    #[test]
+    fn text_and_errors_both_convert() {
+        assert_eq!(fails(true).unwrap_err().message(), "bad 42");
+        assert!(fails(false).unwrap_err().message().contains("EOF"));
+        let from_str: Error = "plain".into();
+        assert_eq!(from_str.message(), "plain");
     }
 }

@@ -29,6 +29,22 @@ pub struct Event {
 }
 
 impl Event {
+    /// An event from a record as an agent sends it (Claude Code's field
+    /// names: `hook_event_name`, `session_id`, `tool_name`, `tool_input`…),
+    /// for tests; see [`crate::testing`].
+    pub fn from_record(record: &Value) -> Self {
+        let text = |field: &str| record.get(field).and_then(Value::as_str).map(str::to_owned);
+        Self {
+            name: text("hook_event_name").unwrap_or_default(),
+            session_id: text("session_id").unwrap_or_default(),
+            timestamp: text("timestamp").unwrap_or_default(),
+            cwd: text("cwd"),
+            tool_name: text("tool_name"),
+            payload: record.to_string(),
+            parsed: OnceLock::new(),
+        }
+    }
+
     /// Canonical event name, e.g. `"PreToolUse"`.
     pub fn name(&self) -> &str {
         &self.name

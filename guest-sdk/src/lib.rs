@@ -37,6 +37,8 @@ mod error;
 mod event;
 mod hook;
 mod outcome;
+#[cfg(not(target_family = "wasm"))]
+pub mod testing;
 
 pub use error::{Error, Result};
 pub use event::Event;
@@ -54,7 +56,10 @@ pub use bindings::wasm_hooks::hook::types::Level;
 
 /// Write a line to the host's log; the host tags it with the hook's name.
 pub fn log(level: Level, message: &str) {
+    #[cfg(target_family = "wasm")]
     bindings::wasm_hooks::hook::host::log(level, message);
+    #[cfg(not(target_family = "wasm"))]
+    testing::log(level, message);
 }
 
 /// A small key-value store the host keeps for this plugin and session, so
@@ -64,11 +69,16 @@ pub fn log(level: Level, message: &str) {
 /// A plugin that uses it needs a host of WIT 0.1.1 or later (any host of
 /// 0.2.0 has it).
 pub mod kv {
-    use super::{Error, Result, bindings};
+    use super::Result;
+    #[cfg(target_family = "wasm")]
+    use super::{Error, bindings};
 
     /// The value stored under `key` in this session, if any.
     pub fn get(key: &str) -> Option<String> {
-        bindings::wasm_hooks::hook::kv::get(key)
+        #[cfg(target_family = "wasm")]
+        return bindings::wasm_hooks::hook::kv::get(key);
+        #[cfg(not(target_family = "wasm"))]
+        return crate::testing::kv_get(key);
     }
 
     /// Store `value` under `key` for the rest of this session.
@@ -76,14 +86,20 @@ pub mod kv {
     /// # Errors
     /// When a bound would be passed; nothing is stored then.
     pub fn set(key: &str, value: &str) -> Result<()> {
-        bindings::wasm_hooks::hook::kv::set(key, value).map_err(Error::new)
+        #[cfg(target_family = "wasm")]
+        return bindings::wasm_hooks::hook::kv::set(key, value).map_err(Error::new);
+        #[cfg(not(target_family = "wasm"))]
+        return crate::testing::kv_set(key, value);
     }
 }
 
 /// This hook's `config` object from the hook file, as raw JSON (`{}` when the
 /// hook file gives none).
 pub fn config_json() -> String {
-    bindings::wasm_hooks::hook::host::config()
+    #[cfg(target_family = "wasm")]
+    return bindings::wasm_hooks::hook::host::config();
+    #[cfg(not(target_family = "wasm"))]
+    return testing::config_json();
 }
 
 /// This hook's `config` object from the hook file, deserialized into `T`.

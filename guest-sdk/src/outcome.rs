@@ -82,6 +82,32 @@ impl Outcome {
         }
     }
 
+    /// The decision's name: `proceed`, `allow`, `deny`, `ask`, `modify` or
+    /// `modify-output` (for tests and logs).
+    pub fn decision(&self) -> &'static str {
+        match self.inner.decision {
+            wit::Decision::Proceed => "proceed",
+            wit::Decision::Allow(_) => "allow",
+            wit::Decision::Deny(_) => "deny",
+            wit::Decision::Ask(_) => "ask",
+            wit::Decision::Modify(_) => "modify",
+            wit::Decision::ModifyOutput(_) => "modify-output",
+        }
+    }
+
+    /// The reason of a deny.
+    pub fn deny_reason(&self) -> Option<&str> {
+        match &self.inner.decision {
+            wit::Decision::Deny(reason) => Some(reason),
+            _ => None,
+        }
+    }
+
+    /// The context added for the agent, if any.
+    pub fn context(&self) -> Option<&str> {
+        self.inner.context.as_ref().map(|c| c.text.as_str())
+    }
+
     /// No opinion: the other hooks, or the agent's default, decide.
     pub fn proceed() -> Self {
         Self::with_decision(wit::Decision::Proceed)

@@ -193,7 +193,11 @@ pub(super) fn engine(file: &Path, cache: &Path) -> anyhow::Result<HookEngine> {
 
 /// The plugin must answer the bench event without failing, or the figures
 /// would measure a failure path.
-pub(super) fn check(rt: &tokio::runtime::Runtime, engine: &HookEngine, event: &Event) -> anyhow::Result<()> {
+pub(super) fn check(
+    rt: &tokio::runtime::Runtime,
+    engine: &HookEngine,
+    event: &Event,
+) -> anyhow::Result<()> {
     let outcome = rt.block_on(engine.dispatch(event));
     if let Some(error) = outcome.failures().next() {
         bail!("the plugin fails on the bench event: {error}");

@@ -40,8 +40,18 @@ pub(super) fn cases(
 ) -> anyhow::Result<Vec<Summary>> {
     let mut out = Vec::new();
     let languages = [
-        ("Python", &args.python_plugin, "python3", vec!["-c", PYTHON_TWIN]),
-        ("JS", &args.js_plugin, "node", vec!["--input-type=module", "-e", NODE_TWIN]),
+        (
+            "Python",
+            &args.python_plugin,
+            "python3",
+            vec!["-c", PYTHON_TWIN],
+        ),
+        (
+            "JS",
+            &args.js_plugin,
+            "node",
+            vec!["--input-type=module", "-e", NODE_TWIN],
+        ),
     ];
     for (language, plugin, program, twin) in languages {
         let Some(plugin) = plugin else { continue };
