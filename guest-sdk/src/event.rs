@@ -117,6 +117,20 @@ impl Event {
         self.field("tool_response")
     }
 
+    /// The tool the event is about, its input read into the shape every
+    /// agent's name for it shares ([`Tool`](crate::Tool)); `None` when the
+    /// event concerns no tool.
+    ///
+    /// # Errors
+    /// When a known tool's input lacks a field it needs.
+    pub fn tool(&self) -> Result<Option<crate::Tool>> {
+        let Some(name) = self.tool_name() else {
+            return Ok(None);
+        };
+        let input: Value = self.field("tool_input")?.unwrap_or(Value::Null);
+        crate::Tool::read(name, input).map(Some)
+    }
+
     /// The tool's input (`tool_input`), deserialized into `T`.
     ///
     /// # Errors

@@ -39,11 +39,13 @@ mod hook;
 mod outcome;
 #[cfg(not(target_family = "wasm"))]
 pub mod testing;
+pub mod tools;
 
 pub use error::{Error, Result};
 pub use event::Event;
 pub use hook::Hook;
 pub use outcome::{Approval, Outcome, Role, Severity};
+pub use tools::Tool;
 
 use __private::bindings;
 
