@@ -53,6 +53,8 @@ fn a_new_plugin_builds_and_passes_its_own_fixtures() {
                 .and(contains("world:  wasm-hooks:hook@0.2.0"))
                 .and(contains("size:")),
         );
+    // A copy where the hook file finds it, wherever cargo built it.
+    assert!(dir.join("build/no_rm.wasm").is_file());
     wasm_hooks()
         .arg("test")
         .arg(&dir)

@@ -1,5 +1,7 @@
 //! Building a Rust plugin crate: cargo for wasm32-wasip2, installing the
-//! target with rustup if it is missing (and saying so).
+//! target with rustup if it is missing (and saying so), then copying each
+//! component to `build/` beside `Cargo.toml`, where the hook file finds it
+//! wherever `CARGO_TARGET_DIR` points.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -9,7 +11,7 @@ use anyhow::{Context, bail};
 
 const TARGET: &str = "wasm32-wasip2";
 
-/// Build the crate of `manifest`; the components it made.
+/// Build the crate of `manifest`; its components, as copied to `build/`.
 pub(super) fn build(manifest: &Path, release: bool) -> anyhow::Result<Vec<PathBuf>> {
     ensure_target()?;
     let components = cargo_build(manifest, release)?;
@@ -18,7 +20,17 @@ pub(super) fn build(manifest: &Path, release: bool) -> anyhow::Result<Vec<PathBu
             "the build made no .wasm: is the crate a `cdylib` (`[lib] crate-type = [\"cdylib\"]`)?"
         );
     }
-    Ok(components)
+    let stable = manifest.with_file_name("build");
+    std::fs::create_dir_all(&stable).with_context(|| format!("creating {}", stable.display()))?;
+    components
+        .iter()
+        .map(|built| {
+            let copy = stable.join(built.file_name().unwrap_or_default());
+            std::fs::copy(built, &copy)
+                .with_context(|| format!("copying {} to {}", built.display(), copy.display()))?;
+            Ok(copy)
+        })
+        .collect()
 }
 
 /// Install the wasm32-wasip2 target with rustup if it is not there.
