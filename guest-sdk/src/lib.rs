@@ -118,7 +118,7 @@ pub mod __private {
     /// The generated WIT bindings.
     pub mod bindings {
         wit_bindgen::generate!({
-            path: "../wit/0.2.0",
+            path: "wit/0.2.0",
             world: "hook",
             pub_export_macro: true,
             export_macro_name: "__export_hook_world",

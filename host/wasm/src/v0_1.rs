@@ -12,7 +12,7 @@ use super::v0_2 as latest;
 
 mod generated {
     wasmtime::component::bindgen!({
-        path: "../../wit/0.1.1",
+        path: "wit/0.1.1",
         world: "hook",
         exports: { default: async },
     });
@@ -203,7 +203,7 @@ mod tests {
 
     #[test]
     fn the_package_constant_matches_the_wit_file() {
-        let wit = include_str!("../../../wit/0.1.1/hook.wit");
+        let wit = include_str!("../wit/0.1.1/hook.wit");
         assert!(wit.contains(&format!("package {WIT_PACKAGE};")));
     }
 }

@@ -13,7 +13,7 @@ use wasm_hooks_core::{
 
 mod generated {
     wasmtime::component::bindgen!({
-        path: "../../wit/0.2.0",
+        path: "wit/0.2.0",
         world: "hook",
         exports: { default: async },
     });
@@ -262,7 +262,7 @@ mod tests {
 
     #[test]
     fn the_package_constant_matches_the_wit_file() {
-        let wit = include_str!("../../../wit/0.2.0/hook.wit");
+        let wit = include_str!("../wit/0.2.0/hook.wit");
         assert!(wit.contains(&format!("package {WIT_PACKAGE};")));
     }
 }
