@@ -285,40 +285,39 @@ fn decided_as_an_agent_would_ask(dir: &Path, command: &str) -> String {
     by_hook
 }
 
+/// A Bash command and the `permissionDecision` it must get (`none`: no
+/// opinion).
+type Expected = (&'static str, &'static str);
+
 #[test]
 fn the_python_and_js_examples_decide_through_hook_and_serve() {
     let root = support::workspace_root().join("example-plugins");
     let copy = tempfile::tempdir().unwrap();
-    let python = copied(
-        &root.join("conventional-commits-py"),
-        copy.path(),
-        &["app.py", "hooks.json"],
-    );
-    build(&python);
-    assert_eq!(
-        decided_as_an_agent_would_ask(&python, "git commit -m 'Fixed it'"),
-        "deny"
-    );
-    assert_eq!(
-        decided_as_an_agent_would_ask(&python, "git commit -m 'fix: it'"),
-        "none"
-    );
-    let js = copied(
-        &root.join("new-dependencies-js"),
-        copy.path(),
-        &["app.js", "package.json", "hooks.json"],
-    );
-    build(&js);
-    assert_eq!(
-        decided_as_an_agent_would_ask(&js, "npm install left-pad"),
-        "ask"
-    );
-    assert_eq!(
-        decided_as_an_agent_would_ask(&js, "pip install reqests"),
-        "deny"
-    );
-    assert_eq!(
-        decided_as_an_agent_would_ask(&js, "cargo add serde"),
-        "none"
-    );
+    let cases: [(&str, &[&str], &[Expected]); 2] = [
+        (
+            "conventional-commits-py",
+            &["app.py", "hooks.json"],
+            &[
+                ("git commit -m 'Fixed it'", "deny"),
+                ("git commit -m 'fix: it'", "none"),
+            ],
+        ),
+        (
+            "new-dependencies-js",
+            &["app.js", "package.json", "hooks.json"],
+            &[
+                ("npm install left-pad", "ask"),
+                ("pip install reqests", "deny"),
+                ("cargo add serde", "none"),
+            ],
+        ),
+    ];
+    for (example, files, decisions) in cases {
+        let dir = copied(&root.join(example), copy.path(), files);
+        build(&dir);
+        for (command, expected) in decisions {
+            let decided = decided_as_an_agent_would_ask(&dir, command);
+            assert_eq!(&decided, expected, "{example}: {command}");
+        }
+    }
 }
