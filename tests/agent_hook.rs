@@ -754,3 +754,35 @@ fn entry_fields_that_cannot_work_are_named_by_validate_and_caveats_are_warned() 
         "{said}"
     );
 }
+
+#[test]
+fn hooks_are_told_the_project_directory_not_only_the_cwd() {
+    // The hook says what `project_dir` it was given, as a deny reason.
+    let file = hooks_on_every_event(vec![command(
+        r#"grep -o '"project_dir":"[^"]*"' >&2; exit 2"#,
+    )]);
+    let mut event = support::fixture("PreToolUse");
+    event["cwd"] = json!("/home/dev/project/src");
+    let told = |project: Option<&str>| {
+        let mut cmd = Command::cargo_bin("wasm-hooks").unwrap();
+        cmd.env("XDG_CONFIG_HOME", "/nonexistent")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .args(["hook", "--config"])
+            .arg(&file.path)
+            .write_stdin(event.to_string());
+        if let Some(dir) = project {
+            cmd.env("CLAUDE_PROJECT_DIR", dir);
+        }
+        let out = cmd.output().unwrap();
+        let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+        answer["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(
+        told(Some("/home/dev/project")),
+        r#""project_dir":"/home/dev/project""#
+    );
+    assert_eq!(told(None), r#""project_dir":"/home/dev/project/src""#);
+}

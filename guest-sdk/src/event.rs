@@ -65,6 +65,15 @@ impl Event {
         self.cwd.as_deref()
     }
 
+    /// The agent's project directory (`project_dir`, which `wasm-hooks
+    /// hook` and `serve` add), else the working directory.
+    pub fn project_dir(&self) -> Option<String> {
+        match self.field::<String>("project_dir") {
+            Ok(Some(dir)) => Some(dir),
+            _ => self.cwd.clone(),
+        }
+    }
+
     /// The tool concerned, for tool events.
     pub fn tool_name(&self) -> Option<&str> {
         self.tool_name.as_deref()

@@ -151,3 +151,15 @@ pub fn bash(command: &str) -> Event {
         json!({"tool_name": "Bash", "tool_input": {"command": command}}),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_project_dir_is_the_hosts_else_the_cwd() {
+        assert_eq!(bash("ls").project_dir().as_deref(), Some("/project"));
+        let named = event("Stop", json!({"cwd": "/p/sub", "project_dir": "/p"}));
+        assert_eq!(named.project_dir().as_deref(), Some("/p"));
+    }
+}

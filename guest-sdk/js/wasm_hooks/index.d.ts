@@ -22,6 +22,7 @@ export class Event {
   readonly toolName?: string;
   readonly json: Record<string, unknown>;
   field<T = unknown>(name: string, dflt?: T): T;
+  readonly projectDir?: string;
   readonly toolInput: Record<string, unknown>;
   readonly toolResponse: unknown;
 }

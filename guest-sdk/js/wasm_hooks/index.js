@@ -79,6 +79,11 @@ export class Event {
     return name in this.json ? this.json[name] : dflt;
   }
 
+  /** The agent's project directory (`project_dir`, which `wasm-hooks hook` and `serve` add), else the working directory. */
+  get projectDir() {
+    return this.field('project_dir') ?? this.cwd;
+  }
+
   /** The tool's input (`{}` when the event has none). */
   get toolInput() {
     const input = this.field('tool_input');

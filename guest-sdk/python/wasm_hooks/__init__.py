@@ -93,6 +93,12 @@ class Event:
         return self.json.get(name, default)
 
     @property
+    def project_dir(self) -> Optional[str]:
+        """The agent's project directory (``project_dir``, which `wasm-hooks
+        hook` and `serve` add), else the working directory."""
+        return self.field("project_dir") or self.cwd
+
+    @property
     def tool_input(self) -> dict:
         """The tool's input (``{}`` when the event has none)."""
         value = self.field("tool_input")

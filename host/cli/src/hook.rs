@@ -66,7 +66,7 @@ impl From<AgentProtocol> for Protocol {
 pub(crate) fn run(args: HookArgs) -> anyhow::Result<Exit> {
     let protocol = Protocol::from(args.protocol);
     let answer = match read_event(protocol) {
-        Ok(event) => answer(&args, protocol, &event).unwrap_or_else(|message| {
+        Ok(mut event) => answer(&args, protocol, &mut event).unwrap_or_else(|message| {
             protocol.failure(Some(event.name()), &message, args.fail_open)
         }),
         Err(message) => protocol.failure(None, &message, args.fail_open),
@@ -105,11 +105,15 @@ fn read_event(protocol: Protocol) -> Result<Event, String> {
 }
 
 /// Dispatch and encode; an `Err` is why the hooks could not run.
-fn answer(args: &HookArgs, protocol: Protocol, event: &Event) -> Result<Answer, String> {
-    // The project is the agent's: CLAUDE_PROJECT_DIR, else the event's cwd.
+fn answer(args: &HookArgs, protocol: Protocol, event: &mut Event) -> Result<Answer, String> {
+    // The project is the agent's: CLAUDE_PROJECT_DIR, else the event's cwd;
+    // the hooks are told which (`project_dir`).
     let project = std::env::var_os("CLAUDE_PROJECT_DIR")
         .map(PathBuf::from)
         .or_else(|| event.cwd().map(PathBuf::from));
+    if let Some(dir) = &project {
+        event.set_project_dir(dir);
+    }
     let mut builder = args
         .hook_files
         .builder_in(&[], project)
@@ -126,7 +130,7 @@ fn answer(args: &HookArgs, protocol: Protocol, event: &Event) -> Result<Answer, 
         .enable_all()
         .build()
         .map_err(|e| format!("starting the async runtime: {e}"))?;
-    let outcome = runtime.block_on(engine.dispatch(event));
+    let outcome = runtime.block_on(engine.dispatch(&*event));
     runtime.block_on(engine.wait_for_background());
     Ok(protocol.encode(event, &outcome))
 }

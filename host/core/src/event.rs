@@ -552,6 +552,14 @@ impl Event {
         self.record.insert(field.to_owned(), value);
     }
 
+    /// Name the agent's project directory in the record as `project_dir`
+    /// (hooks then know it, not only the `cwd`), unless the agent did.
+    pub fn set_project_dir(&mut self, dir: &std::path::Path) {
+        self.record
+            .entry("project_dir")
+            .or_insert_with(|| dir.display().to_string().into());
+    }
+
     /// The tool's output, for PostToolUse.
     pub fn tool_response(&self) -> Option<&Value> {
         self.record.get("tool_response")

@@ -183,10 +183,12 @@ impl HookServer {
         crate::server_conn::serve(listener, self.router(), limits, shutdown).await
     }
 
-    /// The engine whose hooks answer an event from `cwd`, or why none does.
-    fn engine_for(&self, cwd: Option<&str>) -> Result<&HookEngine, String> {
+    /// The engine whose hooks answer an event from `cwd`, and its project
+    /// directory (none when one engine answers everything), or why none
+    /// does.
+    fn engine_for(&self, cwd: Option<&str>) -> Result<(&HookEngine, Option<&Path>), String> {
         let projects = match &self.served {
-            Served::Any(engine) => return Ok(engine),
+            Served::Any(engine) => return Ok((engine, None)),
             Served::Projects(projects) => projects,
         };
         let Some(cwd) = cwd else {
@@ -201,7 +203,7 @@ impl HookServer {
                     .filter(|(dir, _)| place.starts_with(dir))
                     .max_by_key(|(dir, _)| dir.components().count())
             })
-            .map(|(_, engine)| engine)
+            .map(|(dir, engine)| (engine, Some(dir.as_path())))
             .ok_or_else(|| {
                 format!(
                     "the event's cwd `{cwd}` is in no project this server serves (start it with --project for that directory)"
@@ -329,7 +331,7 @@ async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: B
             );
         }
     };
-    let event = match server.protocol.decode(value) {
+    let mut event = match server.protocol.decode(value) {
         Ok(e) => e,
         Err(e) => {
             return error(
@@ -339,7 +341,12 @@ async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: B
         }
     };
     let engine = match server.engine_for(event.cwd()) {
-        Ok(engine) => engine,
+        Ok((engine, project)) => {
+            if let Some(dir) = project {
+                event.set_project_dir(dir);
+            }
+            engine
+        }
         Err(why) => return error(StatusCode::FORBIDDEN, why),
     };
     let outcome = engine.dispatch(&event).await;
