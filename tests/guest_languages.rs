@@ -221,7 +221,7 @@ fn claude_bash(dir: &Path, command: &str) -> serde_json::Value {
 /// through `wasm-hooks hook` (a command hook) and through `serve` (an HTTP
 /// hook): both, which must agree.
 fn decided_as_an_agent_would_ask(dir: &Path, command: &str) -> String {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::{Read, Write};
     let event = claude_bash(dir, command);
     let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
         .current_dir(dir)
@@ -236,33 +236,16 @@ fn decided_as_an_agent_would_ask(dir: &Path, command: &str) -> String {
         .as_str()
         .unwrap_or("none")
         .to_owned();
-    let mut serve = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+    command
         .current_dir(dir)
-        .args([
-            "serve",
-            "--config",
-            "hooks.json",
-            "--no-token",
-            "--listen",
-            "127.0.0.1:0",
-        ])
-        .arg("--project")
+        .args(["serve", "--config", "hooks.json", "--no-token"])
+        .args(["--listen", "127.0.0.1:0", "--project"])
         .arg(dir)
         .env("WASM_HOOKS_CACHE_DIR", toolchain_cache())
-        .env("XDG_CONFIG_HOME", "/nonexistent")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(serve.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .trim()
-        .strip_prefix("listening on http://")
-        .unwrap()
-        .to_owned();
+        .env("XDG_CONFIG_HOME", "/nonexistent");
+    let serve = support::Served::start(command);
+    let address = serve.host_port().to_owned();
     let body = event.to_string();
     let mut stream = std::net::TcpStream::connect(&address).unwrap();
     write!(
@@ -273,8 +256,7 @@ fn decided_as_an_agent_would_ask(dir: &Path, command: &str) -> String {
     .unwrap();
     let mut response = String::new();
     stream.read_to_string(&mut response).unwrap();
-    let _ = serve.kill();
-    let _ = serve.wait();
+    drop(serve);
     let json = response.split("\r\n\r\n").nth(1).unwrap_or_default();
     let answer: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
     let by_serve = answer["hookSpecificOutput"]["permissionDecision"]

@@ -5,25 +5,13 @@
 
 use crate::support;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// A running `wasm-hooks serve`, killed when dropped.
-struct Server {
-    child: Child,
-    address: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use support::Served as Server;
 
 /// The project every test server serves ([`bash`] events come from it).
 fn project() -> &'static Path {
@@ -39,7 +27,8 @@ fn serve(hooks: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
     } else {
         &["--no-token"]
     };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+    command
         .args(["serve", "--config"])
         .arg(hooks)
         .arg("--project")
@@ -47,21 +36,8 @@ fn serve(hooks: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
         .args(extra)
         .args(no_token)
         .envs(env.iter().copied())
-        .env("XDG_CONFIG_HOME", "/nonexistent")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-        .to_owned();
-    Server { child, address }
+        .env("XDG_CONFIG_HOME", "/nonexistent");
+    Server::start(command)
 }
 
 fn default_listen() -> [&'static str; 2] {
@@ -354,7 +330,7 @@ async fn sigterm_finishes_the_request_in_flight_then_stops() {
 /// A raw HTTP/1.1 request to the server's TCP address, with these extra
 /// header lines: the status code.
 async fn raw(server: &Server, headers: &str, body: &str) -> u16 {
-    let address = server.address.strip_prefix("http://").unwrap();
+    let address = server.host_port();
     let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
     let request = format!(
         "POST /hook HTTP/1.1\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -370,10 +346,7 @@ async fn raw(server: &Server, headers: &str, body: &str) -> u16 {
 async fn c4_a_post_a_web_page_could_send_without_asking_is_refused() {
     let hooks = guard();
     let server = serve(&hooks.path, &default_listen(), &[]);
-    let host = format!(
-        "Host: {}\r\n",
-        server.address.strip_prefix("http://").unwrap()
-    );
+    let host = format!("Host: {}\r\n", server.host_port());
     let body = bash("rm -rf /").to_string();
     for content_type in [
         "text/plain",
@@ -453,7 +426,7 @@ async fn answered_beside_silent_connections(idle_timeout_ms: &str, silent: usize
         &[&args[..], &["--idle-timeout-ms", idle_timeout_ms]].concat(),
         &[],
     );
-    let address = server.address.strip_prefix("http://").unwrap().to_owned();
+    let address = server.host_port().to_owned();
     let mut idle = Vec::new();
     for _ in 0..silent {
         idle.push(tokio::net::TcpStream::connect(&address).await.unwrap());
@@ -502,7 +475,7 @@ async fn c4_each_project_is_answered_by_its_own_hooks_and_no_other_place_is() {
     assert!(trust.output().unwrap().status.success());
     let mut command = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
     as_person(&mut command);
-    let mut child = command
+    command
         .args([
             "serve",
             "--no-token",
@@ -512,23 +485,8 @@ async fn c4_each_project_is_answered_by_its_own_hooks_and_no_other_place_is() {
         ])
         .arg(guarded.path())
         .arg("--project")
-        .arg(plain.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let server = Server {
-        child,
-        address: line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap()
-            .to_owned(),
-    };
+        .arg(plain.path());
+    let server = Server::start(command);
     let from = |dir: &Path| {
         let mut event = bash("rm -rf build");
         event["cwd"] = json!(dir);
@@ -612,7 +570,7 @@ async fn l3_sigterm_under_load_leaves_no_request_unanswered() {
         "operator": "contains", "value": "rm -rf", "action": "deny"}]});
     let hooks = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [rule]}]}}));
     let mut server = serve(&hooks.path, &default_listen(), &[]);
-    let address = server.address.strip_prefix("http://").unwrap().to_owned();
+    let address = server.host_port().to_owned();
     let answered = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut clients = tokio::task::JoinSet::new();
     for i in 0..8 {
@@ -678,7 +636,7 @@ async fn m5_a_client_that_sends_slowly_is_cut_off() {
         &["--listen", "127.0.0.1:0", "--request-timeout-ms", "500"],
         &[],
     );
-    let address = server.address.strip_prefix("http://").unwrap().to_owned();
+    let address = server.host_port().to_owned();
     // A head that never ends, a byte at a time: never idle, never whole.
     let mut slow_head = tokio::net::TcpStream::connect(&address).await.unwrap();
     slow_head

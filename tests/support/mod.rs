@@ -188,3 +188,45 @@ pub fn write_hook_file(doc: &Value) -> HookFile {
     std::fs::write(&path, serde_json::to_vec_pretty(doc).unwrap()).unwrap();
     HookFile { dir, path }
 }
+
+/// A running `wasm-hooks serve` child process, killed when dropped, and
+/// the address it announced (`http://127.0.0.1:PORT` or `unix:PATH`).
+pub struct Served {
+    pub child: std::process::Child,
+    pub address: String,
+}
+
+impl Served {
+    /// Start `command` (a `wasm-hooks serve …`, its stdout left to this)
+    /// and read where it listens from its first line.
+    pub fn start(mut command: Command) -> Self {
+        use std::io::BufRead;
+        let mut child = command
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let address = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+            .to_owned();
+        Served { child, address }
+    }
+
+    /// The `HOST:PORT` of a TCP server.
+    pub fn host_port(&self) -> &str {
+        self.address.strip_prefix("http://").unwrap()
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -7,9 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{Context, bail};
-
-use super::toolchain::{WIT, run, write_files};
+use super::toolchain::{installed, run, wit_dir, write_files};
 
 /// The module a JavaScript plugin's hook class is the default export of.
 pub(crate) const APP: &str = "app.js";
@@ -62,7 +60,7 @@ export const handler = exportHook(Handler);
 /// `_`); its path.
 pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<PathBuf> {
     let componentize = toolchain(cache)?;
-    let wit = write_files(&cache.join("wit/0.2.0"), &[("hook.wit", WIT)])?;
+    let wit = wit_dir(cache)?;
     if !dir.join("wasm_hooks/index.js").is_file() {
         eprintln!(
             "wasm-hooks: {} has no wasm_hooks/: writing the SDK {} there",
@@ -86,32 +84,22 @@ pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<Path
 }
 
 /// The componentize-js program, installed with npm into a folder under the
-/// cache directory first if it is not there (saying so).
+/// cache directory first if it is not there.
 fn toolchain(cache: &Path) -> anyhow::Result<PathBuf> {
-    let prefix = cache.join(format!("toolchains/componentize-js-{COMPONENTIZE_JS}"));
-    let program = prefix.join("node_modules/.bin/componentize-js");
-    if program.is_file() {
-        return Ok(program);
-    }
-    eprintln!(
-        "wasm-hooks: installing componentize-js {COMPONENTIZE_JS} from npm into {} (once; about 400 MB)",
-        prefix.display()
-    );
-    std::fs::create_dir_all(&prefix).with_context(|| format!("creating {}", prefix.display()))?;
-    run(
-        Command::new("npm")
-            .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&prefix)
-            .arg(format!(
-                "@bytecodealliance/componentize-js@{COMPONENTIZE_JS}"
-            )),
-        "installing componentize-js with npm (is Node.js installed?)",
-    )?;
-    if !program.is_file() {
-        bail!(
-            "npm installed componentize-js, but {} is not there",
-            program.display()
-        );
-    }
-    Ok(program)
+    installed(
+        &cache.join(format!("toolchains/componentize-js-{COMPONENTIZE_JS}")),
+        "node_modules/.bin/componentize-js",
+        &format!("componentize-js {COMPONENTIZE_JS} from npm (about 400 MB)"),
+        |prefix| {
+            run(
+                Command::new("npm")
+                    .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
+                    .arg(prefix)
+                    .arg(format!(
+                        "@bytecodealliance/componentize-js@{COMPONENTIZE_JS}"
+                    )),
+                "installing componentize-js with npm (is Node.js installed?)",
+            )
+        },
+    )
 }

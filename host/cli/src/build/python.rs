@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::toolchain::{WIT, run, write_files};
+use super::toolchain::{installed, run, wit_dir, write_files};
 
 /// The module a Python plugin's `Handler` class lives in.
 pub(crate) const APP: &str = "app.py";
@@ -37,7 +37,7 @@ pub(crate) const SDK: &[(&str, &str)] = &[
 /// Build the plugin in `dir` into `dir/build/<name>.wasm`; its path.
 pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<PathBuf> {
     let componentize = toolchain(cache)?;
-    let wit = write_files(&cache.join("wit/0.2.0"), &[("hook.wit", WIT)])?;
+    let wit = wit_dir(cache)?;
     let mut command = Command::new(componentize);
     command
         .arg("-d")
@@ -57,29 +57,26 @@ pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<Path
 }
 
 /// The componentize-py program, installed into a venv under the cache
-/// directory first if it is not there (saying so).
+/// directory first if it is not there.
 fn toolchain(cache: &Path) -> anyhow::Result<PathBuf> {
-    let venv = cache.join(format!("toolchains/componentize-py-{COMPONENTIZE_PY}"));
-    let program = venv.join("bin/componentize-py");
-    if program.is_file() {
-        return Ok(program);
-    }
-    eprintln!(
-        "wasm-hooks: installing componentize-py {COMPONENTIZE_PY} from PyPI into {} (once)",
-        venv.display()
-    );
-    let python = std::env::var_os("WASM_HOOKS_PYTHON").unwrap_or_else(|| "python3".into());
-    run(
-        Command::new(&python).arg("-m").arg("venv").arg(&venv),
-        "making a Python venv (is python3 installed?)",
-    )?;
-    run(
-        Command::new(venv.join("bin/pip")).args([
-            "install",
-            "--quiet",
-            &format!("componentize-py=={COMPONENTIZE_PY}"),
-        ]),
-        "installing componentize-py with pip",
-    )?;
-    Ok(program)
+    installed(
+        &cache.join(format!("toolchains/componentize-py-{COMPONENTIZE_PY}")),
+        "bin/componentize-py",
+        &format!("componentize-py {COMPONENTIZE_PY} from PyPI"),
+        |venv| {
+            let python = std::env::var_os("WASM_HOOKS_PYTHON").unwrap_or_else(|| "python3".into());
+            run(
+                Command::new(&python).arg("-m").arg("venv").arg(venv),
+                "making a Python venv (is python3 installed?)",
+            )?;
+            run(
+                Command::new(venv.join("bin/pip")).args([
+                    "install",
+                    "--quiet",
+                    &format!("componentize-py=={COMPONENTIZE_PY}"),
+                ]),
+                "installing componentize-py with pip",
+            )
+        },
+    )
 }

@@ -8,7 +8,37 @@ use anyhow::{Context, bail};
 
 /// The WIT world Python and JavaScript plugins are built against: the
 /// newest.
-pub(super) const WIT: &str = include_str!("../../../../wit/0.2.0/hook.wit");
+const WIT: &str = include_str!("../../../../wit/0.2.0/hook.wit");
+
+/// The folder holding [`WIT`] under the cache directory, for the tools.
+pub(super) fn wit_dir(cache: &Path) -> anyhow::Result<PathBuf> {
+    write_files(&cache.join("wit/0.2.0"), &[("hook.wit", WIT)])
+}
+
+/// `program` (a path inside `dir`), installed into `dir` by `install` first
+/// if it is not there, saying so: `what` names the tool and where it comes
+/// from.
+pub(super) fn installed(
+    dir: &Path,
+    program: &str,
+    what: &str,
+    install: impl FnOnce(&Path) -> anyhow::Result<()>,
+) -> anyhow::Result<PathBuf> {
+    let program = dir.join(program);
+    if program.is_file() {
+        return Ok(program);
+    }
+    eprintln!(
+        "wasm-hooks: installing {what} into {} (once)",
+        dir.display()
+    );
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    install(dir)?;
+    if !program.is_file() {
+        bail!("installed {what}, but {} is not there", program.display());
+    }
+    Ok(program)
+}
 
 /// Run `command`; `what` names it in the error.
 pub(super) fn run(command: &mut Command, what: &str) -> anyhow::Result<()> {
