@@ -205,6 +205,11 @@ impl Tree {
 
 /// The snoop plugin's report, run with these grants and probes.
 async fn snoop(grants: Value, probes: Value) -> Value {
+    snoop_traced(grants, probes).await.0
+}
+
+/// The snoop plugin's report and the log lines of its trace entry.
+async fn snoop_traced(grants: Value, probes: Value) -> (Value, Vec<String>) {
     let mut entry = json!({"plugin": plugin("hostile-snoop"), "config": probes});
     if let (Value::Object(e), Value::Object(g)) = (&mut entry, grants) {
         e.extend(g);
@@ -212,7 +217,15 @@ async fn snoop(grants: Value, probes: Value) -> Value {
     let (engine, _file) = engine_with_neighbour(entry);
     let outcome = hostile_beside_normal(&engine).await;
     assert_eq!(outcome.verdict, Verdict::Proceed, "{outcome:#?}");
-    serde_json::from_str(&outcome.contexts[0].value.text).unwrap()
+    let logs = outcome
+        .trace
+        .iter()
+        .flat_map(|t| t.output.logs.clone())
+        .collect();
+    (
+        serde_json::from_str(&outcome.contexts[0].value.text).unwrap(),
+        logs,
+    )
 }
 
 fn refused(report: &Value, kind: &str, key: &str) -> bool {
@@ -244,6 +257,38 @@ async fn reads_outside_the_granted_directory_are_refused() {
     assert_eq!(
         report["probes"]["read"][&reads[5]], "ok: \"inside\"",
         "the granted file is readable"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_outside_the_grants_is_denied_not_missing_and_named_in_the_trace() {
+    let tree = Tree::new();
+    let (outside, escape, inside) = (
+        tree.path("secret.txt"),
+        tree.path("granted/../secret.txt"),
+        tree.path("granted/inside.txt"),
+    );
+    let (report, logs) = snoop_traced(
+        json!({"allow_read": [tree.path("granted")]}),
+        json!({"read": [&outside, &escape, &inside]}),
+    )
+    .await;
+    for path in [&outside, &escape] {
+        let got = report["probes"]["read"][path].as_str().unwrap();
+        assert!(
+            (got.contains("ermission denied") || got.contains("not permitted"))
+                && !got.contains("No such file"),
+            "the plugin is told it was refused, not that {path} is missing: {got}"
+        );
+    }
+    let grants = format!("read {}", tree.path("granted"));
+    for path in ["/etc/passwd", outside.as_str(), escape.as_str()] {
+        let line = format!("sandbox: refused open `{path}`: not within the grants ({grants})");
+        assert!(logs.contains(&line), "{line}\n in {logs:#?}");
+    }
+    assert!(
+        !logs.iter().any(|l| l.contains("inside.txt")),
+        "a granted read is not a refusal: {logs:#?}"
     );
 }
 
@@ -400,4 +445,27 @@ async fn m4_a_plugin_cannot_hoard_the_hosts_file_descriptors() {
     std::fs::File::open(&target).unwrap();
     let again = engine.dispatch(event()).await;
     assert_eq!(again.trace.len(), 1, "{again:?}");
+}
+
+#[test]
+fn a_refused_read_is_shown_by_run_in_the_trace_and_with_v() {
+    let file = support::hook_file("PreToolUse", "Bash", &plugin("hostile-snoop"), json!({}));
+    let out = assert_cmd::Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .args(["run", "-v", "--event", "PreToolUse", "--tool", "Bash"])
+        .args(["--input", r#"{"command": "ls"}"#, "--config"])
+        .arg(&file.path)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    let line = "sandbox: refused open `/etc/passwd`: not within the grants (nothing)";
+    assert!(
+        stdout.contains(&format!("| {line}")),
+        "the trace names it: {stdout}"
+    );
+    assert!(stderr.contains(line), "-v logs it: {stderr}");
 }

@@ -20,6 +20,7 @@ mod limits;
 mod plugin;
 #[cfg(test)]
 mod properties;
+mod refusals;
 mod runtime;
 mod state;
 mod stdio;
@@ -44,10 +45,12 @@ pub use plugin::Plugin;
 pub use runtime::{WasmRuntime, WasmRuntimeBuilder};
 pub use survey::CacheSurvey;
 
+use self::refusals::Refusals;
 use self::state::{HostState, Limiter, LogLines};
 use self::stdio::CappedPipe;
 use wasm_hooks_core::{
     Event, Handler, HandlerFuture, HookError, HookId, HookOutput, HookResult, Reply,
+    escape_controls,
 };
 
 pub use world::WIT_PACKAGE;
@@ -112,6 +115,7 @@ impl WasmHook {
                 config: self.config.clone(),
                 logs: LogLines::new(limits.output_bytes()),
                 kv: runtime.kv_scope(self.plugin.kv_name(), event.session_id()),
+                refusals: Refusals::new(runtime.sandbox_root()),
             },
         );
         store.limiter(|s| &mut s.limiter);
@@ -137,8 +141,11 @@ impl WasmHook {
         let (stdout, out_cut) = stdout.contents();
         let (stderr, err_cut) = stderr.contents();
         let memory_hit = store.data().limiter.memory_hit;
-        let logs = std::mem::replace(&mut store.data_mut().logs, LogLines::new(0));
+        let data = store.data_mut();
+        let mut logs = std::mem::replace(&mut data.logs, LogLines::new(0));
+        let refused = std::mem::take(&mut data.refusals.refused);
         drop(store);
+        self.report_refusals(hook, refused, &mut logs);
         let result = match answer {
             Err(_) => Err(HookError::Timeout {
                 hook: hook.clone(),
@@ -159,6 +166,27 @@ impl WasmHook {
                 logs: logs.lines,
                 truncated: out_cut || err_cut || logs.truncated,
             },
+        }
+    }
+}
+
+impl WasmHook {
+    /// Name each path the sandbox refused, with the grants, in the hook's
+    /// trace and (at info level) in the host's log.
+    fn report_refusals(
+        &self,
+        hook: &HookId,
+        refused: Vec<(&'static str, String)>,
+        logs: &mut LogLines,
+    ) {
+        for (what, path) in refused {
+            let path = escape_controls(&path);
+            let line = format!(
+                "sandbox: refused {what} `{path}`: not within the grants ({})",
+                self.grants
+            );
+            tracing::info!(hook = hook.as_str(), "{line}");
+            logs.push(line);
         }
     }
 }

@@ -13,6 +13,7 @@ use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAlloc
 use super::cache::CompileCache;
 use super::digests::FileId;
 use super::kv::{KvScope, KvStore};
+use super::refusals::{self, SandboxRoot};
 use super::state::HostState;
 use super::survey::CacheSurvey;
 use super::world::HookPre;
@@ -64,6 +65,8 @@ pub(super) struct Runtime {
     plugins: Mutex<Vec<Weak<dyn Reload>>>,
     /// The `kv` interface's values.
     kv: Arc<KvStore>,
+    /// The empty directory every call sees as `/`.
+    sandbox_root: SandboxRoot,
 }
 
 impl std::fmt::Debug for WasmRuntime {
@@ -183,6 +186,7 @@ impl WasmRuntimeBuilder {
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)
             .and_then(|()| HookPre::add_to_linker(&mut linker))
+            .and_then(|()| refusals::add_to_linker(&mut linker))
             .map_err(runtime_error)?;
         let cache = match &self.cache {
             CacheChoice::Default => CompileCache::default_dir().map(CompileCache::new),
@@ -198,6 +202,9 @@ impl WasmRuntimeBuilder {
                 cache,
                 plugins: Mutex::default(),
                 kv: Arc::default(),
+                sandbox_root: SandboxRoot::new().map_err(|e| Error::Runtime {
+                    source: format!("making the sandbox's empty root directory: {e}").into(),
+                })?,
             }),
         };
         start_epoch_ticker(&runtime.inner.engine);
@@ -225,6 +232,11 @@ impl WasmRuntime {
 
     pub(super) fn engine(&self) -> &Engine {
         &self.inner.engine
+    }
+
+    /// The empty directory every call sees as `/`.
+    pub(super) fn sandbox_root(&self) -> &SandboxRoot {
+        &self.inner.sandbox_root
     }
 
     /// The `kv` scope of the plugin named `plugin` in `session`.

@@ -11,6 +11,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use super::kv::KvScope;
 use super::limits::WasmLimits;
+use super::refusals::Refusals;
 use wasm_hooks_core::HookId;
 
 /// Everything one call's `Store` holds.
@@ -22,6 +23,7 @@ pub(crate) struct HostState {
     pub(crate) config: Arc<str>,
     pub(crate) logs: LogLines,
     pub(crate) kv: KvScope,
+    pub(crate) refusals: Refusals,
 }
 
 impl WasiView for HostState {

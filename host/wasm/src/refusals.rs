@@ -1,0 +1,224 @@
+//! Refused means refused: a plugin's open or stat of a path outside its
+//! grants is answered "access denied" (not "not found") and named in the
+//! hook's trace, with the grants.
+//!
+//! wasi-libc resolves an absolute path against the preopened directory with
+//! the longest matching prefix, and fails inside the guest, unseen by the
+//! host, when none matches. So the preopen list a guest asks for also holds
+//! an empty directory as `/` (the [`SandboxRoot`]): a path outside the
+//! grants then reaches the host on that descriptor, where the shadowed
+//! `open-at` and `stat-at` refuse it and remember the path. Paths under a
+//! grant reach the granted descriptor and are untouched; a `..` or symlink
+//! escape from one is refused by cap-std, and remembered too. A guest that
+//! never asks for its preopens (most never touch a file) costs nothing.
+
+use wasmtime::StoreContextMut;
+use wasmtime::component::{Linker, Resource};
+use wasmtime_wasi::filesystem::{Descriptor, Dir, WasiFilesystemView};
+use wasmtime_wasi::p2::bindings::filesystem::{preopens, types};
+use wasmtime_wasi::{FsPerms, OpenMode};
+
+use super::state::HostState;
+
+/// The interfaces wasmtime-wasi 48 links (WASI 0.2.12); a guest built
+/// against any 0.2.x resolves to them. If these names stopped matching,
+/// the shadows would not be used and `tests/hostile.rs`'s refusal tests
+/// would fail.
+const TYPES: &str = "wasi:filesystem/types@0.2.12";
+const PREOPENS: &str = "wasi:filesystem/preopens@0.2.12";
+
+/// The guest path of the sandbox root.
+const ROOT: &str = "/";
+
+/// The directory every call sees as `/`: opened once per runtime, read-only,
+/// and removed at once, so it is empty and stays so (nothing can be created
+/// in a removed directory).
+pub(crate) struct SandboxRoot {
+    dir: Dir,
+}
+
+impl SandboxRoot {
+    /// Make, open and remove an empty directory.
+    pub(crate) fn new() -> std::io::Result<Self> {
+        let made = tempfile::Builder::new()
+            .prefix("wasm-hooks-sandbox-root-")
+            .tempdir()?;
+        let file = std::fs::File::open(made.path())?;
+        made.close()?;
+        Ok(Self {
+            dir: Dir::new(file, FsPerms::ReadOnly, OpenMode::READ, false),
+        })
+    }
+}
+
+/// One call's refused paths, and the guest path of each preopened
+/// descriptor.
+pub(crate) struct Refusals {
+    root: Dir,
+    preopened: Vec<(u32, String)>,
+    /// `(what, guest path)`, each once, in the order refused.
+    pub(crate) refused: Vec<(&'static str, String)>,
+}
+
+/// How many distinct refusals one call remembers; more are counted only.
+const MAX_REMEMBERED: usize = 32;
+
+impl Refusals {
+    /// Nothing refused yet; `root` is preopened as `/` when the guest asks.
+    pub(crate) fn new(root: &SandboxRoot) -> Self {
+        Self {
+            root: root.dir.clone(),
+            preopened: Vec::new(),
+            refused: Vec::new(),
+        }
+    }
+
+    fn remember(&mut self, what: &'static str, path: String) {
+        if self.refused.len() < MAX_REMEMBERED
+            && !self.refused.iter().any(|(w, p)| *w == what && *p == path)
+        {
+            self.refused.push((what, path));
+        }
+    }
+
+    /// `path` as the guest named it: joined to the preopen `dir` is, if
+    /// it is one (wasi-libc opens from preopens), else as given.
+    fn guest_path(&self, dir: u32, path: &str) -> String {
+        match self.preopened.iter().find(|(rep, _)| *rep == dir) {
+            Some((_, base)) => format!("{}/{path}", base.trim_end_matches('/')),
+            None => path.to_owned(),
+        }
+    }
+
+    /// If `dir` is the sandbox root, refuse `path` and remember it.
+    fn outside_grants(&mut self, dir: u32, what: &'static str, path: &str) -> bool {
+        let outside = self
+            .preopened
+            .iter()
+            .any(|(rep, base)| *rep == dir && base == ROOT);
+        if outside {
+            self.remember(what, self.guest_path(dir, path));
+        }
+        outside
+    }
+
+    /// Remember a refusal by cap-std on a granted descriptor (a `..` or
+    /// symlink escape, a write to a read-only grant).
+    fn escaped(&mut self, error: &types::ErrorCode, dir: u32, what: &'static str, path: &str) {
+        if matches!(
+            error,
+            types::ErrorCode::NotPermitted | types::ErrorCode::Access
+        ) {
+            self.remember(what, self.guest_path(dir, path));
+        }
+    }
+}
+
+/// Shadow the WASI functions that see a path outside the grants: the
+/// preopen list (to add the root), `open-at` and `stat-at`.
+pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
+    linker.allow_shadowing(true);
+    shadow_preopens(linker)?;
+    shadow_open_at(linker)?;
+    shadow_stat_at(linker)?;
+    linker.allow_shadowing(false);
+    Ok(())
+}
+
+/// `get-directories`: the granted directories, and the root as `/` unless
+/// `/` itself is granted; each one's descriptor is remembered.
+fn shadow_preopens(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
+    linker.instance(PREOPENS)?.func_wrap_async(
+        "get-directories",
+        |mut store: StoreContextMut<'_, HostState>, (): ()| {
+            Box::new(async move {
+                let state = store.data_mut();
+                let root = state.refusals.root.clone();
+                let mut fs = state.filesystem();
+                let mut dirs = preopens::Host::get_directories(&mut fs)?;
+                if !dirs.iter().any(|(_, path)| path == ROOT) {
+                    let root = fs.table.push(Descriptor::Dir(root))?;
+                    dirs.push((root, ROOT.to_owned()));
+                }
+                state.refusals.preopened = dirs
+                    .iter()
+                    .map(|(dir, path)| (dir.rep(), path.clone()))
+                    .collect();
+                Ok((dirs,))
+            })
+        },
+    )
+}
+
+/// The guest's answer to a path call on a granted descriptor: WASI's error
+/// code for a failure, which is remembered when it is a refusal.
+fn answer<T>(
+    state: &mut HostState,
+    dir: u32,
+    what: &'static str,
+    path: &str,
+    result: wasmtime_wasi::p2::FsResult<T>,
+) -> wasmtime::Result<Result<T, types::ErrorCode>> {
+    let error = match result {
+        Ok(value) => return Ok(Ok(value)),
+        Err(e) => types::Host::convert_error_code(&mut state.filesystem(), e)?,
+    };
+    state.refusals.escaped(&error, dir, what, path);
+    Ok(Err(error))
+}
+
+fn shadow_open_at(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
+    linker.instance(TYPES)?.func_wrap_async(
+        "[method]descriptor.open-at",
+        |mut store: StoreContextMut<'_, HostState>,
+         (dir, path_flags, path, open_flags, flags): (
+            Resource<Descriptor>,
+            types::PathFlags,
+            String,
+            types::OpenFlags,
+            types::DescriptorFlags,
+        )| {
+            Box::new(async move {
+                let state = store.data_mut();
+                let rep = dir.rep();
+                if state.refusals.outside_grants(rep, "open", &path) {
+                    return Ok((Err(types::ErrorCode::Access),));
+                }
+                let opened = types::HostDescriptor::open_at(
+                    &mut state.filesystem(),
+                    dir,
+                    path_flags,
+                    path.clone(),
+                    open_flags,
+                    flags,
+                )
+                .await;
+                Ok((answer(state, rep, "open", &path, opened)?,))
+            })
+        },
+    )
+}
+
+fn shadow_stat_at(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
+    linker.instance(TYPES)?.func_wrap_async(
+        "[method]descriptor.stat-at",
+        |mut store: StoreContextMut<'_, HostState>,
+         (dir, path_flags, path): (Resource<Descriptor>, types::PathFlags, String)| {
+            Box::new(async move {
+                let state = store.data_mut();
+                let rep = dir.rep();
+                if state.refusals.outside_grants(rep, "stat", &path) {
+                    return Ok((Err(types::ErrorCode::Access),));
+                }
+                let stat = types::HostDescriptor::stat_at(
+                    &mut state.filesystem(),
+                    dir,
+                    path_flags,
+                    path.clone(),
+                )
+                .await;
+                Ok((answer(state, rep, "stat", &path, stat)?,))
+            })
+        },
+    )
+}
