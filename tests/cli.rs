@@ -387,7 +387,9 @@ fn validate_reports_every_problem_and_exits_1() {
         .cmd(&["validate"])
         .assert()
         .code(0)
-        .stdout("ok: 1 hook in 1 file\n");
+        .stdout(predicate::str::ends_with(
+            "ok: 1 hook in 1 file, 1 warning\n",
+        ));
     layers.write(
         ".wasm-hooks/hooks.local.json",
         &json!({"hooks": {
@@ -410,12 +412,12 @@ fn validate_reports_every_problem_and_exits_1() {
             predicate::str::is_match(r"hooks\.local\.json:\d+:\d+: hooks\.Stop\[0\]\.hooks\[1\]: `https://hooks\.example\.com/stop` is not in the engine.s URL allowlist")
                 .unwrap(),
         )
-        .stdout(predicate::str::ends_with("3 problems\n"));
+        .stdout(predicate::str::ends_with("3 problems, 1 warning\n"));
     layers
         .cmd(&["validate", "--allow-url", "https://hooks.example.com/*"])
         .assert()
         .code(1)
-        .stdout(predicate::str::ends_with("2 problems\n"));
+        .stdout(predicate::str::ends_with("2 problems, 1 warning\n"));
     let broken = layers.project.path().join("broken.yaml");
     std::fs::write(&broken, "hooks:\n  Stopp: []\n").unwrap();
     layers

@@ -34,5 +34,6 @@ mod serve;
 mod session;
 mod soak;
 mod trust;
+mod validate;
 mod wasm_runtime;
 mod wit_versions;

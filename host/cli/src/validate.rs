@@ -14,8 +14,18 @@ pub(crate) struct ValidateArgs {
     /// Hook files to check [default: the search list].
     files: Vec<PathBuf>,
 
+    /// Fail on warnings too (entries that load but may never do what they
+    /// say), as CI should.
+    #[arg(long)]
+    deny_warnings: bool,
+
     #[command(flatten)]
     hook_files: HookFileArgs,
+}
+
+/// `n thing` or `n things`.
+fn count(n: usize, thing: &str) -> String {
+    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
 }
 
 pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
@@ -27,12 +37,23 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
     }
     match builder.build() {
         Ok(engine) => {
+            let warnings = engine.warnings();
+            let failed = args.deny_warnings && !warnings.is_empty();
+            let mut text = String::new();
+            for warning in warnings {
+                text.push_str(&format!("warning: {warning}\n"));
+            }
             let (hooks, n) = (engine.hooks().len(), files.len());
-            let mut text = format!(
-                "ok: {hooks} hook{} in {n} file{}\n",
-                if hooks == 1 { "" } else { "s" },
-                if n == 1 { "" } else { "s" }
-            );
+            text.push_str(&format!(
+                "{}: {} in {}",
+                if failed { "failed" } else { "ok" },
+                count(hooks, "hook"),
+                count(n, "file")
+            ));
+            if !warnings.is_empty() {
+                text.push_str(&format!(", {}", count(warnings.len(), "warning")));
+            }
+            text.push('\n');
             for hook in engine.hooks() {
                 if let Some(why) = hook.handler.unsupported() {
                     text.push_str(&format!(
@@ -48,15 +69,21 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
                 }
             }
             report::print(&text)?;
-            Ok(Exit::GoOn)
+            Ok(if failed { Exit::Failed } else { Exit::GoOn })
         }
         Err(err) => {
             let mut text = String::new();
             for e in &err.errors {
                 text.push_str(&format!("{e}\n"));
             }
-            let n = err.errors.len();
-            text.push_str(&format!("{n} problem{}\n", if n == 1 { "" } else { "s" }));
+            for warning in &err.warnings {
+                text.push_str(&format!("warning: {warning}\n"));
+            }
+            text.push_str(&count(err.errors.len(), "problem"));
+            if !err.warnings.is_empty() {
+                text.push_str(&format!(", {}", count(err.warnings.len(), "warning")));
+            }
+            text.push('\n');
             report::print(&text)?;
             Ok(Exit::Failed)
         }

@@ -25,6 +25,7 @@ mod escape;
 mod event;
 mod handler;
 mod id;
+mod known;
 mod matcher;
 mod outcome;
 mod rule;
@@ -47,6 +48,7 @@ pub use event::{
 };
 pub use handler::{Handler, HandlerFuture, Reply};
 pub use id::HookId;
+pub use known::{KNOWN_RECORD_FIELDS, KNOWN_TOOLS};
 pub use matcher::{EventPattern, ToolMatcher, regex_error};
 pub use outcome::{
     Approval, Attributed, Context, Decision, Flow, Fold, HookOutput, HookResult, OnFailure,

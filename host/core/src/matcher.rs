@@ -84,6 +84,23 @@ impl EventPattern {
         Ok(Self { alternatives })
     }
 
+    /// The pattern for every catalogued event, every tool.
+    pub fn any() -> Self {
+        let mut events = EventSet::default();
+        for (name, _) in CATALOGUE {
+            events.insert(*name);
+        }
+        Self {
+            alternatives: vec![Alternative { events, tool: None }],
+        }
+    }
+
+    /// The tool each alternative of the pattern names (`bash` in
+    /// `tool:pre_execute:bash`), `None` for one that names none.
+    pub fn tools(&self) -> impl Iterator<Item = Option<&str>> + '_ {
+        self.alternatives.iter().map(|a| a.tool.as_deref())
+    }
+
     /// The pattern for exactly one event, every tool.
     pub fn event(name: EventName) -> Self {
         let mut events = EventSet::default();

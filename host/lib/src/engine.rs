@@ -29,6 +29,18 @@ use wasm_hooks_wasm::{WasmLimits, WasmRuntime, WasmRuntimeBuilder};
 pub struct LoadError {
     /// The problems.
     pub errors: Vec<Error>,
+    /// What the lints found in the files that did load (see
+    /// [`HookEngine::warnings`]).
+    pub warnings: Vec<Error>,
+}
+
+impl LoadError {
+    fn new(errors: Vec<Error>) -> Self {
+        Self {
+            errors,
+            warnings: Vec::new(),
+        }
+    }
 }
 
 impl fmt::Display for LoadError {
@@ -351,7 +363,7 @@ impl HookEngineBuilder {
             || policy == UntrustedProjects::TrustAll;
         let audit = self
             .open_audit_log(&loaded.settings, trusted)
-            .map_err(|e| LoadError { errors: vec![e] })?;
+            .map_err(|e| LoadError::new(vec![e]))?;
         let (specs, skipped) = project_trust::apply(
             loaded.hooks,
             loaded.trust.as_ref(),
@@ -381,6 +393,7 @@ impl HookEngineBuilder {
             registry,
             skipped,
             trust: loaded.trust,
+            warnings: Arc::new(loaded.warnings),
         })
     }
 
@@ -426,9 +439,9 @@ impl HookEngineBuilder {
 
     /// Read the settings and every hook file, and weigh the project's trust.
     fn load(&self) -> Result<Loaded, LoadError> {
-        let (settings, settings_files) = self.settings().map_err(|errors| LoadError { errors })?;
+        let (settings, settings_files) = self.settings().map_err(LoadError::new)?;
         let managed = match &self.managed_dir {
-            Some(dir) => ManagedSettings::load(dir).map_err(|e| LoadError { errors: vec![e] })?,
+            Some(dir) => ManagedSettings::load(dir).map_err(|e| LoadError::new(vec![e]))?,
             None => ManagedSettings::default(),
         };
         let project_dir = match &self.project_dir {
@@ -442,14 +455,18 @@ impl HookEngineBuilder {
         let layers = self.layers();
         let mut found = Vec::new();
         let mut errors = Vec::new();
+        let mut warnings = Vec::new();
         for layer in &layers {
             match loader.load_file(&layer.path) {
-                Ok(hooks) => found.push((layer.scope, hooks)),
+                Ok(mut hooks) => {
+                    warnings.append(&mut hooks.warnings);
+                    found.push((layer.scope, hooks));
+                }
                 Err(errs) => errors.extend(errs),
             }
         }
         if !errors.is_empty() {
-            return Err(LoadError { errors });
+            return Err(LoadError { errors, warnings });
         }
         let mut hooks = config::merge(found);
         if managed.block_on_failure {
@@ -489,6 +506,7 @@ impl HookEngineBuilder {
             managed,
             hooks,
             trust,
+            warnings,
         })
     }
 
@@ -554,6 +572,7 @@ struct Loaded {
     managed: ManagedSettings,
     hooks: Vec<(Scope, LoadedHook)>,
     trust: Option<ProjectTrust>,
+    warnings: Vec<Error>,
 }
 
 /// The hook engine: a [`HookRegistry`] (register, unregister, dispatch,
@@ -578,6 +597,7 @@ pub struct HookEngine {
     registry: HookRegistry,
     skipped: Vec<SkippedHook>,
     trust: Option<ProjectTrust>,
+    warnings: Arc<Vec<Error>>,
 }
 
 impl Default for HookEngine {
@@ -588,6 +608,7 @@ impl Default for HookEngine {
             registry: HookRegistry::reviewed(None, Some(stop_guard(DEFAULT_STOP_LOOP_LIMIT, None))),
             skipped: Vec::new(),
             trust: None,
+            warnings: Arc::default(),
         }
     }
 }
@@ -600,6 +621,13 @@ impl HookEngine {
     /// A builder; see [`HookEngineBuilder`] for the defaults.
     pub fn builder() -> HookEngineBuilder {
         HookEngineBuilder::new()
+    }
+
+    /// What the lints found in the hook files: entries that load but may
+    /// never do what they say (a matcher no tool fits, a rule on a field no
+    /// event carries, a guard that fails open). `validate` prints them.
+    pub fn warnings(&self) -> &[Error] {
+        &self.warnings
     }
 
     /// The project's hooks left out because the project is not trusted.

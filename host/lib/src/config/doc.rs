@@ -12,20 +12,83 @@ use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use wasm_hooks_core::{EventPattern, OnFailure};
 
-/// A whole hook file. Other top-level keys (a Claude Code settings file's
-/// `permissions`, `env`, …) are ignored.
+/// A whole hook file. Its other top-level keys are kept by name: the loader
+/// refuses them in a hook file, and leaves them to the agent in an agent's
+/// settings file (Claude Code's `permissions`, `env`, …).
 #[derive(Deserialize)]
 pub(super) struct FileDoc {
     #[serde(default)]
     pub(super) hooks: HooksDoc,
+    /// The JSON Schema an editor checks the file against.
+    #[serde(rename = "$schema")]
+    pub(super) _schema: Option<String>,
+    #[serde(flatten)]
+    pub(super) other: std::collections::BTreeMap<String, serde::de::IgnoredAny>,
+}
+
+/// The top-level keys of a hook file.
+pub(super) const FILE_KEYS: &[&str] = &["hooks", "$schema"];
+
+/// A value read on its own, so that what is wrong with it is reported
+/// without hiding what is wrong elsewhere: each field that does not read is
+/// noted (where, what) and left out, and the rest is read, so one pass
+/// finds every bad field of an entry. `value` is `None` when even that
+/// fails (the value is not an object, or the problem is nested deeper).
+pub(super) struct Lenient<T> {
+    pub(super) value: Option<T>,
+    pub(super) misreads: Vec<Misread>,
+}
+
+/// The most bad fields one value is read around.
+const MAX_MISREADS: usize = 16;
+
+/// Why a [`Lenient`] value did not read.
+pub(super) struct Misread {
+    /// Where inside the value, as serde_path_to_error writes it.
+    pub(super) path: String,
+    pub(super) message: String,
+}
+
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Lenient<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut value = Value::deserialize(d)?;
+        let mut misreads = Vec::new();
+        loop {
+            let error = match serde_path_to_error::deserialize(value.clone()) {
+                Ok(read) => {
+                    return Ok(Self {
+                        value: Some(read),
+                        misreads,
+                    });
+                }
+                Err(e) => e,
+            };
+            let path = error.path().to_string();
+            misreads.push(Misread {
+                message: error.into_inner().to_string(),
+                path: path.clone(),
+            });
+            // Leave out a bad field of this object and read the rest.
+            let left_out = match &mut value {
+                Value::Object(map) if misreads.len() < MAX_MISREADS => map.remove(&path).is_some(),
+                _ => false,
+            };
+            if !left_out {
+                return Ok(Self {
+                    value: None,
+                    misreads,
+                });
+            }
+        }
+    }
 }
 
 /// The `hooks` value: a map from event patterns to lists (Claude Code's
 /// shape, or profile-style YAML), or a flat list of entries that each name
 /// their `event`.
 pub(super) enum HooksDoc {
-    ByEvent(Vec<(EventKey, Vec<EntryDoc>)>),
-    Flat(Vec<EntryDoc>),
+    ByEvent(Vec<(EventKey, Lenient<Vec<Lenient<EntryDoc>>>)>),
+    Flat(Vec<Lenient<EntryDoc>>),
 }
 
 impl Default for HooksDoc {
@@ -62,16 +125,17 @@ impl<'de> Deserialize<'de> for HooksDoc {
     }
 }
 
-/// An event pattern used as a key, with its text for error messages.
+/// An event pattern used as a key, with its text for error messages; an
+/// unknown event is kept as its message, for the loader to report.
 pub(super) struct EventKey {
     pub(super) text: String,
-    pub(super) pattern: EventPattern,
+    pub(super) pattern: Result<EventPattern, String>,
 }
 
 impl<'de> Deserialize<'de> for EventKey {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
-        let pattern = EventPattern::parse(&text).map_err(serde::de::Error::custom)?;
+        let pattern = EventPattern::parse(&text).map_err(|e| e.to_string());
         Ok(Self { text, pattern })
     }
 }
@@ -83,7 +147,7 @@ impl<'de> Deserialize<'de> for EventKey {
 pub(super) struct EntryDoc {
     // A group.
     pub(super) matcher: Option<String>,
-    pub(super) hooks: Option<Vec<EntryDoc>>,
+    pub(super) hooks: Option<Vec<Lenient<EntryDoc>>>,
     // The flat list form.
     pub(super) event: Option<String>,
     // Every hook.
@@ -95,8 +159,9 @@ pub(super) struct EntryDoc {
     pub(super) priority: i32,
     #[serde(default = "enabled_default")]
     pub(super) enabled: bool,
+    /// `None` when the entry leaves it at the default.
     #[serde(default, alias = "onFailure")]
-    pub(super) on_failure: OnFailure,
+    pub(super) on_failure: Option<OnFailure>,
     /// Claude Code's permission-rule condition (`Bash(git *)`).
     #[serde(rename = "if")]
     pub(super) condition: Option<String>,
@@ -148,6 +213,11 @@ fn enabled_default() -> bool {
 }
 
 impl EntryDoc {
+    /// What happens when the hook fails: as set, else the default.
+    pub(super) fn on_failure(&self) -> OnFailure {
+        self.on_failure.unwrap_or_default()
+    }
+
     /// Whether the hook runs in the background (`async`, or `asyncRewake`,
     /// which implies it).
     pub(super) fn runs_in_background(&self) -> bool {

@@ -170,6 +170,7 @@ mod tests {
                 })
                 .collect(),
             disabled: disabled.iter().map(|d| (*d).to_owned()).collect(),
+            warnings: Vec::new(),
         };
         (scope, found)
     }

@@ -26,6 +26,7 @@
 
 mod doc;
 mod layers;
+mod lints;
 mod locate;
 mod settings;
 
@@ -43,7 +44,7 @@ use wasm_hooks_core::{
     ToolMatcher, nearest,
 };
 
-use self::doc::{COMMON_FIELDS, EntryDoc, FileDoc, HooksDoc};
+use self::doc::{COMMON_FIELDS, EntryDoc, FILE_KEYS, FileDoc, HooksDoc, Lenient};
 use self::locate::Locator;
 use crate::handlers::KINDS;
 use crate::handlers::kind::{
@@ -104,6 +105,8 @@ pub(crate) struct FileHooks {
     pub(crate) hooks: Vec<LoadedHook>,
     /// Names its `enabled: false` entries switch off in lower layers.
     pub(crate) disabled: Vec<String>,
+    /// What loads but may not do what it says (see `lints`).
+    pub(crate) warnings: Vec<Error>,
 }
 
 /// One hook as loaded from a file, with what trust needs to know of it.
@@ -131,6 +134,19 @@ struct FileRead<'a> {
 }
 
 impl FileRead<'_> {
+    /// The value, or `None` after reporting what is wrong with it (at
+    /// `at`, or the place inside it).
+    fn lenient<T>(&mut self, at: &str, read: Lenient<T>) -> Option<T> {
+        for misread in read.misreads {
+            let place = match misread.path.as_str() {
+                "." => at.to_owned(),
+                inside => format!("{at}.{inside}"),
+            };
+            self.problem(&place, misread.message);
+        }
+        read.value
+    }
+
     /// A problem with the entry or field at `entry` (a path such as
     /// `hooks.PreToolUse[0].matcher`), with its line and column when found.
     fn problem(&mut self, entry: &str, message: impl std::fmt::Display) {
@@ -165,6 +181,17 @@ impl FileRead<'_> {
         });
     }
 
+    /// A lint's warning about the entry or field at `place`.
+    fn warning(&mut self, place: &str, message: String) {
+        let position = self.locator.find(place);
+        self.found.warnings.push(Error::Config {
+            path: self.path.to_owned(),
+            line: position.map(|p| p.0),
+            column: position.map(|p| p.1),
+            message: format!("{place}: {message}"),
+        });
+    }
+
     /// A problem loading what the entry at `entry` names (its plugin).
     fn load_problem(&mut self, entry: String, source: Error) {
         let position = self.locator.find(&entry);
@@ -178,10 +205,47 @@ impl FileRead<'_> {
     }
 }
 
+/// `message` in the words of a hook file, with a suggestion for a near
+/// miss.
+fn plain_words(message: &str) -> String {
+    with_suggestion(&internal_names_in_words(message))
+}
+
+/// The most names an "expected one of" list shows.
+const MAX_LISTED: usize = 8;
+
+/// serde's `unknown variant `blok`, expected one of `block`, …` (or
+/// `unknown field`) with the nearest expected name suggested, and a long
+/// list of expected names cut short.
+fn with_suggestion(message: &str) -> String {
+    static UNKNOWN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^(.*unknown (?:variant|field) `([^`]*)`), expected (?:one of )?(.*)$")
+            .expect("a fixed pattern")
+    });
+    let Some(caps) = UNKNOWN.captures(message) else {
+        return message.to_owned();
+    };
+    let expected: Vec<&str> = caps[3].split('`').skip(1).step_by(2).collect();
+    let mut out = caps[1].to_owned();
+    if let Some(near) = nearest(&caps[2], expected.iter().copied()) {
+        out.push_str(&format!(" (did you mean `{near}`?)"));
+    }
+    let listed = quoted(&expected[..expected.len().min(MAX_LISTED)]);
+    match expected.len() {
+        0 => out.push_str(&format!(", expected {}", &caps[3])),
+        n if n > MAX_LISTED => out.push_str(&format!(
+            "; expected one of {listed}, … ({} more)",
+            n - MAX_LISTED
+        )),
+        _ => out.push_str(&format!("; expected one of {listed}")),
+    }
+    out
+}
+
 /// `message` with serde's names of our types (`expected struct EntryDoc`)
 /// and of Rust's (`expected u64`) put in the words of a hook file
 /// (`expected a hook entry (an object)`, `expected a whole number`).
-fn plain_words(message: &str) -> std::borrow::Cow<'_, str> {
+fn internal_names_in_words(message: &str) -> std::borrow::Cow<'_, str> {
     static TYPE_NAME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
             r"\b(struct|enum) ([A-Z][A-Za-z0-9]*)|\b(u8|u16|u32|u64|usize|i32|i64|f32|f64)\b",
@@ -336,7 +400,7 @@ pub(crate) fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> 
             .to_owned(),
         None => message,
     };
-    let message = plain_words(&message).into_owned();
+    let message = plain_words(&message);
     Err(Error::Config {
         path: path.to_owned(),
         line: position.map(|p| p.0),
@@ -374,18 +438,34 @@ impl Loader {
             found: FileHooks::default(),
             errors: Vec::new(),
         };
+        top_level_keys(&mut read, doc.other.keys());
         match doc.hooks {
             HooksDoc::ByEvent(events) => {
                 for (key, entries) in events {
+                    let at = format!("hooks.{}", key.text);
+                    // Under an unknown event, the entries are still checked
+                    // (as if for every event) so that one run finds all.
+                    let pattern = key.pattern.unwrap_or_else(|message| {
+                        read.problem(&at, message);
+                        EventPattern::any()
+                    });
+                    let Some(entries) = read.lenient(&at, entries) else {
+                        continue;
+                    };
                     for (i, entry) in entries.into_iter().enumerate() {
-                        let at = format!("hooks.{}[{i}]", key.text);
-                        self.by_event_entry(&mut read, entry, &key.pattern, at);
+                        let at = format!("{at}[{i}]");
+                        if let Some(entry) = read.lenient(&at, entry) {
+                            self.by_event_entry(&mut read, entry, &pattern, at);
+                        }
                     }
                 }
             }
             HooksDoc::Flat(entries) => {
                 for (i, entry) in entries.into_iter().enumerate() {
-                    self.flat_entry(&mut read, entry, format!("hooks[{i}]"));
+                    let at = format!("hooks[{i}]");
+                    if let Some(entry) = read.lenient(&at, entry) {
+                        self.flat_entry(&mut read, entry, at);
+                    }
                 }
             }
         }
@@ -416,7 +496,7 @@ impl Loader {
         };
         let stray = entry.hook_fields();
         if !stray.is_empty() {
-            return read.problem(
+            read.problem(
                 &at,
                 format!(
                     "a group takes only `matcher` and `hooks`; move {} into its hooks",
@@ -424,10 +504,13 @@ impl Loader {
                 ),
             );
         }
-        let Some(matcher) = compile_matcher(read, &at, entry.matcher.as_deref()) else {
-            return;
-        };
+        // A bad matcher is reported; the group's hooks are still checked.
+        let matcher = compile_matcher(read, &at, entry.matcher.as_deref())
+            .unwrap_or_else(|| ToolMatcher::parse("").expect("the empty matcher"));
         for (h, hook) in hooks.into_iter().enumerate() {
+            let Some(hook) = read.lenient(&format!("{at}.hooks[{h}]"), hook) else {
+                continue;
+            };
             if hook.hooks.is_some() || hook.matcher.is_some() || hook.event.is_some() {
                 read.problem(
                     &format!("{at}.hooks[{h}]"),
@@ -435,13 +518,12 @@ impl Loader {
                 );
                 continue;
             }
-            self.hook(
-                read,
-                hook,
-                events,
-                Some(&matcher),
-                format!("{at}.hooks[{h}]"),
-            );
+            let group = Group {
+                matcher: &matcher,
+                text: entry.matcher.as_deref(),
+                at: &at,
+            };
+            self.hook(read, hook, events, Some(&group), format!("{at}.hooks[{h}]"));
         }
     }
 
@@ -472,7 +554,7 @@ impl Loader {
         read: &mut FileRead<'_>,
         mut doc: EntryDoc,
         events: &EventPattern,
-        group_matcher: Option<&ToolMatcher>,
+        group: Option<&Group<'_>>,
         at: String,
     ) {
         if !doc.enabled {
@@ -481,37 +563,40 @@ impl Loader {
             read.found.disabled.extend(doc.name);
             return;
         }
-        let matcher = match group_matcher {
-            Some(m) => m.clone(),
-            None => match compile_matcher(read, &at, doc.matcher.as_deref()) {
-                Some(m) => m,
-                None => return,
-            },
+        // Each check reports its own problem and the next still runs, so
+        // that one run finds every problem of the entry.
+        let matcher = match group {
+            Some(g) => Some(g.matcher.clone()),
+            None => compile_matcher(read, &at, doc.matcher.as_deref()),
         };
         let condition = match doc.condition.as_deref().map(PermissionRule::parse) {
-            None => None,
-            Some(Ok(rule)) => Some(rule),
-            Some(Err(message)) => return read.field_problem(&at, "if", message),
+            None => Some(None),
+            Some(Ok(rule)) => Some(Some(rule)),
+            Some(Err(message)) => {
+                read.field_problem(&at, "if", format!("`if`: {message}"));
+                None
+            }
         };
-        let kind = match kind_of(&doc) {
-            Ok(kind) => kind,
-            Err(message) => return read.field_problem(&at, "type", message),
-        };
-        if !fields_fit(read, &at, kind, &doc) {
-            return;
-        }
-        let Some(timeout_ms) = timeout_of(read, &at, &doc) else {
-            return;
-        };
-        if doc.runs_in_background()
-            && (doc.on_failure == OnFailure::Block || matches!(kind.name(), "inline" | "matcher"))
-        {
-            return read.field_problem(
+        let kind = kind_of(&doc)
+            .map_err(|message| read.field_problem(&at, "type", message))
+            .ok();
+        let fit = kind.is_some_and(|kind| fields_fit(read, &at, kind, &doc));
+        let timeout_ms = timeout_of(read, &at, &doc);
+        let background_guard = doc.runs_in_background()
+            && (doc.on_failure() == OnFailure::Block
+                || kind.is_some_and(|k| matches!(k.name(), "inline" | "matcher")));
+        if background_guard {
+            read.field_problem(
                 &at,
                 "async",
                 "a background hook never blocks: a guard (`on_failure: block`, or inline rules) must not be `async`",
             );
         }
+        let (Some(matcher), Some(condition), Some(kind), true, Some(timeout_ms), false) =
+            (matcher, condition, kind, fit, timeout_ms, background_guard)
+        else {
+            return;
+        };
         let mut cx = BuildContext {
             settings: &mut self.kinds,
             base: read.base,
@@ -519,14 +604,21 @@ impl Loader {
         };
         let mut built = match (kind.build)(std::mem::take(&mut doc.fields), &mut cx) {
             Ok(built) => built,
-            Err(FieldsError::Field { path, message }) => {
-                return read.field_problem(&at, &path, format!("`{path}`: {message}"));
-            }
-            Err(FieldsError::Problem(HookProblem::Message(message))) => {
-                return read.problem(&at, message);
-            }
-            Err(FieldsError::Problem(HookProblem::Load(e))) => return read.load_problem(at, e),
+            Err(problem) => return build_problem(read, at, problem),
         };
+        let shape = lints::HookShape {
+            events,
+            matcher_text: match group {
+                Some(g) => g.text,
+                None => doc.matcher.as_deref(),
+            },
+            matcher: &matcher,
+            kind: kind.name(),
+            on_failure: doc.on_failure,
+            background: doc.runs_in_background(),
+            reads: &built.reads,
+        };
+        report_lints(read, &shape, group, &at);
         if doc.once {
             built.handler = Arc::new(OnceHook::new(built.handler, self.once.clone()));
         }
@@ -577,6 +669,44 @@ fn timeout_of(read: &mut FileRead<'_>, at: &str, doc: &EntryDoc) -> Option<Optio
     )
 }
 
+/// Report why a kind could not build the entry at `at`.
+fn build_problem(read: &mut FileRead<'_>, at: String, problem: FieldsError) {
+    match problem {
+        FieldsError::Field { path, message } => {
+            read.field_problem(&at, &path, format!("`{path}`: {message}"));
+        }
+        FieldsError::Problem(HookProblem::Message(message)) => read.problem(&at, message),
+        FieldsError::Problem(HookProblem::Field { path, message }) => {
+            read.field_problem(&at, path, format!("`{path}`: {message}"));
+        }
+        FieldsError::Problem(HookProblem::Load(e)) => read.load_problem(at, e),
+    }
+}
+
+/// Warn of each lint that applies to the hook at `at`.
+fn report_lints(
+    read: &mut FileRead<'_>,
+    shape: &lints::HookShape<'_>,
+    group: Option<&Group<'_>>,
+    at: &str,
+) {
+    for lint in lints::lint(shape) {
+        let place = match lint.place {
+            lints::Place::Matcher => format!("{}.matcher", group.map_or(at, |g| g.at)),
+            lints::Place::Field(field) => format!("{at}.{field}"),
+        };
+        read.warning(&place, lint.message);
+    }
+}
+
+/// The group a hook sits in: its compiled matcher, the matcher's text and
+/// where the group is.
+struct Group<'a> {
+    matcher: &'a ToolMatcher,
+    text: Option<&'a str>,
+    at: &'a str,
+}
+
 /// Where a hook applies: its events, tool matcher and `if` rule.
 struct Applies {
     events: EventPattern,
@@ -600,11 +730,12 @@ fn spec_of(
         matcher: applies.matcher.to_string(),
         condition: applies.condition.as_ref().map(ToString::to_string),
         priority: doc.priority,
-        on_failure: doc.on_failure,
+        on_failure: doc.on_failure(),
         background: doc.runs_in_background(),
         once: doc.once,
     };
     let background = doc.runs_in_background();
+    let on_failure = doc.on_failure();
     let mut caveats = std::mem::take(&mut built.caveats);
     if doc.async_rewake {
         caveats.push("`asyncRewake`: runs in the background like `async`, but wasm-hooks cannot wake the model later: a block from it is only logged".to_owned());
@@ -620,9 +751,9 @@ fn spec_of(
         events: applies.events,
         matcher: applies.matcher,
         condition: applies.condition,
+        on_failure,
         description: doc.description,
         priority: doc.priority,
-        on_failure: doc.on_failure,
         background,
         source: HookSource::File {
             file: file.to_owned(),
@@ -689,6 +820,28 @@ fn fields_fit(read: &mut FileRead<'_>, at: &str, kind: &KindEntry, doc: &EntryDo
         read.field_problem(at, field, message);
     }
     fit
+}
+
+/// Report the top-level keys a hook file does not have. An agent's settings
+/// file (`settings.json`, `settings.local.json`) has keys of its own; there
+/// only a near miss of `hooks` is reported.
+fn top_level_keys<'k>(read: &mut FileRead<'_>, keys: impl Iterator<Item = &'k String>) {
+    let agent_settings = read
+        .path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("settings"));
+    for key in keys {
+        let message = match nearest(key, FILE_KEYS.iter().copied()) {
+            Some(near) => format!("unknown top-level key `{key}` (did you mean `{near}`?)"),
+            None if agent_settings => continue,
+            None => format!(
+                "unknown top-level key `{key}`; a hook file has {}",
+                quoted(FILE_KEYS)
+            ),
+        };
+        read.problem(key, message);
+    }
 }
 
 fn compile_matcher(
@@ -957,7 +1110,7 @@ hooks:
         );
         assert_problem(
             r#"{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "ok?", "provider": "gemini"}]}]}}"#,
-            "`provider`: unknown variant `gemini`, expected `anthropic` or `openai`",
+            "`provider`: unknown variant `gemini`; expected one of `anthropic`, `openai`",
         );
         assert_problem(
             r#"{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "{{tool_nmae}}"}]}]}}"#,
@@ -990,9 +1143,32 @@ hooks:
     }
 
     #[test]
-    fn settings_keys_other_than_hooks_are_left_alone() {
-        let found = load(r#"{"permissions": {"allow": ["Bash"]}, "hooks": {}}"#).unwrap();
-        assert!(found.hooks.is_empty());
+    fn an_agents_settings_keys_are_left_alone_but_a_hook_file_has_only_hooks() {
+        let settings = r#"{"permissions": {"allow": ["Bash"]}, "hooks": {}}"#;
+        assert!(
+            load_named("settings.json", settings)
+                .unwrap()
+                .hooks
+                .is_empty()
+        );
+        let errors = load_named("hooks.json", settings).unwrap_err();
+        assert!(
+            errors[0].to_string().contains(
+                "unknown top-level key `permissions`; a hook file has `hooks`, `$schema`"
+            ),
+            "{}",
+            errors[0]
+        );
+        let typo = "{\n  \"hoks\": {}}";
+        for name in ["settings.json", "hooks.json"] {
+            let message = load_named(name, typo).unwrap_err()[0].to_string();
+            assert!(
+                message.contains(&format!(
+                    "{name}:2:11: hoks: unknown top-level key `hoks` (did you mean `hooks`?)"
+                )),
+                "{message}"
+            );
+        }
     }
 
     #[test]

@@ -153,6 +153,19 @@ impl InlineHook {
         Ok(Self { rules })
     }
 
+    /// The record fields the rules test, as dotted paths with the short
+    /// names expanded (`tool_input.command`), each once.
+    pub(crate) fn fields_read(&self) -> Vec<String> {
+        let mut fields: Vec<String> = self
+            .rules
+            .iter()
+            .flat_map(|r| &r.conditions)
+            .map(|c| c.path.join("."))
+            .collect();
+        fields.dedup();
+        fields
+    }
+
     /// Compile a profile-style matcher entry: `match` (a tool glob and
     /// argument globs, all of which must hold), `action` and `message`.
     ///
@@ -415,12 +428,14 @@ impl HookKind for InlineKind {
             .rules
             .ok_or("an inline hook needs `rules`: [{field, operator, value, action, …}]")?;
         let hook = InlineHook::from_rules(&rules)?;
-        Ok(Built::new(
+        let reads = hook.fields_read();
+        let mut built = Built::new(
             Arc::new(hook),
             "inline".to_owned(),
             json!({ "rules": rules }),
-        )
-        .sandboxed())
+        );
+        built.reads = reads;
+        Ok(built.sandboxed())
     }
 }
 

@@ -62,6 +62,9 @@ pub(crate) struct Built {
     /// Where it does less than the entry asks (see
     /// [`wasm_hooks_core::HookSpec::caveats`]).
     pub(crate) caveats: Vec<String>,
+    /// The event-record fields it reads by name (an inline rule's
+    /// `tool_input.command`), for the lint that finds fields no event has.
+    pub(crate) reads: Vec<String>,
 }
 
 impl Built {
@@ -76,6 +79,7 @@ impl Built {
             executes: Vec::new(),
             sandboxed: false,
             caveats: Vec::new(),
+            reads: Vec::new(),
         }
     }
 
@@ -110,6 +114,14 @@ pub(crate) fn files_named<'a>(
 pub(crate) enum HookProblem {
     /// A problem with the entry itself.
     Message(String),
+    /// A problem with one field: its dotted path below the entry
+    /// (`limits.fuel`) and what is wrong.
+    Field {
+        /// Dotted path below the entry.
+        path: &'static str,
+        /// What is wrong.
+        message: String,
+    },
     /// A problem loading what it names (a plugin).
     Load(Error),
 }

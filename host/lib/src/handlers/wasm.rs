@@ -77,6 +77,27 @@ impl WasmSetup {
 /// The `wasm` kind.
 pub(crate) struct WasmKind;
 
+/// Refuse a limit no plugin can run under: zero fuel, memory, time or
+/// answer size would make every call fail, and the hook fail open or shut
+/// on every event.
+fn unworkable_limit(asked: &LimitOverrides) -> Result<(), HookProblem> {
+    let zero = [
+        ("limits.fuel", asked.fuel),
+        ("limits.memory_mb", asked.memory_mb),
+        ("limits.timeout_ms", asked.timeout_ms),
+        ("limits.max_result_kb", asked.max_result_kb),
+    ]
+    .into_iter()
+    .find(|(_, value)| *value == Some(0));
+    match zero {
+        Some((path, _)) => Err(HookProblem::Field {
+            path,
+            message: "0 leaves the plugin nothing to run with, so every call would fail; leave it out for the default".to_owned(),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// A wasm hook's own fields.
 #[derive(Deserialize)]
 pub(crate) struct WasmEntry {
@@ -101,6 +122,9 @@ impl HookKind for WasmKind {
     type Entry = WasmEntry;
 
     fn build(entry: WasmEntry, cx: &mut BuildContext<'_>) -> Result<Built, HookProblem> {
+        if let Some(asked) = &entry.limits {
+            unworkable_limit(asked)?;
+        }
         let Some(plugin) = &entry.plugin else {
             return Err("a wasm hook needs `plugin`, the path of its .wasm component".into());
         };

@@ -1,0 +1,146 @@
+//! `validate` finds every problem of a file in one run, each once, at its
+//! line and column, with a "did you mean" where a near name exists; and its
+//! lints catch the entries that load but silently never do what they say.
+
+use crate::support;
+
+use serde_json::json;
+
+/// The lines of `validate`'s report that mention `needle`.
+fn lines_with<'a>(report: &'a str, needle: &str) -> Vec<&'a str> {
+    report.lines().filter(|l| l.contains(needle)).collect()
+}
+
+#[test]
+fn validate_reports_eleven_mistakes_over_several_entries_each_once_with_position_and_suggestion() {
+    let file = support::write_hook_file(&json!({
+        "$shema": "https://example.com/schema.json",
+        "hooks": {
+            "PreToolUze": [
+                {"matcher": "(", "hooks": [{"type": "command", "command": "true", "on_failure": "block"}]}
+            ],
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [
+                    {"type": "comand", "command": "true"},
+                    {"type": "command", "command": "true", "timout": 5, "on_failure": "blok"},
+                    {"type": "inline", "rules": [{"field": "tool_input.command", "operator": "contians", "value": "rm", "action": "deny"}]},
+                    {"type": "inline", "rules": [{"field": "tool_input.command", "operator": "contains", "value": "rm", "action": "deni"}]},
+                    {"type": "wasm", "plugin": "guard.wasm", "on_failure": "block", "limits": {"fuel": 0}},
+                    {"type": "command", "command": "true", "if": "Bash(", "timeout_ms": 0, "on_failure": "block"}
+                ]}
+            ]
+        }
+    }));
+    let (code, report) = support::validate(&file.path);
+    assert_eq!(code, Some(1), "{report}");
+    let expected = [
+        ("$shema", "did you mean `$schema`?"),
+        ("hooks.PreToolUze", "did you mean `PreToolUse`?"),
+        (
+            "hooks.PreToolUze[0].matcher",
+            "not a valid regular expression",
+        ),
+        ("hooks.PreToolUse[0].hooks[0]", "did you mean `command`?"),
+        (
+            "hooks.PreToolUse[0].hooks[1]",
+            "unknown field `timout` (did you mean `timeout`?)",
+        ),
+        (
+            "hooks.PreToolUse[0].hooks[1].on_failure",
+            "did you mean `block`?",
+        ),
+        ("hooks.PreToolUse[0].hooks[2]", "did you mean `contains`?"),
+        ("hooks.PreToolUse[0].hooks[3]", "did you mean `deny`?"),
+        (
+            "hooks.PreToolUse[0].hooks[4]",
+            "`limits.fuel`: 0 leaves the plugin nothing",
+        ),
+        ("hooks.PreToolUse[0].hooks[5]", "`if`"),
+        ("hooks.PreToolUse[0].hooks[5]", "must be positive"),
+    ];
+    for (place, said) in expected {
+        let found: Vec<&str> = lines_with(&report, said)
+            .into_iter()
+            .filter(|l| l.contains(&format!(": {place}")))
+            .collect();
+        assert_eq!(found.len(), 1, "`{said}` at {place}, once:\n{report}");
+        let position = found[0]
+            .split_once("hooks.json:")
+            .and_then(|(_, rest)| rest.split_once(": "))
+            .map(|(at, _)| at.split(':').all(|n| n.parse::<u32>().is_ok()));
+        assert_eq!(
+            position,
+            Some(true),
+            "with its line and column: {}",
+            found[0]
+        );
+    }
+    assert!(report.ends_with("11 problems\n"), "{report}");
+    for line in report.lines() {
+        assert!(
+            line.matches('`').count() <= 2 * 10,
+            "no line lists every name there is: {line}"
+        );
+    }
+}
+
+#[test]
+fn each_silent_miss_is_a_lint_and_deny_warnings_fails_on_it() {
+    let file = support::write_hook_file(&json!({"hooks": {
+        "PreToolUse": [
+            {"matcher": "bash", "hooks": [{"type": "command", "command": "true", "on_failure": "block"}]},
+            {"matcher": "Bash", "hooks": [
+                {"type": "inline", "rules": [{"field": "tool_inputs.command", "operator": "contains", "value": "rm", "action": "deny"}]},
+                {"type": "command", "command": "true"}
+            ]}
+        ],
+        "tool:pre_execute:bash": [
+            {"matcher": "Edit", "hooks": [{"type": "command", "command": "true", "on_failure": "block"}]}
+        ],
+        "SessionStart": [
+            {"hooks": [{"type": "inline", "rules": [{"field": "tool_input.command", "operator": "exists", "action": "deny"}]}]}
+        ]
+    }}));
+    let (code, report) = support::validate(&file.path);
+    assert_eq!(code, Some(0), "warnings alone pass: {report}");
+    let expected = [
+        ("hooks.PreToolUse[0].matcher", "did you mean `Bash`?"),
+        (
+            "hooks.PreToolUse[1].hooks[0].rules",
+            "no event carries `tool_inputs` (did you mean `tool_input`?)",
+        ),
+        (
+            "hooks.PreToolUse[1].hooks[1].type",
+            "`on_failure` defaults to `warn`",
+        ),
+        (
+            "hooks.tool:pre_execute:bash[0].matcher",
+            "names the tool `bash` but the matcher `Edit` never fits it",
+        ),
+        ("hooks.SessionStart[0].hooks[0].rules", "only tool events"),
+    ];
+    for (place, said) in expected {
+        let found = lines_with(&report, said);
+        assert_eq!(found.len(), 1, "`{said}` once:\n{report}");
+        assert!(
+            found[0].starts_with("warning: ") && found[0].contains(&format!(": {place}: ")),
+            "a warning at {place}: {}",
+            found[0]
+        );
+    }
+    assert!(
+        report.ends_with("ok: 5 hooks in 1 file, 5 warnings\n"),
+        "{report}"
+    );
+    let out = assert_cmd::Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .args(["validate", "--deny-warnings", "--config"])
+        .arg(&file.path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).ends_with("failed: 5 hooks in 1 file, 5 warnings\n")
+    );
+}
