@@ -18,6 +18,7 @@ mod cli;
 mod command_hooks;
 mod compile_cache;
 mod example_agent;
+mod explain;
 mod guest_languages;
 mod hook_files;
 mod hook_templates;

@@ -10,6 +10,7 @@ use serde_json::Value;
 use wasm_hooks::{Answer, DEFAULT_STOP_LOOP_LIMIT, Event, Protocol};
 
 use super::audit::AuditLogArg;
+use super::explain::{self, ProjectChoice};
 use super::hook_files::HookFileArgs;
 use super::{Exit, report};
 
@@ -33,6 +34,11 @@ pub(crate) struct HookArgs {
     /// on with the reason shown to the person.
     #[arg(long)]
     fail_open: bool,
+
+    /// Also say on stderr why each hook ran or not (as `wasm-hooks
+    /// explain`); the answer on stdout is unchanged.
+    #[arg(long)]
+    explain: bool,
 
     /// How many Stop (or SubagentStop) blocks in a row a session may get
     /// before one goes through, with a warning naming the hook. Counted in
@@ -106,17 +112,14 @@ fn read_event(protocol: Protocol) -> Result<Event, String> {
 
 /// Dispatch and encode; an `Err` is why the hooks could not run.
 fn answer(args: &HookArgs, protocol: Protocol, event: &mut Event) -> Result<Answer, String> {
-    // The project is the agent's: CLAUDE_PROJECT_DIR, else the event's cwd;
-    // the hooks are told which (`project_dir`).
-    let project = std::env::var_os("CLAUDE_PROJECT_DIR")
-        .map(PathBuf::from)
-        .or_else(|| event.cwd().map(PathBuf::from));
-    if let Some(dir) = &project {
-        event.set_project_dir(dir);
-    }
+    // The project is the agent's: --project-dir, else CLAUDE_PROJECT_DIR,
+    // else the event's cwd; the hooks are told which (`project_dir`).
+    let place =
+        ProjectChoice::for_agent_event(&args.hook_files, event).map_err(|e| format!("{e:#}"))?;
+    event.set_project_dir(&place.dir);
     let mut builder = args
         .hook_files
-        .builder_in(&[], project)
+        .builder_in(&[], Some(place.dir.clone()))
         .map_err(|e| format!("{e:#}"))?;
     args.audit.apply(&mut builder);
     builder.stop_loop_limit(args.stop_loop_limit);
@@ -130,7 +133,16 @@ fn answer(args: &HookArgs, protocol: Protocol, event: &mut Event) -> Result<Answ
         .enable_all()
         .build()
         .map_err(|e| format!("starting the async runtime: {e}"))?;
-    let outcome = runtime.block_on(engine.dispatch(&*event));
+    let outcome = if args.explain {
+        let explanation = runtime.block_on(engine.explain(event.clone()));
+        match explain::render(&place, &builder, &explanation, false) {
+            Ok(text) => eprint!("{text}"),
+            Err(e) => eprintln!("wasm-hooks: explaining: {e:#}"),
+        }
+        explanation.outcome
+    } else {
+        runtime.block_on(engine.dispatch(&*event))
+    };
     runtime.block_on(engine.wait_for_background());
     Ok(protocol.encode(event, &outcome))
 }

@@ -8,6 +8,7 @@ mod bench;
 mod build;
 mod cache;
 mod compile;
+mod explain;
 mod hook;
 mod hook_files;
 mod inspect;
@@ -42,6 +43,9 @@ struct Cli {
 enum Command {
     /// Dispatch one event through the configured hooks and print the outcome.
     Run(run::RunArgs),
+    /// Say why each hook runs or not for one event: the project chosen and
+    /// why, the hook files looked for, each hook's fit, answer and time.
+    Explain(explain::ExplainArgs),
     /// Check hook files (and compile their plugins); exit 1 on any problem.
     Validate(validate::ValidateArgs),
     /// Show which hooks would run, in order, and where each comes from.
@@ -121,6 +125,7 @@ fn main() -> ExitCode {
 fn run(command: Command) -> anyhow::Result<Exit> {
     match command {
         Command::Run(args) => run::run(args),
+        Command::Explain(args) => explain::run(args),
         Command::Validate(args) => validate::run(args),
         Command::List(args) => list::run(args),
         Command::Audit(args) => audit::run(args),

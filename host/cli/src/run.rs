@@ -8,9 +8,10 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use clap::Args;
 use serde_json::Value;
-use wasm_hooks::{Event, EventName, Verdict};
+use wasm_hooks::{Event, EventName, Outcome, Verdict};
 
 use super::audit::AuditLogArg;
+use super::explain::{self, ProjectChoice};
 use super::hook_files::HookFileArgs;
 use super::{Exit, report};
 
@@ -23,6 +24,21 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     audit: AuditLogArg,
 
+    #[command(flatten)]
+    event: EventArgs,
+
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    json: bool,
+
+    /// Also say why each hook ran or not (as `wasm-hooks explain`).
+    #[arg(long)]
+    explain: bool,
+}
+
+/// Where the event comes from: flags, a file or stdin.
+#[derive(Debug, Args)]
+pub(crate) struct EventArgs {
     /// Event name (canonical or alias, e.g. PreToolUse, tool:pre).
     #[arg(short, long, value_name = "NAME", conflicts_with = "event_file")]
     event: Option<String>,
@@ -43,10 +59,6 @@ pub(crate) struct RunArgs {
     /// file; with neither --event nor --event-file it is read from stdin.
     #[arg(long, value_name = "FILE")]
     event_file: Option<PathBuf>,
-
-    /// Print the outcome as JSON.
-    #[arg(long)]
-    json: bool,
 }
 
 /// Where the event comes from, once the flags are checked.
@@ -61,8 +73,15 @@ enum EventSource {
     Stdin,
 }
 
+impl EventArgs {
+    /// The event these flags describe (read from a file or stdin if so).
+    pub(crate) fn event(&self) -> anyhow::Result<Event> {
+        EventSource::from_args(self)?.into_event()
+    }
+}
+
 impl EventSource {
-    fn from_args(args: &RunArgs) -> anyhow::Result<Self> {
+    fn from_args(args: &EventArgs) -> anyhow::Result<Self> {
         if let Some(path) = &args.event_file {
             return Ok(Self::File(path.clone()));
         }
@@ -126,7 +145,7 @@ impl EventSource {
 }
 
 pub(crate) fn run(args: RunArgs) -> anyhow::Result<Exit> {
-    let event = EventSource::from_args(&args)?.into_event()?;
+    let event = args.event.event()?;
     let mut builder = args.hook_files.builder(&[])?;
     args.audit.apply(&mut builder);
     let engine = builder.build()?;
@@ -134,6 +153,13 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<Exit> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
+    if args.explain {
+        let place = ProjectChoice::given(&args.hook_files)?;
+        let explanation = runtime.block_on(engine.explain(event));
+        report::print(&explain::render(&place, &builder, &explanation, args.json)?)?;
+        runtime.block_on(engine.wait_for_background());
+        return Ok(exit_of(&explanation.outcome));
+    }
     let started = Instant::now();
     let outcome = runtime.block_on(engine.dispatch(event));
     let elapsed = started.elapsed();
@@ -146,9 +172,14 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<Exit> {
     // Background hooks were not awaited for the outcome, but a CLI run must
     // not end them by exiting.
     runtime.block_on(engine.wait_for_background());
-    Ok(match outcome.verdict {
+    Ok(exit_of(&outcome))
+}
+
+/// The exit code an outcome gets.
+pub(crate) fn exit_of(outcome: &Outcome) -> Exit {
+    match outcome.verdict {
         Verdict::Proceed | Verdict::Allow { .. } => Exit::GoOn,
         Verdict::Deny { .. } => Exit::Denied,
         Verdict::Ask(_) => Exit::Ask,
-    })
+    }
 }

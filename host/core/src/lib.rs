@@ -55,5 +55,5 @@ pub use outcome::{
     Outcome, Requests, Role, Severity, TraceEntry, TraceStatus, UserMessage, Verdict,
 };
 pub use rule::PermissionRule;
-pub use spec::{HookSource, HookSpec};
+pub use spec::{HookSource, HookSpec, Misfit};
 pub use suggest::nearest;

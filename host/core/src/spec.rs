@@ -8,6 +8,8 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use serde::Serialize;
+
 use crate::closure::FnHandler;
 use crate::event::Event;
 use crate::handler::Handler;
@@ -152,12 +154,38 @@ impl HookSpec {
 
     /// Whether the hook applies to `event`.
     pub fn applies_to(&self, event: &Event) -> bool {
-        let subject = event.subject();
-        self.events.matches(event.name(), subject)
-            && self.matcher.matches(subject)
-            && self
-                .condition
-                .as_ref()
-                .is_none_or(|rule| rule.matches(event))
+        self.misfit(event).is_none()
     }
+
+    /// Why the hook does not apply to `event`: the first of its event
+    /// pattern, its matcher and its `if` rule that does not fit (`None`
+    /// when it applies).
+    pub fn misfit(&self, event: &Event) -> Option<Misfit> {
+        let subject = event.subject();
+        if !self.events.matches(event.name(), subject) {
+            Some(Misfit::Event)
+        } else if !self.matcher.matches(subject) {
+            Some(Misfit::Matcher)
+        } else if self
+            .condition
+            .as_ref()
+            .is_some_and(|rule| !rule.matches(event))
+        {
+            Some(Misfit::Condition)
+        } else {
+            None
+        }
+    }
+}
+
+/// Which part of a hook's "where" an event does not fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Misfit {
+    /// The event (or the tool named in the event key) is not the hook's.
+    Event,
+    /// The matcher does not fit the event's subject (its tool).
+    Matcher,
+    /// The `if` rule does not hold.
+    Condition,
 }

@@ -324,6 +324,35 @@ impl HookEngineBuilder {
         self.layers().into_iter().map(|layer| layer.path).collect()
     }
 
+    /// Every hook file this builder looks for, highest layer first, and
+    /// whether it is there: the explicit files, or the default search list
+    /// of the project and the user (after the managed files found).
+    pub fn searched_files(&self) -> Vec<(PathBuf, bool)> {
+        let managed = self
+            .managed_dir
+            .as_deref()
+            .map(config::managed_files)
+            .unwrap_or_default();
+        let rest = match &self.project_dir {
+            Some(project) if self.files.is_empty() => {
+                config::searched_files(project, self.user_config().as_deref(), self.claude_settings)
+                    .into_iter()
+                    .map(|layer| layer.path)
+                    .collect()
+            }
+            _ => self.files.clone(),
+        };
+        managed
+            .into_iter()
+            .map(|layer| layer.path)
+            .chain(rest)
+            .map(|path| {
+                let found = path.is_file();
+                (path, found)
+            })
+            .collect()
+    }
+
     /// The managed layer's files, then the explicit files or the
     /// project's and user's.
     fn layers(&self) -> Vec<Layer> {

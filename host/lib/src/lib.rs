@@ -38,6 +38,7 @@
 
 mod config;
 mod engine;
+mod explain;
 mod handlers;
 mod once;
 mod policy;
@@ -55,6 +56,7 @@ mod template;
 mod trust;
 
 pub use engine::{HookEngine, HookEngineBuilder, LoadError, MANAGED_DIR};
+pub use explain::{Explanation, Fate, HookExplained};
 pub use handlers::command::{CommandDefaults, CommandHook, Program};
 pub use handlers::http::{HttpHook, UrlAllowlist};
 pub use handlers::inline::InlineHook;

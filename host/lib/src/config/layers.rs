@@ -55,6 +55,19 @@ pub(crate) fn default_files(
     user_config: Option<&Path>,
     claude: bool,
 ) -> Vec<Layer> {
+    searched_files(project, user_config, claude)
+        .into_iter()
+        .filter(|layer| layer.path.is_file())
+        .collect()
+}
+
+/// Every default hook file looked for, highest precedence first, whether
+/// it exists or not.
+pub(crate) fn searched_files(
+    project: &Path,
+    user_config: Option<&Path>,
+    claude: bool,
+) -> Vec<Layer> {
     let ours = |dir: PathBuf, stem: &str| -> Vec<PathBuf> {
         EXTENSIONS
             .iter()
@@ -83,10 +96,7 @@ pub(crate) fn default_files(
             path,
             scope: Scope::User,
         });
-    project_files
-        .chain(user_files)
-        .filter(|layer| layer.path.is_file())
-        .collect()
+    project_files.chain(user_files).collect()
 }
 
 /// The managed hook files in `dir` (`hooks.{json,yaml,yml}`).

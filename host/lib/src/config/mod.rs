@@ -32,7 +32,9 @@ mod settings;
 
 mod managed;
 
-pub(crate) use layers::{Layer, Scope, default_files, managed_files, merge, user_config_dir};
+pub(crate) use layers::{
+    Layer, Scope, default_files, managed_files, merge, searched_files, user_config_dir,
+};
 pub(crate) use managed::ManagedSettings;
 pub(crate) use settings::{EngineSettings, settings_files};
 

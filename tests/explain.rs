@@ -1,0 +1,171 @@
+//! `explain` (and `--explain` on `run` and `hook`): the project chosen and
+//! why, the hook files looked for, and why each hook ran or not.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+fn wasm_hooks() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("wasm-hooks").unwrap();
+    cmd.env("XDG_CONFIG_HOME", "/nonexistent")
+        .env_remove("CLAUDE_PROJECT_DIR");
+    cmd
+}
+
+/// A project whose hook file holds one hook of each fate for a Bash
+/// `rm -rf` PreToolUse, with the project trusted by being given as the
+/// user's file (`--config`).
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".wasm-hooks")).unwrap();
+    let rule = |value: &str| json!([{"field": "tool_input.command", "operator": "contains", "value": value, "action": "deny", "reason": "no"}]);
+    let file = json!({"hooks": {
+        "PreToolUse": [
+            {"matcher": "Edit", "hooks": [{"name": "edits-only", "type": "inline", "rules": rule("x")}]},
+            {"matcher": "Bash", "hooks": [
+                {"name": "git-only", "type": "inline", "if": "Bash(git *)", "rules": rule("x")},
+                {"name": "no-rm", "type": "inline", "rules": rule("rm -rf")},
+                {"name": "after-the-deny", "type": "inline", "rules": rule("x")}
+            ]}
+        ],
+        "Stop": [{"hooks": [{"name": "on-stop", "type": "inline", "rules": rule("x")}]}]
+    }});
+    std::fs::write(
+        dir.path().join(".wasm-hooks/hooks.json"),
+        serde_json::to_vec_pretty(&file).unwrap(),
+    )
+    .unwrap();
+    dir
+}
+
+fn event_in(cwd: &Path) -> String {
+    json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": cwd,
+           "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}})
+    .to_string()
+}
+
+#[test]
+fn explain_says_why_each_hook_ran_or_not_and_which_project_and_files() {
+    let project = project();
+    let config = project.path().join(".wasm-hooks/hooks.json");
+    let out = wasm_hooks()
+        .current_dir("/")
+        .args(["explain", "--config"])
+        .arg(&config)
+        .write_stdin(event_in(project.path()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "the deny's exit code");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line_of = |hook: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!(" {hook}: ")))
+            .unwrap_or_else(|| panic!("{hook} in:\n{text}"))
+            .to_owned()
+    };
+    assert!(
+        line_of("edits-only")
+            .contains("skipped   edits-only: its matcher `Edit` does not fit `Bash`"),
+        "{text}"
+    );
+    assert!(
+        line_of("git-only")
+            .contains("skipped   git-only: its `if` rule `Bash(git *)` does not hold"),
+        "{text}"
+    );
+    assert!(
+        line_of("no-rm").contains("ran       no-rm: deny in "),
+        "{text}"
+    );
+    assert!(
+        line_of("after-the-deny").contains("not run   after-the-deny: a hook before it decided"),
+        "{text}"
+    );
+    assert!(
+        line_of("on-stop").contains("skipped   on-stop: it is on Stop"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "project:  {}\n          chosen by the event's `cwd`",
+            project.path().display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("read       {}", config.display())),
+        "{text}"
+    );
+    assert!(text.ends_with("decision: deny, by no-rm\n"), "{text}");
+
+    let out = wasm_hooks()
+        .current_dir("/")
+        .args(["explain", "--json", "--config"])
+        .arg(&config)
+        .write_stdin(event_in(project.path()))
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fates: Vec<(&str, &str)> = report["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["hook"].as_str().unwrap(), h["fate"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        fates,
+        [
+            ("edits-only", "skipped"),
+            ("git-only", "skipped"),
+            ("no-rm", "ran"),
+            ("after-the-deny", "not_reached"),
+            ("on-stop", "skipped")
+        ]
+    );
+    assert_eq!(report["hooks"][0]["because"], "matcher");
+    assert_eq!(report["hooks"][1]["because"], "condition");
+    assert_eq!(report["hooks"][4]["because"], "event");
+    assert_eq!(report["project"]["dir"], json!(project.path()));
+    assert_eq!(report["outcome"]["decision"], "deny");
+}
+
+#[test]
+fn hook_explain_answers_the_agent_unchanged_and_explains_on_stderr() {
+    let project = project();
+    let plain = wasm_hooks()
+        .current_dir("/")
+        .args(["hook"])
+        .write_stdin(event_in(project.path()))
+        .output()
+        .unwrap();
+    let explained = wasm_hooks()
+        .current_dir("/")
+        .args(["hook", "--explain"])
+        .write_stdin(event_in(project.path()))
+        .output()
+        .unwrap();
+    assert_eq!(plain.stdout, explained.stdout);
+    assert_eq!(plain.status.code(), explained.status.code());
+    let stderr = String::from_utf8_lossy(&explained.stderr);
+    assert!(stderr.contains("chosen by the event's `cwd`"), "{stderr}");
+    assert!(stderr.contains("ran       no-rm: deny"), "{stderr}");
+}
+
+#[test]
+fn run_explain_says_it_read_the_current_directory_not_the_events_cwd() {
+    let project = project();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = wasm_hooks()
+        .current_dir(elsewhere.path())
+        .args(["run", "--explain"])
+        .write_stdin(event_in(project.path()))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("chosen by the current directory (`run` does not follow the event's `cwd`)"),
+        "{text}"
+    );
+    assert!(text.contains("(no hooks loaded)"), "{text}");
+    assert!(text.ends_with("decision: proceed\n"), "{text}");
+}
