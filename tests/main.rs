@@ -24,6 +24,7 @@ mod hook_files;
 mod hook_templates;
 mod hostile;
 mod http_hooks;
+mod init;
 mod inspect;
 mod install;
 mod layers;

@@ -11,6 +11,7 @@ mod compile;
 mod explain;
 mod hook;
 mod hook_files;
+mod init;
 mod inspect;
 mod install;
 mod list;
@@ -76,6 +77,9 @@ enum Command {
     Inspect(inspect::InspectArgs),
     /// Run policy tests: fixtures of events and the outcomes they must get.
     Test(test::TestArgs),
+    /// Start a project's hook file: a commented `.wasm-hooks/hooks.json`
+    /// and the `.gitignore` line for the local layer.
+    Init(init::InitArgs),
     /// Create a plugin crate: a working hook, a hook file, fixtures.
     New(new::NewArgs),
     /// Build a plugin crate for wasm32-wasip2 and describe the component.
@@ -126,6 +130,7 @@ fn run(command: Command) -> anyhow::Result<Exit> {
     match command {
         Command::Run(args) => run::run(args),
         Command::Explain(args) => explain::run(args),
+        Command::Init(args) => init::run(args),
         Command::Validate(args) => validate::run(args),
         Command::List(args) => list::run(args),
         Command::Audit(args) => audit::run(args),
