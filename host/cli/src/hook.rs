@@ -116,6 +116,7 @@ fn answer(args: &HookArgs, protocol: Protocol, event: &mut Event) -> Result<Answ
     // else the event's cwd; the hooks are told which (`project_dir`).
     let place =
         ProjectChoice::for_agent_event(&args.hook_files, event).map_err(|e| format!("{e:#}"))?;
+    tracing::info!(project = %place.dir.display(), chosen_by = place.why, "project");
     event.set_project_dir(&place.dir);
     let mut builder = args
         .hook_files

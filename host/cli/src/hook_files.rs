@@ -16,7 +16,8 @@ pub(crate) struct HookFileArgs {
     configs: Vec<PathBuf>,
 
     /// Project whose `.wasm-hooks/` files are searched [default: the
-    /// current directory].
+    /// current directory; for `hook` and `explain`, $CLAUDE_PROJECT_DIR,
+    /// else the event's `cwd`].
     #[arg(long, value_name = "DIR")]
     project_dir: Option<PathBuf>,
 

@@ -53,6 +53,12 @@ enum Command {
     List(list::ListArgs),
     /// Stand in as an agent's hook: read its event on stdin, run the
     /// configured hooks, answer in its protocol (Claude Code by default).
+    ///
+    /// The project whose `.wasm-hooks/` files are read is `--project-dir`,
+    /// else `$CLAUDE_PROJECT_DIR`, else the event's `cwd`, else the current
+    /// directory: the agent's project, not the directory `hook` is run
+    /// from. `--explain` (or `wasm-hooks explain`) says which was chosen
+    /// and why each hook ran or not.
     Hook(hook::HookArgs),
     /// Serve the hooks over HTTP (for agents' HTTP hooks): POST /hook.
     Serve(serve::ServeArgs),

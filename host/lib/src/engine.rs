@@ -486,6 +486,7 @@ impl HookEngineBuilder {
         let mut errors = Vec::new();
         let mut warnings = Vec::new();
         for layer in &layers {
+            tracing::debug!(file = %layer.path.display(), scope = ?layer.scope, "reading hook file");
             match loader.load_file(&layer.path) {
                 Ok(mut hooks) => {
                     warnings.append(&mut hooks.warnings);
