@@ -179,6 +179,35 @@ fn the_python_example_passes_its_native_and_policy_tests_and_fails_loudly() {
         said.contains("HookError: unknown config keys ['max_subjet']"),
         "{said}"
     );
+    // With the example's config schema built in, the same mistake is
+    // refused at load, at the hook file's line, with the near name.
+    std::fs::copy(
+        source.join("config.schema.json"),
+        dir.join("config.schema.json"),
+    )
+    .unwrap();
+    let built = build(&dir);
+    assert!(
+        built.contains("config: checked at load against config.schema.json"),
+        "{built}"
+    );
+    let (code, said) = support::validate(&dir.join("hooks.json"));
+    assert_eq!(code, Some(1), "{said}");
+    assert!(
+        said.contains("hooks.json:10:")
+            && said.contains(
+                "`config.max_subjet`: unknown key `max_subjet` (did you mean `max_subject`?)"
+            ),
+        "{said}"
+    );
+    let shown = succeeded(
+        "wasm-hooks inspect",
+        &wasm_hooks(&dir, &["inspect", "build/conventional_commits_py.wasm"]),
+    );
+    assert!(
+        shown.contains("config schema:") && shown.contains("\"require_scope\""),
+        "{shown}"
+    );
 }
 
 #[test]

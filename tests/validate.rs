@@ -144,3 +144,72 @@ fn each_silent_miss_is_a_lint_and_deny_warnings_fails_on_it() {
         String::from_utf8_lossy(&out.stdout).ends_with("failed: 5 hooks in 1 file, 5 warnings\n")
     );
 }
+
+#[test]
+fn a_config_the_plugins_schema_refuses_is_a_load_error_at_the_hook_files_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(support::plugin("deny-dangerous-commands")).unwrap();
+    let schema = json!({"type": "object", "additionalProperties": false,
+        "properties": {"patterns": {"type": "array", "items": {"type": "string"}}}});
+    wasm_hooks::embed_config_schema(&mut bytes, &schema.to_string());
+    let plugin = dir.path().join("guard.wasm");
+    std::fs::write(&plugin, bytes).unwrap();
+    let write = |config: serde_json::Value| {
+        let file = dir.path().join("hooks.json");
+        let doc = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "wasm", "plugin": "guard.wasm", "on_failure": "block", "config": config}]}]}});
+        std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+        file
+    };
+    let file = write(json!({"pattern": ["rm -rf /"], "patterns": "rm"}));
+    let (code, report) = support::validate(&file);
+    assert_eq!(code, Some(1), "{report}");
+    assert!(
+        report.contains("hooks.json:8:")
+            && report
+                .contains("`config.pattern`: unknown key `pattern` (did you mean `patterns`?)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("`config.patterns`: \"rm\" is not of type \"array\""),
+        "{report}"
+    );
+    assert!(report.ends_with("2 problems\n"), "{report}");
+    // A later process that finds the plugin in the digest index (without
+    // reading it) still knows its schema: the index records it.
+    let cache = tempfile::tempdir().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100)); // the index records settled files only
+    for _ in 0..2 {
+        let out = assert_cmd::Command::cargo_bin("wasm-hooks")
+            .unwrap()
+            .env("XDG_CONFIG_HOME", "/nonexistent")
+            .args(["validate", "--cache-dir"])
+            .arg(cache.path())
+            .arg(&file)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(said.contains("unknown key `pattern`"), "{said}");
+    }
+    let records: Vec<String> = std::fs::read_dir(cache.path().join("digests"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(
+        records.len() == 1 && records[0].contains("config-schema {\"additionalProperties\":false"),
+        "{records:?}"
+    );
+    let (code, report) = support::validate(&write(json!({"patterns": ["rm -rf /"]})));
+    assert_eq!(code, Some(0), "{report}");
+    let shown = assert_cmd::Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .arg("inspect")
+        .arg(&plugin)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown.contains("config schema:") && shown.contains("\"additionalProperties\": false"),
+        "{shown}"
+    );
+}

@@ -47,6 +47,33 @@ pub use hook::Hook;
 pub use outcome::{Approval, Outcome, Role, Severity};
 pub use tools::Tool;
 
+/// The JSON Schema of the config type `T` (derive `schemars::JsonSchema`;
+/// `#[serde(deny_unknown_fields)]` makes a misspelt key an error), as
+/// pretty JSON text. Write it to the plugin's `config.schema.json` from a
+/// native test; `wasm-hooks build` carries that file in the component, and
+/// the host then refuses, at load, a hook whose `config` it does not fit,
+/// at the hook file's line:
+///
+/// ```no_run
+/// # #[cfg(feature = "schema")] {
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// #[serde(deny_unknown_fields)]
+/// struct Config { patterns: Vec<String> }
+///
+/// let schema = wasm_hooks_guest::config_schema::<Config>();
+/// std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/config.schema.json"), schema).unwrap();
+/// # }
+/// ```
+#[cfg(feature = "schema")]
+pub fn config_schema<T: schemars::JsonSchema>() -> String {
+    let schema = schemars::schema_for!(T);
+    serde_json::to_string_pretty(&schema).expect("a schema is JSON") + "\n"
+}
+
+/// schemars, for `#[derive(schemars::JsonSchema)]` on a config type.
+#[cfg(feature = "schema")]
+pub use schemars;
+
 use __private::bindings;
 
 /// The WIT package this SDK implements, stamped into every plugin so that the

@@ -37,10 +37,16 @@ const DEFAULT_PATTERNS: &[&str] = &[
 const DEFAULT_SHELL_TOOLS: &[&str] =
     &["Bash", "bash", "run_shell_command", "shell", "exec_command"];
 
-#[derive(Deserialize, Default)]
+/// The hook's `config`; its schema is `config.schema.json` (written by the
+/// test `the_config_schema_file_is_current`).
+#[derive(Deserialize, Default, wasm_hooks_guest::schemars::JsonSchema)]
+#[schemars(crate = "wasm_hooks_guest::schemars")]
 #[serde(deny_unknown_fields)]
 struct Config {
+    /// Commands to deny (replacing the defaults): whole words, `*` for any
+    /// text.
     patterns: Option<Vec<String>>,
+    /// Tool names whose input is a shell command.
     tools: Option<Vec<String>>,
 }
 
@@ -150,6 +156,21 @@ fn fold_whitespace(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `config.schema.json` is the schema of [`Config`]: rewritten when it
+    /// is not (so a change to the config type shows in the diff).
+    #[test]
+    fn the_config_schema_file_is_current() {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/config.schema.json");
+        let schema = wasm_hooks_guest::config_schema::<Config>();
+        if std::fs::read_to_string(file).ok().as_deref() != Some(schema.as_str()) {
+            std::fs::write(file, &schema).unwrap();
+        }
+        assert!(
+            schema.contains("\"additionalProperties\": false"),
+            "{schema}"
+        );
+    }
 
     fn denied(command: &str) -> Option<&'static str> {
         first_match(&fold_whitespace(command), DEFAULT_PATTERNS.iter().copied())

@@ -85,6 +85,21 @@ fn human(d: &Described) -> String {
     for import in &info.imports {
         let _ = writeln!(out, "    {import}");
     }
+    match &info.config_schema {
+        Some(schema) => {
+            let text = serde_json::to_string_pretty(schema).unwrap_or_default();
+            let _ = writeln!(out, "  config schema:");
+            for line in text.lines() {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "  config schema: none (its `config` is not checked at load)"
+            );
+        }
+    }
     let _ = writeln!(out, "  can ask for:");
     for capability in &d.capabilities {
         let _ = writeln!(out, "    {capability}");

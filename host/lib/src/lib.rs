@@ -58,6 +58,7 @@ mod trust;
 pub use engine::{HookEngine, HookEngineBuilder, LoadError, MANAGED_DIR};
 pub use explain::{Explanation, Fate, HookExplained};
 pub use handlers::command::{CommandDefaults, CommandHook, Program};
+pub use handlers::config_schema::check_config_schema;
 pub use handlers::http::{HttpHook, UrlAllowlist};
 pub use handlers::inline::InlineHook;
 pub use handlers::prompt::{PromptDefaults, PromptHook, PromptSettings, Provider};
@@ -93,5 +94,6 @@ pub use wasm_hooks_core::{
 };
 pub use wasm_hooks_wasm::{
     CacheSurvey, CompileCache, GrantBase, GrantedDir, Grants, LimitOverrides, MAX_HANDLES, Plugin,
-    PluginInfo, WIT_PACKAGE, WasmHook, WasmLimits, WasmRuntime, WasmRuntimeBuilder, stamp_wit,
+    PluginInfo, WIT_PACKAGE, WasmHook, WasmLimits, WasmRuntime, WasmRuntimeBuilder,
+    embed_config_schema, stamp_wit,
 };

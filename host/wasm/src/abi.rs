@@ -7,6 +7,21 @@ use wasmparser::{Parser, Payload};
 /// The custom section the guest SDK writes its WIT package into.
 pub(crate) const WIT_SECTION: &str = "wasm-hooks:wit";
 
+/// The custom section carrying the JSON Schema of a plugin's `config`
+/// (`wasm-hooks build` writes it from the plugin's `config.schema.json`).
+pub const CONFIG_SCHEMA_SECTION: &str = "wasm-hooks:config-schema";
+
+/// Carry `schema` (JSON Schema text) in `component` as the schema of the
+/// plugin's `config`.
+pub fn embed_config_schema(component: &mut Vec<u8>, schema: &str) {
+    use wasm_encoder::ComponentSection;
+    wasm_encoder::CustomSection {
+        name: CONFIG_SCHEMA_SECTION.into(),
+        data: schema.as_bytes().into(),
+    }
+    .append_to_component(component);
+}
+
 /// What kind of file a plugin path holds.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum FileKind {
@@ -49,17 +64,29 @@ pub fn stamp_wit(component: &mut Vec<u8>, package: &str) {
     .append_to_component(component);
 }
 
-/// Every WIT package stamp found in the component (outer and nested).
-pub(crate) fn wit_stamps(bytes: &[u8]) -> Result<Vec<String>, wasmparser::BinaryReaderError> {
-    let mut stamps = Vec::new();
+/// What a component says of itself in custom sections.
+#[derive(Debug, Default)]
+pub(crate) struct Sections {
+    /// Every WIT package stamp (outer and nested).
+    pub(crate) wit_stamps: Vec<String>,
+    /// The JSON Schema of its `config`, if it carries one (the last one).
+    pub(crate) config_schema: Option<String>,
+}
+
+/// The custom sections of the component that wasm-hooks reads.
+pub(crate) fn sections(bytes: &[u8]) -> Result<Sections, wasmparser::BinaryReaderError> {
+    let mut found = Sections::default();
     for payload in Parser::new(0).parse_all(bytes) {
-        if let Payload::CustomSection(section) = payload?
-            && section.name() == WIT_SECTION
-        {
-            stamps.push(String::from_utf8_lossy(section.data()).into_owned());
+        if let Payload::CustomSection(section) = payload? {
+            let text = || String::from_utf8_lossy(section.data()).into_owned();
+            match section.name() {
+                WIT_SECTION => found.wit_stamps.push(text()),
+                CONFIG_SCHEMA_SECTION => found.config_schema = Some(text()),
+                _ => {}
+            }
         }
     }
-    Ok(stamps)
+    Ok(found)
 }
 
 /// Whether a plugin stamped `found` can run on a host implementing

@@ -18,11 +18,17 @@ use std::io::{Read as _, Write as _};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use super::survey::CacheSurvey;
 use super::world::WIT_PACKAGE;
 use wasm_hooks_core::sha256_hex;
+
+/// The third line of a record: the plugin's config schema, or that it
+/// carries none.
+const SCHEMA: &str = "config-schema ";
+const NO_SCHEMA: &str = "no-config-schema";
 
 /// How long a file must have been left alone before its digest is
 /// recorded.
@@ -89,23 +95,37 @@ impl DigestIndex {
         self.dir.join(name)
     }
 
-    /// The sha256 of the plugin at `plugin` when its record matches `id`.
-    pub(super) fn lookup(&self, plugin: &Path, id: &FileId) -> Option<String> {
+    /// The sha256 of the plugin at `plugin` when its record matches `id`,
+    /// and the config schema the plugin carries (a record without the
+    /// schema line is not used).
+    pub(super) fn lookup(&self, plugin: &Path, id: &FileId) -> Option<(String, Option<Arc<str>>)> {
         let mut file = std::fs::File::open(self.record(plugin)).ok()?;
         if !owned_by_me_only(&file.metadata().ok()?) {
             return None;
         }
         let mut text = String::new();
         file.read_to_string(&mut text).ok()?;
-        let sha256 = text.strip_prefix(&id.key())?.lines().next()?;
+        let mut lines = text.strip_prefix(&id.key())?.lines();
+        let sha256 = lines.next()?;
+        let _path = lines.next()?;
+        let schema = match lines.next()? {
+            NO_SCHEMA => None,
+            line => Some(Arc::from(line.strip_prefix(SCHEMA)?)),
+        };
         (sha256.len() == 64 && sha256.bytes().all(|b| b.is_ascii_hexdigit()))
-            .then(|| sha256.to_owned())
+            .then(|| (sha256.to_owned(), schema))
     }
 
     /// Record that the plugin at `plugin`, as of `id` (taken before it was
     /// read), has this sha256. Failures are only logged: the index saves
     /// time, it is never needed.
-    pub(super) fn remember(&self, plugin: &Path, id: &FileId, sha256: &str) {
+    pub(super) fn remember(
+        &self,
+        plugin: &Path,
+        id: &FileId,
+        sha256: &str,
+        config_schema: Option<&str>,
+    ) {
         if !id.settled() {
             return;
         }
@@ -118,6 +138,15 @@ impl DigestIndex {
             writeln!(file, "{}{sha256}", id.key())?;
             file.write_all(plugin.as_os_str().as_bytes())?;
             writeln!(file)?;
+            match config_schema {
+                // One line: the schema as compact JSON (valid JSON text
+                // has no raw newline outside strings, and strings none).
+                Some(schema) => match serde_json::from_str::<serde_json::Value>(schema) {
+                    Ok(value) => writeln!(file, "{SCHEMA}{value}")?,
+                    Err(_) => writeln!(file, "{SCHEMA}{}", schema.replace('\n', " "))?,
+                },
+                None => writeln!(file, "{NO_SCHEMA}")?,
+            }
             file.persist(self.record(plugin)).map_err(|e| e.error)?;
             Ok(())
         };
@@ -187,4 +216,36 @@ pub(super) fn owned_by_me_only(meta: &Metadata) -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
     let me = unsafe { libc::geteuid() };
     meta.uid() == me && meta.mode() & 0o022 == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_gives_back_the_sha256_and_the_config_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = DigestIndex::new(dir.path());
+        let plugin = dir.path().join("plugin.wasm");
+        std::fs::write(&plugin, b"x").unwrap();
+        // A version changed long ago, so that it is recorded.
+        let id = FileId {
+            ctime_ns: 0,
+            ..FileId::of(&plugin).unwrap()
+        };
+        let sha = "a".repeat(64);
+        index.remember(&plugin, &id, &sha, Some("{\n \"type\": \"object\"\n}"));
+        let (found, schema) = index.lookup(&plugin, &id).unwrap();
+        assert_eq!(found, sha);
+        assert_eq!(schema.as_deref(), Some(r#"{"type":"object"}"#));
+        index.remember(&plugin, &id, &sha, None);
+        assert_eq!(index.lookup(&plugin, &id), Some((sha, None)));
+        // A record of an older build, without the schema line, is not used.
+        std::fs::write(
+            index.record(&plugin),
+            format!("{}{}\n/p\n", id.key(), "a".repeat(64)),
+        )
+        .unwrap();
+        assert_eq!(index.lookup(&plugin, &id), None);
+    }
 }

@@ -30,6 +30,9 @@ pub struct PluginInfo {
     pub imports: Vec<String>,
     /// The component's exports, by name.
     pub exports: Vec<String>,
+    /// The JSON Schema of its `config` it carries, if any (the text, as a
+    /// string, if it is not JSON).
+    pub config_schema: Option<serde_json::Value>,
 }
 
 impl PluginInfo {
@@ -45,7 +48,9 @@ impl PluginInfo {
         };
         let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read it: {e}")))?;
         abi::require_component(&bytes).map_err(fail)?;
-        let wit = abi::wit_stamps(&bytes).map_err(|e| fail(format!("malformed component: {e}")))?;
+        let sections =
+            abi::sections(&bytes).map_err(|e| fail(format!("malformed component: {e}")))?;
+        let wit = sections.wit_stamps;
         let (imports, exports) =
             outer_names(&bytes).map_err(|e| fail(format!("malformed component: {e}")))?;
         Ok(Self {
@@ -56,6 +61,9 @@ impl PluginInfo {
             wit,
             imports,
             exports,
+            config_schema: sections
+                .config_schema
+                .map(|text| serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text))),
         })
     }
 

@@ -36,7 +36,7 @@ use wasmtime::component::ResourceTable;
 use wasmtime::{Store, Trap, UpdateDeadline};
 use wasmtime_wasi::WasiCtxBuilder;
 
-pub use abi::stamp_wit;
+pub use abi::{CONFIG_SCHEMA_SECTION, embed_config_schema, stamp_wit};
 pub use cache::CompileCache;
 pub use grants::{GrantBase, GrantError, GrantedDir, Grants};
 pub use inspect::PluginInfo;

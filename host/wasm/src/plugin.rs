@@ -32,10 +32,24 @@ pub(super) struct PluginInner {
     seen: Mutex<FileId>,
 }
 
+impl Compiled {
+    /// Its sha256 (hex).
+    pub(super) fn sha256(&self) -> &str {
+        &self.sha256
+    }
+
+    /// The JSON Schema of its `config`, if it carries one.
+    pub(super) fn config_schema(&self) -> Option<&str> {
+        self.config_schema.as_deref()
+    }
+}
+
 /// One compiled version of a plugin.
 pub(super) struct Compiled {
     pub(super) pre: HookPre,
     sha256: String,
+    /// The JSON Schema of its `config` it carries, if any.
+    config_schema: Option<Arc<str>>,
     from_cache: bool,
 }
 
@@ -86,6 +100,12 @@ impl Plugin {
     /// The file the plugin was loaded from.
     pub fn path(&self) -> &Path {
         &self.inner.path
+    }
+
+    /// The JSON Schema of its `config` that the version in use carries
+    /// (the `wasm-hooks:config-schema` custom section), if any.
+    pub fn config_schema(&self) -> Option<Arc<str>> {
+        self.current().config_schema.clone()
     }
 
     /// The sha256 (hex) of the version in use.
@@ -141,7 +161,7 @@ impl Reload for PluginInner {
             return Ok(false);
         }
         let compiled = prepare(&self.runtime, path, &bytes, sha256)?;
-        self.runtime.remember_digest(path, &id, &compiled.sha256);
+        self.runtime.remember_digest(path, &id, &compiled);
         tracing::info!(plugin = %path.display(), sha256 = %compiled.sha256, "hot reload");
         *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(compiled);
         Ok(true)
@@ -198,7 +218,7 @@ fn compile(
     }
     let (bytes, sha256) = read(path, pinned)?;
     let compiled = prepare(runtime, path, &bytes, sha256)?;
-    runtime.remember_digest(path, id, &compiled.sha256);
+    runtime.remember_digest(path, id, &compiled);
     Ok(compiled)
 }
 
@@ -211,12 +231,12 @@ fn known(
     id: &FileId,
     pinned: Option<&str>,
 ) -> Option<Compiled> {
-    let sha256 = runtime.known_digest(path, id)?;
+    let (sha256, schema) = runtime.known_digest(path, id)?;
     if pinned.is_some_and(|pin| pin != sha256) {
         return None;
     }
     let component = runtime.cached_component(&sha256)?;
-    link(runtime, path, &component, sha256, true).ok()
+    link(runtime, path, &component, sha256, schema, true).ok()
 }
 
 fn fail(path: &Path, message: String) -> Error {
@@ -297,8 +317,8 @@ fn prepare(
     sha256: String,
 ) -> Result<Compiled, Error> {
     let fail = |message| fail(path, message);
-    let stamps = abi::wit_stamps(bytes).map_err(|e| fail(format!("malformed component: {e}")))?;
-    if let Some(found) = stamps.into_iter().find(|s| !world::served(s)) {
+    let sections = abi::sections(bytes).map_err(|e| fail(format!("malformed component: {e}")))?;
+    if let Some(found) = sections.wit_stamps.into_iter().find(|s| !world::served(s)) {
         return Err(Error::IncompatiblePlugin {
             path: path.to_owned(),
             found,
@@ -306,7 +326,8 @@ fn prepare(
         });
     }
     let (component, from_cache) = runtime.component(path, bytes, &sha256).map_err(fail)?;
-    link(runtime, path, &component, sha256, from_cache)
+    let schema = sections.config_schema.map(Arc::from);
+    link(runtime, path, &component, sha256, schema, from_cache)
 }
 
 /// Check that `component` fits the hook world and make it ready to
@@ -316,6 +337,7 @@ fn link(
     path: &Path,
     component: &wasmtime::component::Component,
     sha256: String,
+    config_schema: Option<Arc<str>>,
     from_cache: bool,
 ) -> Result<Compiled, Error> {
     let fail = |message| fail(path, message);
@@ -328,6 +350,7 @@ fn link(
     Ok(Compiled {
         pre,
         sha256,
+        config_schema,
         from_cache,
     })
 }

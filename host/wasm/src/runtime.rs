@@ -13,6 +13,7 @@ use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAlloc
 use super::cache::CompileCache;
 use super::digests::FileId;
 use super::kv::{KvScope, KvStore};
+use super::plugin::Compiled;
 use super::refusals::{self, SandboxRoot};
 use super::state::HostState;
 use super::survey::CacheSurvey;
@@ -310,14 +311,21 @@ impl WasmRuntime {
     /// otherwise. The flag says whether it came from the cache.
     /// The sha256 of the plugin at `path` as of `id`, if the digest index
     /// has it.
-    pub(super) fn known_digest(&self, path: &Path, id: &FileId) -> Option<String> {
+    pub(super) fn known_digest(
+        &self,
+        path: &Path,
+        id: &FileId,
+    ) -> Option<(String, Option<Arc<str>>)> {
         self.inner.cache.as_ref()?.digests().lookup(path, id)
     }
 
-    /// Record the sha256 of the plugin at `path` as of `id`.
-    pub(super) fn remember_digest(&self, path: &Path, id: &FileId, sha256: &str) {
+    /// Record the sha256 (and config schema) of the plugin at `path` as of
+    /// `id`.
+    pub(super) fn remember_digest(&self, path: &Path, id: &FileId, compiled: &Compiled) {
         if let Some(cache) = &self.inner.cache {
-            cache.digests().remember(path, id, sha256);
+            cache
+                .digests()
+                .remember(path, id, compiled.sha256(), compiled.config_schema());
         }
     }
 

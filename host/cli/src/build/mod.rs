@@ -16,7 +16,7 @@ pub(crate) use python::SDK as PYTHON_SDK;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use clap::Args;
 use wasm_hooks::PluginInfo;
 
@@ -61,7 +61,13 @@ pub(crate) fn run(args: BuildArgs) -> anyhow::Result<Exit> {
             js::APP
         );
     };
+    let schema = config_schema(dir)?;
     for path in components {
+        if let Some(schema) = &schema {
+            let mut bytes = std::fs::read(&path)?;
+            wasm_hooks::embed_config_schema(&mut bytes, schema);
+            std::fs::write(&path, bytes)?;
+        }
         let info = PluginInfo::read(&path)?;
         println!("{}", path.display());
         println!("  size:   {} bytes", info.size);
@@ -72,8 +78,30 @@ pub(crate) fn run(args: BuildArgs) -> anyhow::Result<Exit> {
             info.wit.join(", ")
         };
         println!("  world:  {world}");
+        if schema.is_some() {
+            println!(
+                "  config: checked at load against {CONFIG_SCHEMA} (carried in the component)"
+            );
+        }
     }
     Ok(Exit::GoOn)
+}
+
+/// The file a plugin folder declares its `config`'s JSON Schema in.
+const CONFIG_SCHEMA: &str = "config.schema.json";
+
+/// The plugin's config schema, if its folder has one: checked to be a JSON
+/// Schema, as compact JSON.
+fn config_schema(dir: &Path) -> anyhow::Result<Option<String>> {
+    let path = dir.join(CONFIG_SCHEMA);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let schema = wasm_hooks::check_config_schema(&text)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    Ok(Some(schema))
 }
 
 /// A plugin's component name: its folder's, `-` as `_`.

@@ -678,8 +678,10 @@ fn build_problem(read: &mut FileRead<'_>, at: String, problem: FieldsError) {
             read.field_problem(&at, &path, format!("`{path}`: {message}"));
         }
         FieldsError::Problem(HookProblem::Message(message)) => read.problem(&at, message),
-        FieldsError::Problem(HookProblem::Field { path, message }) => {
-            read.field_problem(&at, path, format!("`{path}`: {message}"));
+        FieldsError::Problem(HookProblem::Fields(problems)) => {
+            for (path, message) in problems {
+                read.field_problem(&at, &path, format!("`{path}`: {message}"));
+            }
         }
         FieldsError::Problem(HookProblem::Load(e)) => read.load_problem(at, e),
     }

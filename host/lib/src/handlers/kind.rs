@@ -114,14 +114,9 @@ pub(crate) fn files_named<'a>(
 pub(crate) enum HookProblem {
     /// A problem with the entry itself.
     Message(String),
-    /// A problem with one field: its dotted path below the entry
-    /// (`limits.fuel`) and what is wrong.
-    Field {
-        /// Dotted path below the entry.
-        path: &'static str,
-        /// What is wrong.
-        message: String,
-    },
+    /// Problems with fields: each one's dotted path below the entry
+    /// (`limits.fuel`, `config.patterns[2]`) and what is wrong.
+    Fields(Vec<(String, String)>),
     /// A problem loading what it names (a plugin).
     Load(Error),
 }

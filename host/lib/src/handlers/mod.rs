@@ -8,6 +8,7 @@
 pub(crate) mod action;
 pub(crate) mod answer;
 pub mod command;
+pub(crate) mod config_schema;
 pub mod http;
 pub mod inline;
 pub(crate) mod kind;

@@ -15,6 +15,7 @@ use wasm_hooks_wasm::{
     WasmRuntimeBuilder,
 };
 
+use super::config_schema;
 use super::kind::{BuildContext, Built, HookKind, HookProblem, string_list};
 
 /// How wasm hooks get their runtime and resolve grants, and the plugins
@@ -90,10 +91,10 @@ fn unworkable_limit(asked: &LimitOverrides) -> Result<(), HookProblem> {
     .into_iter()
     .find(|(_, value)| *value == Some(0));
     match zero {
-        Some((path, _)) => Err(HookProblem::Field {
-            path,
-            message: "0 leaves the plugin nothing to run with, so every call would fail; leave it out for the default".to_owned(),
-        }),
+        Some((path, _)) => Err(HookProblem::Fields(vec![(
+            path.to_owned(),
+            "0 leaves the plugin nothing to run with, so every call would fail; leave it out for the default".to_owned(),
+        )])),
         None => Ok(()),
     }
 }
@@ -160,6 +161,12 @@ impl HookKind for WasmKind {
         let config = entry
             .config
             .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+        if let Some(schema) = plugin.config_schema() {
+            let problems = config_schema::problems(&schema, &config);
+            if !problems.is_empty() {
+                return Err(HookProblem::Fields(problems));
+            }
+        }
         let default_name = plugin_path
             .file_stem()
             .unwrap_or_default()
