@@ -32,6 +32,7 @@ mod mcp_hooks;
 mod policy_tests;
 mod prompt_hooks;
 mod scaffold;
+mod schema;
 mod serve;
 mod session;
 mod soak;

@@ -18,6 +18,7 @@ mod list;
 mod new;
 mod report;
 mod run;
+mod schema;
 mod serve;
 mod test;
 mod trust;
@@ -83,6 +84,10 @@ enum Command {
     Inspect(inspect::InspectArgs),
     /// Run policy tests: fixtures of events and the outcomes they must get.
     Test(test::TestArgs),
+    /// Print the JSON Schema of hook files, for editors: save it as
+    /// `.wasm-hooks/hooks.schema.json` and start the hook file with
+    /// `"$schema": "./hooks.schema.json"`.
+    Schema,
     /// Start a project's hook file: a commented `.wasm-hooks/hooks.json`
     /// and the `.gitignore` line for the local layer.
     Init(init::InitArgs),
@@ -137,6 +142,7 @@ fn run(command: Command) -> anyhow::Result<Exit> {
         Command::Run(args) => run::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Init(args) => init::run(args),
+        Command::Schema => schema::run(),
         Command::Validate(args) => validate::run(args),
         Command::List(args) => list::run(args),
         Command::Audit(args) => audit::run(args),

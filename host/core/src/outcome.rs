@@ -211,7 +211,9 @@ impl HookResult {
 }
 
 /// What happens when a hook fails (crash, timeout, trap, bad output).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum OnFailure {
     /// Go on as if the hook said nothing, with a warning for the person

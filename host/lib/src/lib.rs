@@ -55,6 +55,7 @@ mod stop_loop;
 mod template;
 mod trust;
 
+pub use config::hook_file_schema;
 pub use engine::{HookEngine, HookEngineBuilder, LoadError, MANAGED_DIR};
 pub use explain::{Explanation, Fate, HookExplained};
 pub use handlers::command::{CommandDefaults, CommandHook, Program};

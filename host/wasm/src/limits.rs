@@ -47,7 +47,9 @@ impl Default for WasmLimits {
 
 /// A hook file's `limits` object: each field given replaces the engine-wide
 /// default; unknown fields are rejected.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct LimitOverrides {
     /// See [`WasmLimits::fuel`].

@@ -143,10 +143,11 @@ impl<'de> Deserialize<'de> for EventKey {
 /// One entry of any shape: a group (`matcher` + `hooks`), or a hook (its
 /// `type`, the fields every hook has, and its kind's own fields; in the flat
 /// list also its `event`).
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub(super) struct EntryDoc {
     // A group.
     pub(super) matcher: Option<String>,
+    #[schemars(skip)]
     pub(super) hooks: Option<Vec<Lenient<EntryDoc>>>,
     // The flat list form.
     pub(super) event: Option<String>,
@@ -159,7 +160,8 @@ pub(super) struct EntryDoc {
     pub(super) priority: i32,
     #[serde(default = "enabled_default")]
     pub(super) enabled: bool,
-    /// `None` when the entry leaves it at the default.
+    /// What a failure (crash, timeout, limit, bad answer) does: `warn`
+    /// (the default), `block` or `ignore`. (`None`: left at the default.)
     #[serde(default, alias = "onFailure")]
     pub(super) on_failure: Option<OnFailure>,
     /// Claude Code's permission-rule condition (`Bash(git *)`).
@@ -186,6 +188,7 @@ pub(super) struct EntryDoc {
     /// The kind's own fields (and anything unknown), checked against the
     /// kind once `type` is known.
     #[serde(flatten)]
+    #[schemars(skip)]
     pub(super) fields: Map<String, Value>,
 }
 

@@ -28,6 +28,7 @@ mod doc;
 mod layers;
 mod lints;
 mod locate;
+mod schema;
 mod settings;
 
 mod managed;
@@ -36,6 +37,7 @@ pub(crate) use layers::{
     Layer, Scope, default_files, managed_files, merge, searched_files, user_config_dir,
 };
 pub(crate) use managed::ManagedSettings;
+pub use schema::hook_file_schema;
 pub(crate) use settings::{EngineSettings, settings_files};
 
 use std::path::{Path, PathBuf};
@@ -826,19 +828,16 @@ fn fields_fit(read: &mut FileRead<'_>, at: &str, kind: &KindEntry, doc: &EntryDo
     fit
 }
 
-/// Report the top-level keys a hook file does not have. An agent's settings
-/// file (`settings.json`, `settings.local.json`) has keys of its own; there
-/// only a near miss of `hooks` is reported.
+/// Report the top-level keys a hook file does not have: in a file of
+/// `.wasm-hooks/`, every one; elsewhere (an agent's settings file, with
+/// keys of its own, such as Claude Code's `permissions`), only a near miss
+/// of `hooks`.
 fn top_level_keys<'k>(read: &mut FileRead<'_>, keys: impl Iterator<Item = &'k String>) {
-    let agent_settings = read
-        .path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("settings"));
+    let ours = read.base.file_name().is_some_and(|d| d == ".wasm-hooks");
     for key in keys {
         let message = match nearest(key, FILE_KEYS.iter().copied()) {
             Some(near) => format!("unknown top-level key `{key}` (did you mean `{near}`?)"),
-            None if agent_settings => continue,
+            None if !ours => continue,
             None => format!(
                 "unknown top-level key `{key}`; a hook file has {}",
                 quoted(FILE_KEYS)
@@ -940,6 +939,7 @@ mod tests {
     fn load_named(name: &str, text: &str) -> Result<FileHooks, Vec<Error>> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, text).unwrap();
         Loader::new(
             KindSettings {
@@ -1147,7 +1147,7 @@ hooks:
     }
 
     #[test]
-    fn an_agents_settings_keys_are_left_alone_but_a_hook_file_has_only_hooks() {
+    fn other_keys_are_left_to_an_agents_settings_but_a_wasm_hooks_file_has_only_hooks() {
         let settings = r#"{"permissions": {"allow": ["Bash"]}, "hooks": {}}"#;
         assert!(
             load_named("settings.json", settings)
@@ -1155,7 +1155,7 @@ hooks:
                 .hooks
                 .is_empty()
         );
-        let errors = load_named("hooks.json", settings).unwrap_err();
+        let errors = load_named(".wasm-hooks/hooks.json", settings).unwrap_err();
         assert!(
             errors[0].to_string().contains(
                 "unknown top-level key `permissions`; a hook file has `hooks`, `$schema`"
@@ -1164,7 +1164,7 @@ hooks:
             errors[0]
         );
         let typo = "{\n  \"hoks\": {}}";
-        for name in ["settings.json", "hooks.json"] {
+        for name in ["claude.json", ".wasm-hooks/hooks.json"] {
             let message = load_named(name, typo).unwrap_err()[0].to_string();
             assert!(
                 message.contains(&format!(

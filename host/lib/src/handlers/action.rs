@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde::de::value::{Error as WordError, StrDeserializer};
 
 /// What an inline rule or a generic JSON answer (`action`) asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Action {
     /// No opinion (`continue`, `proceed`): a rule's default.

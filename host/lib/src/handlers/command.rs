@@ -66,7 +66,7 @@ pub enum Program {
 }
 
 /// The shell that runs a [`Program::Shell`] line (Claude Code's `shell`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Shell {
     /// `sh -c` (the default).
@@ -443,15 +443,19 @@ fn event_variables(prefix: &str, event: &Event) -> Vec<(String, String)> {
 pub(crate) struct CommandKind;
 
 /// A command hook's own fields.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub(crate) struct CommandEntry {
     /// A line run by `sh -c`.
+    #[schemars(with = "Option<String>")]
     command: Option<Value>,
     /// A program and its arguments, run directly.
+    #[schemars(with = "Option<Vec<String>>")]
     args: Option<Value>,
     /// Where it runs.
+    #[schemars(with = "Option<String>")]
     working_dir: Option<Value>,
     /// Extra environment variables.
+    #[schemars(with = "Option<std::collections::BTreeMap<String, String>>")]
     env: Option<Value>,
     /// The shell for `command`: `sh` (default), `bash` or `powershell`.
     shell: Option<Shell>,

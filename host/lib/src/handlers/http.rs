@@ -349,14 +349,17 @@ impl HttpSettings {
 pub(crate) struct HttpKind;
 
 /// An HTTP hook's own fields.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub(crate) struct HttpEntry {
     /// Where the event is POSTed.
+    #[schemars(with = "Option<String>")]
     url: Option<Value>,
     /// Extra headers; `${VAR}` expands variables named in `allowed_env`.
+    #[schemars(with = "Option<std::collections::BTreeMap<String, String>>")]
     headers: Option<Value>,
     /// The variables headers may expand.
     #[serde(alias = "allowedEnvVars")]
+    #[schemars(with = "Option<Vec<String>>")]
     allowed_env: Option<Value>,
 }
 

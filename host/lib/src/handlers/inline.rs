@@ -33,7 +33,7 @@ use super::kind::{BuildContext, Built, HookKind, HookProblem};
 use super::setup::{RuleProblem, SetupError};
 
 /// One rule as a hook file writes it.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RuleDoc {
     field: String,
@@ -49,7 +49,9 @@ struct RuleDoc {
 }
 
 /// How a rule compares its field with its `value`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 enum Operator {
     #[default]
@@ -75,7 +77,7 @@ impl fmt::Display for Operator {
 }
 
 /// A profile-style matcher entry's `match` object.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct MatchDoc {
     tool: Option<String>,
@@ -412,10 +414,11 @@ impl Condition {
 pub(crate) struct InlineKind;
 
 /// An inline hook's own fields.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub(crate) struct InlineEntry {
     /// The rules, tried in order.
     #[serde(alias = "inline_rules")]
+    #[schemars(with = "Option<Vec<RuleDoc>>")]
     rules: Option<Value>,
 }
 
@@ -444,14 +447,17 @@ impl HookKind for InlineKind {
 pub(crate) struct MatcherKind;
 
 /// A matcher hook's own fields.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub(crate) struct MatcherEntry {
     /// `{tool, args}` to match.
     #[serde(rename = "match")]
+    #[schemars(with = "Option<MatchDoc>")]
     matches: Option<Value>,
     /// What to do on a match.
+    #[schemars(with = "Option<Action>")]
     action: Option<Value>,
     /// The reason or message given.
+    #[schemars(with = "Option<String>")]
     message: Option<Value>,
 }
 

@@ -33,7 +33,7 @@ pub(crate) trait HookKind {
     /// Its own fields of a hook entry. Unknown fields are rejected before
     /// it is deserialized, so the struct needs no `deny_unknown_fields`,
     /// but must be a plain struct (its field list is read from serde).
-    type Entry: DeserializeOwned;
+    type Entry: DeserializeOwned + schemars::JsonSchema;
     /// The handler, its default name and its identity.
     ///
     /// # Errors
@@ -178,6 +178,8 @@ pub(crate) struct KindEntry {
     pub(crate) implied_by: Option<&'static str>,
     /// The names of its fields.
     pub(crate) fields: fn() -> &'static [&'static str],
+    /// The JSON Schema of its own fields (an object schema).
+    pub(crate) schema: fn() -> Value,
     /// Deserialize its fields and build.
     pub(crate) build: fn(Map<String, Value>, &mut BuildContext<'_>) -> Result<Built, FieldsError>,
 }
@@ -189,6 +191,7 @@ impl KindEntry {
             types: K::TYPES,
             implied_by: K::IMPLIED_BY,
             fields: field_names::<K::Entry>,
+            schema: entry_schema::<K::Entry>,
             build: build_kind::<K>,
         }
     }
@@ -197,6 +200,11 @@ impl KindEntry {
     pub(crate) fn name(&self) -> &'static str {
         self.types[0]
     }
+}
+
+/// The JSON Schema of `E`, as JSON.
+fn entry_schema<E: schemars::JsonSchema>() -> Value {
+    serde_json::to_value(schemars::schema_for!(E)).unwrap_or_default()
 }
 
 /// Why a kind's fields did not become a handler.

@@ -301,13 +301,15 @@ impl McpServers {
 pub(crate) struct McpToolKind;
 
 /// An MCP tool hook's own fields, as Claude Code spells them.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub(crate) struct McpToolEntry {
     /// A server's name in `.mcp.json`, or `{command, args, env}`.
     server: Option<Value>,
     /// The tool to call.
+    #[schemars(with = "Option<String>")]
     tool: Option<Value>,
     /// Its arguments, with `${…}` references to the event.
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     input: Option<Value>,
 }
 

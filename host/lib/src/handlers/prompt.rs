@@ -31,7 +31,7 @@ use super::setup::SetupError;
 use crate::template::Template;
 
 /// Which wire format a prompt hook speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Provider {
     /// The Anthropic Messages API (`POST {base_url}/v1/messages`).
@@ -414,24 +414,31 @@ impl Handler for PromptHook {
 pub(crate) struct PromptKind;
 
 /// A prompt hook's own fields; absent ones take [`PromptDefaults`].
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub(crate) struct PromptEntry {
     /// The prompt template.
+    #[schemars(with = "Option<String>")]
     prompt: Option<Value>,
     /// The model.
+    #[schemars(with = "Option<String>")]
     model: Option<Value>,
     /// `anthropic` or `openai`.
     provider: Option<Provider>,
     /// The API's base URL.
+    #[schemars(with = "Option<String>")]
     base_url: Option<Value>,
     /// The variable holding the API key.
+    #[schemars(with = "Option<String>")]
     api_key_env: Option<Value>,
     /// The answer's token budget.
+    #[schemars(with = "Option<u32>")]
     max_tokens: Option<Value>,
     /// Answer identical prompts within a session from a cache.
+    #[schemars(with = "Option<bool>")]
     cache: Option<Value>,
     /// Let the turn go on after a block.
     #[serde(alias = "continueOnBlock")]
+    #[schemars(with = "Option<bool>")]
     continue_on_block: Option<Value>,
 }
 

@@ -45,11 +45,13 @@ impl Handler for Unsupported {
 pub(crate) struct AgentKind;
 
 /// An agent hook's own fields, as Claude Code spells them.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub(crate) struct AgentEntry {
     /// What the agent is asked to verify.
+    #[schemars(with = "Option<String>")]
     prompt: Option<Value>,
     /// Its model.
+    #[schemars(with = "Option<String>")]
     model: Option<Value>,
 }
 

@@ -100,21 +100,26 @@ fn unworkable_limit(asked: &LimitOverrides) -> Result<(), HookProblem> {
 }
 
 /// A wasm hook's own fields.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub(crate) struct WasmEntry {
     /// The component, relative to the hook file.
     plugin: Option<PathBuf>,
     /// Handed to the plugin through `host.config`.
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     config: Option<Value>,
     /// Overrides of the engine's default limits.
     limits: Option<LimitOverrides>,
     /// The plugin's expected sha256.
+    #[schemars(with = "Option<String>")]
     sha256: Option<Value>,
     /// Directories granted read-only.
+    #[schemars(with = "Option<Vec<String>>")]
     allow_read: Option<Value>,
     /// Directories granted read-write.
+    #[schemars(with = "Option<Vec<String>>")]
     allow_write: Option<Value>,
     /// Environment variables passed through.
+    #[schemars(with = "Option<Vec<String>>")]
     env: Option<Value>,
 }
 
