@@ -169,3 +169,63 @@ fn run_explain_says_it_read_the_current_directory_not_the_events_cwd() {
     assert!(text.contains("(no hooks loaded)"), "{text}");
     assert!(text.ends_with("decision: proceed\n"), "{text}");
 }
+
+/// The README's first hook file (under "## A hook file"), with its plugin
+/// path pointing at the built example plugin.
+fn readme_hook_file(dir: &Path) -> std::path::PathBuf {
+    let readme =
+        std::fs::read_to_string(crate::support::workspace_root().join("README.md")).unwrap();
+    let section = readme.split("## A hook file").nth(1).unwrap();
+    let block = section
+        .split("```json\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .unwrap();
+    let plugin = crate::support::plugin("deny-dangerous-commands");
+    let text = block.replace(
+        "plugins/deny_dangerous_commands.wasm",
+        plugin.to_str().unwrap(),
+    );
+    let file = dir.join("hooks.json");
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+#[test]
+fn explain_on_the_readmes_example_shows_why_each_hook_ran_or_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = readme_hook_file(dir.path());
+    let explain = |tool: &str, command: &str| {
+        let out = wasm_hooks()
+            .current_dir(dir.path())
+            .args(["explain", "--config"])
+            .arg(&file)
+            .args(["--event", "PreToolUse", "--tool", tool, "--input"])
+            .arg(json!({"command": command}).to_string())
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = explain("Bash", "git push --force");
+    assert!(
+        text.contains("ran       deny_dangerous_commands: deny in "),
+        "{text}"
+    );
+    assert!(
+        text.contains("not run   ./scripts/audit.sh: a hook before it decided"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("decision: deny, by deny_dangerous_commands\n"),
+        "{text}"
+    );
+    let text = explain("Edit", "x");
+    assert!(
+        text.contains("skipped   deny_dangerous_commands: its matcher `Bash` does not fit `Edit`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("skipped   ./scripts/audit.sh: its matcher `Bash` does not fit `Edit`"),
+        "{text}"
+    );
+}

@@ -99,6 +99,9 @@ fn each_silent_miss_is_a_lint_and_deny_warnings_fails_on_it() {
         ],
         "SessionStart": [
             {"hooks": [{"type": "inline", "rules": [{"field": "tool_input.command", "operator": "exists", "action": "deny"}]}]}
+        ],
+        "Stop": [
+            {"hooks": [{"type": "command", "command": "echo {{tool_args.file_path}}"}]}
         ]
     }}));
     let (code, report) = support::validate(&file.path);
@@ -117,7 +120,14 @@ fn each_silent_miss_is_a_lint_and_deny_warnings_fails_on_it() {
             "hooks.tool:pre_execute:bash[0].matcher",
             "names the tool `bash` but the matcher `Edit` never fits it",
         ),
-        ("hooks.SessionStart[0].hooks[0].rules", "only tool events"),
+        (
+            "hooks.SessionStart[0].hooks[0].rules",
+            "only tool events do), so `tool_input.command`",
+        ),
+        (
+            "hooks.Stop[0].hooks[0].command",
+            "so `tool_input.file_path` is never there",
+        ),
     ];
     for (place, said) in expected {
         let found = lines_with(&report, said);
@@ -129,7 +139,7 @@ fn each_silent_miss_is_a_lint_and_deny_warnings_fails_on_it() {
         );
     }
     assert!(
-        report.ends_with("ok: 5 hooks in 1 file, 5 warnings\n"),
+        report.ends_with("ok: 6 hooks in 1 file, 6 warnings\n"),
         "{report}"
     );
     let out = assert_cmd::Command::cargo_bin("wasm-hooks")
@@ -141,7 +151,7 @@ fn each_silent_miss_is_a_lint_and_deny_warnings_fails_on_it() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        String::from_utf8_lossy(&out.stdout).ends_with("failed: 5 hooks in 1 file, 5 warnings\n")
+        String::from_utf8_lossy(&out.stdout).ends_with("failed: 6 hooks in 1 file, 6 warnings\n")
     );
 }
 

@@ -68,6 +68,23 @@ impl Template {
         Ok(Self { parts })
     }
 
+    /// The record fields its placeholders read, as dotted paths
+    /// (`tool_input.file_path`), for the lint on fields no event carries.
+    pub(crate) fn fields_read(&self) -> impl Iterator<Item = String> + '_ {
+        self.parts.iter().filter_map(|part| match part {
+            Part::Text(_) => None,
+            Part::Value(Source::Field(fields)) => fields.first().map(|f| (*f).to_owned()),
+            Part::Value(Source::Path(root, path)) => Some(
+                root.iter()
+                    .copied()
+                    .map(str::to_owned)
+                    .chain(path.iter().cloned())
+                    .collect::<Vec<_>>()
+                    .join("."),
+            ),
+        })
+    }
+
     /// Whether it has placeholders to fill in.
     pub(crate) fn has_values(&self) -> bool {
         self.parts.iter().any(|p| matches!(p, Part::Value(_)))

@@ -42,10 +42,16 @@ pub(super) fn lint(hook: &HookShape<'_>) -> Vec<Lint> {
     found.extend(matcher_near_a_tool(hook));
     found.extend(suffix_against_matcher(hook));
     found.extend(guard_failing_open(hook));
+    // Where the fields are named: a command's templates, or rules.
+    let reads_in = if hook.kind == "command" {
+        "command"
+    } else {
+        "rules"
+    };
     found.extend(
         hook.reads
             .iter()
-            .filter_map(|f| field_no_event_has(hook.events, f)),
+            .filter_map(|f| field_no_event_has(hook.events, f, reads_in)),
     );
     found
 }
@@ -133,7 +139,7 @@ fn guard_failing_open(hook: &HookShape<'_>) -> Option<Lint> {
 
 /// A field path no event of the pattern carries: a top-level name no agent
 /// sends, or a tool field on events without a tool.
-fn field_no_event_has(events: &EventPattern, field: &str) -> Option<Lint> {
+fn field_no_event_has(events: &EventPattern, field: &str, reads_in: &'static str) -> Option<Lint> {
     let top = field.split('.').next().unwrap_or(field);
     let carried_by = |has: fn(EventName) -> bool| events.events().any(has);
     let message = match top {
@@ -156,7 +162,7 @@ fn field_no_event_has(events: &EventPattern, field: &str) -> Option<Lint> {
         },
     };
     Some(Lint {
-        place: Place::Field("rules"),
+        place: Place::Field(reads_in),
         message,
     })
 }

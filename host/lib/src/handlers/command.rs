@@ -155,6 +155,14 @@ impl CommandHook {
         })
     }
 
+    /// The record fields its templates read (see [`Template::fields_read`]).
+    pub(crate) fn fields_read(&self) -> Vec<String> {
+        match &self.compiled {
+            Compiled::Shell(line) => line.fields_read().collect(),
+            Compiled::Argv(argv) => argv.iter().flat_map(Template::fields_read).collect(),
+        }
+    }
+
     /// This hook, its command line run by `shell`.
     ///
     /// # Errors
@@ -533,7 +541,10 @@ impl HookKind for CommandKind {
             &cx.settings.commands,
         )?
         .with_shell(entry.shell.unwrap_or_default())?;
-        Ok(Built::new(Arc::new(hook), default_name, identity).executing(executes))
+        let reads = hook.fields_read();
+        let mut built = Built::new(Arc::new(hook), default_name, identity).executing(executes);
+        built.reads = reads;
+        Ok(built)
     }
 }
 
