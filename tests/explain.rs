@@ -229,3 +229,31 @@ fn explain_on_the_readmes_example_shows_why_each_hook_ran_or_not() {
         "{text}"
     );
 }
+
+#[test]
+fn the_audit_record_of_a_dispatch_says_which_hooks_did_not_fit_and_why() {
+    let project = project();
+    let log = project.path().join("audit.jsonl");
+    wasm_hooks()
+        .current_dir(project.path())
+        .args(["run", "--config", ".wasm-hooks/hooks.json", "--audit-log"])
+        .arg(&log)
+        .write_stdin(event_in(project.path()))
+        .assert()
+        .code(2);
+    let dispatch: Value = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["kind"] == "dispatch")
+        .unwrap();
+    assert_eq!(
+        dispatch["data"]["skipped"],
+        json!([
+            {"hook": "edits-only", "because": "matcher"},
+            {"hook": "git-only", "because": "condition"},
+            {"hook": "on-stop", "because": "event"}
+        ]),
+        "{dispatch:#}"
+    );
+}

@@ -18,7 +18,7 @@ use crate::error::HookError;
 use crate::event::Event;
 use crate::id::HookId;
 use crate::outcome::{Decision, Flow, Fold, HookOutput, HookResult, Outcome};
-use crate::spec::HookSpec;
+use crate::spec::{HookSpec, Misfit};
 
 /// The registry of hooks and dispatch. Cheap to clone (clones share one
 /// registry); safe to dispatch from many tasks at once, and to register or
@@ -208,7 +208,12 @@ impl HookRegistry {
             review.review(&event, &mut outcome);
         }
         if let Some(audit) = &self.inner.audit {
-            audit.record_dispatch(&event, &outcome);
+            // As `explain` says it: each hook that did not fit, and why.
+            let skipped: Vec<(&HookId, Misfit)> = hooks
+                .iter()
+                .filter_map(|r| r.spec.misfit(&event).map(|why| (&r.spec.id, why)))
+                .collect();
+            audit.record_dispatch(&event, &outcome, &skipped);
         }
         outcome
     }

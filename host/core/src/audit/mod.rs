@@ -40,6 +40,7 @@ use head::{Head, HeadFile};
 use crate::event::{Event, EventName};
 use crate::id::HookId;
 use crate::outcome::{Outcome, TraceStatus};
+use crate::spec::Misfit;
 
 /// What an audit record is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -200,9 +201,10 @@ impl AuditLog {
         }
     }
 
-    /// Record one dispatch: the event and the verdict, then each hook that
-    /// ran (background hooks are recorded when they finish).
-    pub fn record_dispatch(&self, event: &Event, outcome: &Outcome) {
+    /// Record one dispatch: the event, the verdict and the hooks that did
+    /// not fit it with why (`skipped`, as `explain` says), then each hook
+    /// that ran (background hooks are recorded when they finish).
+    pub fn record_dispatch(&self, event: &Event, outcome: &Outcome, skipped: &[(&HookId, Misfit)]) {
         let session = event.session_id().to_owned();
         self.record(AuditEntry {
             kind: AuditKind::Dispatch,
@@ -215,6 +217,10 @@ impl AuditLog {
                 "decided_by": &outcome.decided_by,
                 "updated_input": &outcome.updated_input,
                 "stop": &outcome.stop,
+                "skipped": skipped
+                    .iter()
+                    .map(|(hook, because)| json!({"hook": hook, "because": because}))
+                    .collect::<Vec<_>>(),
             }),
         });
         for entry in &outcome.trace {
