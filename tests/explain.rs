@@ -130,6 +130,32 @@ fn explain_says_why_each_hook_ran_or_not_and_which_project_and_files() {
 }
 
 #[test]
+fn a_hook_switched_off_by_a_higher_layer_is_explained() {
+    let project = project();
+    let local = project.path().join(".wasm-hooks/hooks.local.json");
+    std::fs::write(
+        &local,
+        json!({"hooks": {"PreToolUse": [{"name": "no-rm", "enabled": false}]}}).to_string(),
+    )
+    .unwrap();
+    let out = wasm_hooks()
+        .current_dir("/")
+        .args(["explain", "--config"])
+        .arg(&local)
+        .arg("--config")
+        .arg(project.path().join(".wasm-hooks/hooks.json"))
+        .write_stdin(event_in(project.path()))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("left out  no-rm: switched off by `enabled: false` in a higher layer"),
+        "{text}"
+    );
+    assert!(text.contains("ran       after-the-deny: proceed"), "{text}");
+}
+
+#[test]
 fn hook_explain_answers_the_agent_unchanged_and_explains_on_stderr() {
     let project = project();
     let plain = wasm_hooks()

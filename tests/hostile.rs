@@ -282,13 +282,39 @@ async fn a_read_outside_the_grants_is_denied_not_missing_and_named_in_the_trace(
         );
     }
     let grants = format!("read {}", tree.path("granted"));
-    for path in ["/etc/passwd", outside.as_str(), escape.as_str()] {
-        let line = format!("sandbox: refused open `{path}`: not within the grants ({grants})");
+    let escaped = "not allowed by the grants (it leads out of a granted directory, or writes to a read-only one)";
+    for (path, why) in [
+        ("/etc/passwd", "not within the grants"),
+        (outside.as_str(), "not within the grants"),
+        (escape.as_str(), escaped),
+    ] {
+        let line = format!("sandbox: refused open `{path}`: {why} ({grants})");
         assert!(logs.contains(&line), "{line}\n in {logs:#?}");
     }
     assert!(
         !logs.iter().any(|l| l.contains("inside.txt")),
         "a granted read is not a refusal: {logs:#?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grant_of_the_root_itself_is_not_taken_for_the_empty_sandbox_root() {
+    let tree = Tree::new();
+    let inside = tree.path("granted/inside.txt");
+    let (report, logs) =
+        snoop_traced(json!({"allow_read": ["/"]}), json!({"read": [&inside]})).await;
+    assert_eq!(
+        report["probes"]["read"][&inside], "ok: \"inside\"",
+        "{report:#}"
+    );
+    // Only the snoop's write to /tmp is refused: `/` is granted read-only.
+    let refused: Vec<&String> = logs.iter().filter(|l| l.starts_with("sandbox:")).collect();
+    assert_eq!(
+        refused,
+        [
+            "sandbox: refused open `/tmp/wasm-hooks-snoop`: not allowed by the grants (it leads out of a granted directory, or writes to a read-only one) (read /)"
+        ],
+        "{logs:#?}"
     );
 }
 

@@ -423,6 +423,7 @@ impl HookEngineBuilder {
             skipped,
             trust: loaded.trust,
             warnings: Arc::new(loaded.warnings),
+            switched_off: loaded.switched_off,
         })
     }
 
@@ -498,7 +499,7 @@ impl HookEngineBuilder {
         if !errors.is_empty() {
             return Err(LoadError { errors, warnings });
         }
-        let mut hooks = config::merge(found);
+        let (mut hooks, switched_off) = config::merge(found);
         if managed.block_on_failure {
             for (scope, hook) in &mut hooks {
                 if *scope == Scope::Managed {
@@ -537,6 +538,7 @@ impl HookEngineBuilder {
             hooks,
             trust,
             warnings,
+            switched_off,
         })
     }
 
@@ -603,6 +605,7 @@ struct Loaded {
     hooks: Vec<(Scope, LoadedHook)>,
     trust: Option<ProjectTrust>,
     warnings: Vec<Error>,
+    switched_off: Vec<SkippedHook>,
 }
 
 /// The hook engine: a [`HookRegistry`] (register, unregister, dispatch,
@@ -628,6 +631,7 @@ pub struct HookEngine {
     skipped: Vec<SkippedHook>,
     trust: Option<ProjectTrust>,
     warnings: Arc<Vec<Error>>,
+    switched_off: Vec<SkippedHook>,
 }
 
 impl Default for HookEngine {
@@ -639,6 +643,7 @@ impl Default for HookEngine {
             skipped: Vec::new(),
             trust: None,
             warnings: Arc::default(),
+            switched_off: Vec::new(),
         }
     }
 }
@@ -658,6 +663,11 @@ impl HookEngine {
     /// event carries, a guard that fails open). `validate` prints them.
     pub fn warnings(&self) -> &[Error] {
         &self.warnings
+    }
+
+    /// The hooks a higher layer switched off (`enabled: false`).
+    pub fn switched_off(&self) -> &[SkippedHook] {
+        &self.switched_off
     }
 
     /// The project's hooks left out because the project is not trusted.

@@ -2,8 +2,8 @@
 //! explain`. Every hook loaded is listed in the order hooks run, with what
 //! kept it from the event (its event pattern, its matcher, its `if` rule),
 //! or its answer and time, or that the chain had stopped before it; the
-//! project's hooks left out because the project is not trusted are listed
-//! too. Which project and files were read is the caller's to add.
+//! hooks left out at load (an untrusted project's, those a higher layer
+//! switched off) are listed too. Which project and files were read is the caller's to add.
 
 use std::time::Duration;
 
@@ -94,7 +94,8 @@ impl HookEngine {
                 }
             })
             .collect();
-        explained.extend(self.skipped().iter().map(|s| HookExplained {
+        let left_out = self.skipped().iter().chain(self.switched_off());
+        explained.extend(left_out.map(|s| HookExplained {
             hook: s.id.clone(),
             source: s.source.to_string(),
             fate: Fate::LeftOut {

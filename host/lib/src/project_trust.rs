@@ -29,8 +29,9 @@ pub struct ProjectTrust {
     pub status: TrustStatus,
 }
 
-/// A hook that does not run: its project is not trusted, or the
-/// organisation runs its managed hooks only.
+/// A hook that does not run: its project is not trusted, the
+/// organisation runs its managed hooks only, or a higher layer switched it
+/// off (`enabled: false`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkippedHook {
     /// Its name.

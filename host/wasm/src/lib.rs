@@ -45,7 +45,7 @@ pub use plugin::Plugin;
 pub use runtime::{WasmRuntime, WasmRuntimeBuilder};
 pub use survey::CacheSurvey;
 
-use self::refusals::Refusals;
+use self::refusals::{Refusal, Refusals};
 use self::state::{HostState, Limiter, LogLines};
 use self::stdio::CappedPipe;
 use wasm_hooks_core::{
@@ -173,18 +173,10 @@ impl WasmHook {
 impl WasmHook {
     /// Name each path the sandbox refused, with the grants, in the hook's
     /// trace and (at info level) in the host's log.
-    fn report_refusals(
-        &self,
-        hook: &HookId,
-        refused: Vec<(&'static str, String)>,
-        logs: &mut LogLines,
-    ) {
-        for (what, path) in refused {
+    fn report_refusals(&self, hook: &HookId, refused: Vec<Refusal>, logs: &mut LogLines) {
+        for Refusal { what, path, why } in refused {
             let path = escape_controls(&path);
-            let line = format!(
-                "sandbox: refused {what} `{path}`: not within the grants ({})",
-                self.grants
-            );
+            let line = format!("sandbox: refused {what} `{path}`: {why} ({})", self.grants);
             tracing::info!(hook = hook.as_str(), "{line}");
             logs.push(line);
         }

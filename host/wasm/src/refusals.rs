@@ -55,12 +55,32 @@ impl SandboxRoot {
 /// descriptor.
 pub(crate) struct Refusals {
     root: Dir,
+    /// The root's descriptor, once the guest has asked for its preopens
+    /// (none when `/` itself is granted).
+    root_rep: Option<u32>,
     preopened: Vec<(u32, String)>,
-    /// `(what, guest path)`, each once, in the order refused.
-    pub(crate) refused: Vec<(&'static str, String)>,
+    /// What was refused, each once, in the order refused.
+    pub(crate) refused: Vec<Refusal>,
 }
 
-/// How many distinct refusals one call remembers; more are counted only.
+/// One refused call.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    /// `open` or `stat`.
+    pub(crate) what: &'static str,
+    /// The path, as the guest named it.
+    pub(crate) path: String,
+    /// Why, in words.
+    pub(crate) why: &'static str,
+}
+
+/// Why a path outside every grant is refused.
+const OUTSIDE: &str = "not within the grants";
+/// Why cap-std refused a path on a granted directory.
+const NOT_ALLOWED: &str =
+    "not allowed by the grants (it leads out of a granted directory, or writes to a read-only one)";
+
+/// How many distinct refusals one call remembers; more are not reported.
 const MAX_REMEMBERED: usize = 32;
 
 impl Refusals {
@@ -68,21 +88,22 @@ impl Refusals {
     pub(crate) fn new(root: &SandboxRoot) -> Self {
         Self {
             root: root.dir.clone(),
+            root_rep: None,
             preopened: Vec::new(),
             refused: Vec::new(),
         }
     }
 
-    fn remember(&mut self, what: &'static str, path: String) {
-        if self.refused.len() < MAX_REMEMBERED
-            && !self.refused.iter().any(|(w, p)| *w == what && *p == path)
-        {
-            self.refused.push((what, path));
+    fn remember(&mut self, what: &'static str, path: String, why: &'static str) {
+        let refusal = Refusal { what, path, why };
+        if self.refused.len() < MAX_REMEMBERED && !self.refused.contains(&refusal) {
+            self.refused.push(refusal);
         }
     }
 
-    /// `path` as the guest named it: joined to the preopen `dir` is, if
-    /// it is one (wasi-libc opens from preopens), else as given.
+    /// `path` as the guest named it: joined to the guest path of the
+    /// preopen `dir`, if it is one (wasi-libc opens from preopens), else as
+    /// given.
     fn guest_path(&self, dir: u32, path: &str) -> String {
         match self.preopened.iter().find(|(rep, _)| *rep == dir) {
             Some((_, base)) => format!("{}/{path}", base.trim_end_matches('/')),
@@ -92,12 +113,9 @@ impl Refusals {
 
     /// If `dir` is the sandbox root, refuse `path` and remember it.
     fn outside_grants(&mut self, dir: u32, what: &'static str, path: &str) -> bool {
-        let outside = self
-            .preopened
-            .iter()
-            .any(|(rep, base)| *rep == dir && base == ROOT);
+        let outside = self.root_rep == Some(dir);
         if outside {
-            self.remember(what, self.guest_path(dir, path));
+            self.remember(what, self.guest_path(dir, path), OUTSIDE);
         }
         outside
     }
@@ -109,7 +127,7 @@ impl Refusals {
             error,
             types::ErrorCode::NotPermitted | types::ErrorCode::Access
         ) {
-            self.remember(what, self.guest_path(dir, path));
+            self.remember(what, self.guest_path(dir, path), NOT_ALLOWED);
         }
     }
 }
@@ -136,10 +154,13 @@ fn shadow_preopens(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
                 let root = state.refusals.root.clone();
                 let mut fs = state.filesystem();
                 let mut dirs = preopens::Host::get_directories(&mut fs)?;
+                let mut root_rep = None;
                 if !dirs.iter().any(|(_, path)| path == ROOT) {
                     let root = fs.table.push(Descriptor::Dir(root))?;
+                    root_rep = Some(root.rep());
                     dirs.push((root, ROOT.to_owned()));
                 }
+                state.refusals.root_rep = root_rep;
                 state.refusals.preopened = dirs
                     .iter()
                     .map(|(dir, path)| (dir.rep(), path.clone()))

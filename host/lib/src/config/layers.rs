@@ -19,6 +19,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::{FileHooks, LoadedHook};
+use crate::project_trust::SkippedHook;
 
 pub(super) const EXTENSIONS: [&str; 3] = ["json", "yaml", "yml"];
 
@@ -112,11 +113,16 @@ pub(crate) fn managed_files(dir: &Path) -> Vec<Layer> {
         .collect()
 }
 
+/// Why a hook switched off by a higher layer does not run.
+const SWITCHED_OFF: &str = "switched off by `enabled: false` in a higher layer";
+
 /// Add layers up, highest precedence first: duplicates run once. A name
 /// disabled in a layer is dropped from the layers below it of the same
 /// scope, and from every layer of a lower scope: a project can switch off
-/// its own hooks, never the person's.
-pub(crate) fn merge(layers: Vec<(Scope, FileHooks)>) -> Vec<(Scope, LoadedHook)> {
+/// its own hooks, never the person's. The hooks dropped so come second.
+pub(crate) fn merge(
+    layers: Vec<(Scope, FileHooks)>,
+) -> (Vec<(Scope, LoadedHook)>, Vec<SkippedHook>) {
     let disables: Vec<(usize, Scope, &str)> = layers
         .iter()
         .enumerate()
@@ -145,14 +151,22 @@ pub(crate) fn merge(layers: Vec<(Scope, FileHooks)>) -> Vec<(Scope, LoadedHook)>
         .collect();
     let mut seen = HashSet::new();
     let mut merged = Vec::new();
+    let mut dropped = Vec::new();
     for ((scope, found), off) in layers.into_iter().zip(switched) {
         for (hook, off) in found.hooks.into_iter().zip(off) {
-            if !off && seen.insert(hook.identity.clone()) {
+            if off {
+                dropped.push(SkippedHook {
+                    id: hook.spec.id.clone(),
+                    kind: hook.kind,
+                    source: hook.spec.source.clone(),
+                    why: SWITCHED_OFF,
+                });
+            } else if seen.insert(hook.identity.clone()) {
                 merged.push((scope, hook));
             }
         }
     }
-    merged
+    (merged, dropped)
 }
 
 #[cfg(test)]
@@ -191,7 +205,7 @@ mod tests {
 
     #[test]
     fn layers_add_up_higher_first_and_duplicates_run_once() {
-        let merged = merge(vec![
+        let (merged, _) = merge(vec![
             layer(
                 Scope::Project,
                 &[("x", "local-x"), ("shared", "shared-local")],
@@ -208,7 +222,7 @@ mod tests {
 
     #[test]
     fn a_higher_layer_disables_a_lower_hook_by_name_but_not_its_own() {
-        let merged = merge(vec![
+        let (merged, dropped) = merge(vec![
             layer(Scope::Project, &[("a", "audit")], &["guard"]),
             layer(
                 Scope::Project,
@@ -217,11 +231,13 @@ mod tests {
             ),
         ]);
         assert_eq!(names(&merged), ["audit", "other"]);
+        let dropped: Vec<(&str, &str)> = dropped.iter().map(|s| (s.id.as_str(), s.why)).collect();
+        assert_eq!(dropped, [("guard", SWITCHED_OFF)], "kept, to be explained");
     }
 
     #[test]
     fn c5_a_project_cannot_switch_off_the_persons_own_guard() {
-        let merged = merge(vec![
+        let (merged, _) = merge(vec![
             layer(Scope::Project, &[("p", "project-hook")], &["guard"]),
             layer(Scope::User, &[("g", "guard")], &["project-hook"]),
         ]);
