@@ -38,6 +38,16 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
+/// `wasm-hooks ARGS` run from `dir`, fed the `rm -rf` event of `project`.
+fn fed(dir: &Path, args: &[&str], project: &Path) -> std::process::Output {
+    wasm_hooks()
+        .current_dir(dir)
+        .args(args)
+        .write_stdin(event_in(project))
+        .output()
+        .unwrap()
+}
+
 fn event_in(cwd: &Path) -> String {
     json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": cwd,
            "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}})
@@ -158,18 +168,8 @@ fn a_hook_switched_off_by_a_higher_layer_is_explained() {
 #[test]
 fn hook_explain_answers_the_agent_unchanged_and_explains_on_stderr() {
     let project = project();
-    let plain = wasm_hooks()
-        .current_dir("/")
-        .args(["hook"])
-        .write_stdin(event_in(project.path()))
-        .output()
-        .unwrap();
-    let explained = wasm_hooks()
-        .current_dir("/")
-        .args(["hook", "--explain"])
-        .write_stdin(event_in(project.path()))
-        .output()
-        .unwrap();
+    let plain = fed(Path::new("/"), &["hook"], project.path());
+    let explained = fed(Path::new("/"), &["hook", "--explain"], project.path());
     assert_eq!(plain.stdout, explained.stdout);
     assert_eq!(plain.status.code(), explained.status.code());
     let stderr = String::from_utf8_lossy(&explained.stderr);
@@ -181,12 +181,7 @@ fn hook_explain_answers_the_agent_unchanged_and_explains_on_stderr() {
 fn run_explain_says_it_read_the_current_directory_not_the_events_cwd() {
     let project = project();
     let elsewhere = tempfile::tempdir().unwrap();
-    let out = wasm_hooks()
-        .current_dir(elsewhere.path())
-        .args(["run", "--explain"])
-        .write_stdin(event_in(project.path()))
-        .output()
-        .unwrap();
+    let out = fed(elsewhere.path(), &["run", "--explain"], project.path());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("chosen by the current directory (`run` does not follow the event's `cwd`)"),

@@ -223,3 +223,22 @@ fn a_config_the_plugins_schema_refuses_is_a_load_error_at_the_hook_files_line() 
         "{shown}"
     );
 }
+
+#[test]
+fn an_engine_that_only_dispatches_can_skip_the_lints() {
+    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [
+        {"matcher": "bash", "hooks": [{"type": "command", "command": "true", "on_failure": "block"}]}
+    ]}}));
+    let linted = wasm_hooks::HookEngine::builder()
+        .hook_file(&file.path)
+        .build()
+        .unwrap();
+    assert_eq!(linted.warnings().len(), 1, "the matcher `bash`");
+    let quiet = wasm_hooks::HookEngine::builder()
+        .hook_file(&file.path)
+        .lints(false)
+        .build()
+        .unwrap();
+    assert!(quiet.warnings().is_empty());
+    assert_eq!(quiet.hooks().len(), 1, "the same hooks load");
+}

@@ -157,19 +157,21 @@ fn fold_whitespace(s: &str) -> String {
 mod tests {
     use super::*;
 
-    /// `config.schema.json` is the schema of [`Config`]: rewritten when it
-    /// is not (so a change to the config type shows in the diff).
+    /// `config.schema.json` is the schema of [`Config`]. When it is not,
+    /// the test rewrites it and fails once, so a stale file never passes CI
+    /// and the change shows in the diff.
     #[test]
     fn the_config_schema_file_is_current() {
         let file = concat!(env!("CARGO_MANIFEST_DIR"), "/config.schema.json");
         let schema = wasm_hooks_guest::config_schema::<Config>();
-        if std::fs::read_to_string(file).ok().as_deref() != Some(schema.as_str()) {
-            std::fs::write(file, &schema).unwrap();
-        }
         assert!(
             schema.contains("\"additionalProperties\": false"),
             "{schema}"
         );
+        if std::fs::read_to_string(file).ok().as_deref() != Some(schema.as_str()) {
+            std::fs::write(file, &schema).unwrap();
+            panic!("{file} was out of date: rewritten from `Config`; commit it");
+        }
     }
 
     fn denied(command: &str) -> Option<&'static str> {

@@ -123,7 +123,7 @@ fn answer(args: &HookArgs, protocol: Protocol, event: &mut Event) -> Result<Answ
         .builder_in(&[], Some(place.dir.clone()))
         .map_err(|e| format!("{e:#}"))?;
     args.audit.apply(&mut builder);
-    builder.stop_loop_limit(args.stop_loop_limit);
+    builder.stop_loop_limit(args.stop_loop_limit).lints(false);
     if let Some(dir) = state_dir() {
         builder.state_dir(dir);
     }

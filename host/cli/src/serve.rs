@@ -156,7 +156,7 @@ fn engines(args: &ServeArgs) -> anyhow::Result<Vec<(PathBuf, HookEngine)>> {
                 .with_context(|| format!("--project {}: no such directory", dir.display()))?;
             let mut builder = args.hook_files.builder_in(&[], Some(dir.clone()))?;
             args.audit.apply(&mut builder);
-            builder.runtime(runtime.clone());
+            builder.runtime(runtime.clone()).lints(false);
             let engine = builder
                 .build()
                 .with_context(|| format!("loading the hooks of {}", dir.display()))?;

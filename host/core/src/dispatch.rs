@@ -159,8 +159,18 @@ impl HookRegistry {
         // Where in the order the tool input was last rewritten.
         let mut rewritten_at = None;
         let mut flow = Flow::Continue;
+        // For the audit record: each hook that did not fit, and why (as
+        // `explain` says it), noted in the one pass that matches.
+        let mut skipped: Vec<(&HookId, Misfit)> = Vec::new();
+        let auditing = self.inner.audit.is_some();
+        // How many hooks the loop looked at (it stops at a deny).
+        let mut looked_at = 0;
         for (at, Registered { spec: hook, .. }) in hooks.iter().enumerate() {
-            if !hook.applies_to(&event) {
+            looked_at = at + 1;
+            if let Some(why) = hook.misfit(&event) {
+                if auditing {
+                    skipped.push((&hook.id, why));
+                }
                 continue;
             }
             if hook.background {
@@ -208,11 +218,8 @@ impl HookRegistry {
             review.review(&event, &mut outcome);
         }
         if let Some(audit) = &self.inner.audit {
-            // As `explain` says it: each hook that did not fit, and why.
-            let skipped: Vec<(&HookId, Misfit)> = hooks
-                .iter()
-                .filter_map(|r| r.spec.misfit(&event).map(|why| (&r.spec.id, why)))
-                .collect();
+            let rest = hooks[looked_at..].iter().map(|r| &r.spec);
+            skipped.extend(rest.filter_map(|h| h.misfit(&event).map(|why| (&h.id, why))));
             audit.record_dispatch(&event, &outcome, &skipped);
         }
         outcome

@@ -107,6 +107,7 @@ pub struct HookEngineBuilder {
     project_dir: Option<PathBuf>,
     user_config_dir: Option<PathBuf>,
     claude_settings: bool,
+    lints: bool,
     runtime: Option<WasmRuntime>,
     runtime_builder: WasmRuntimeBuilder,
     limits: WasmLimits,
@@ -137,6 +138,7 @@ impl Default for HookEngineBuilder {
             project_dir: None,
             user_config_dir: None,
             claude_settings: false,
+            lints: true,
             runtime: None,
             runtime_builder: WasmRuntimeBuilder::default(),
             limits: WasmLimits::default(),
@@ -190,6 +192,14 @@ impl HookEngineBuilder {
     /// for the user layer of the search list.
     pub fn user_config_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
         self.user_config_dir = Some(dir.into());
+        self
+    }
+
+    /// Whether to run the lints when the files load (the default), for
+    /// [`HookEngine::warnings`]; a process that only dispatches (`hook`,
+    /// `serve`) turns them off.
+    pub fn lints(&mut self, run: bool) -> &mut Self {
+        self.lints = run;
         self
     }
 
@@ -481,6 +491,7 @@ impl HookEngineBuilder {
         let mut loader = Loader::new(
             self.kind_settings(&settings, &managed, &project_dir),
             self.once_marks("once"),
+            self.lints,
         );
         let layers = self.layers();
         let mut found = Vec::new();

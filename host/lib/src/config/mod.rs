@@ -63,6 +63,9 @@ pub(crate) struct Loader {
     kinds: KindSettings,
     /// Which `once` hooks ran, shared by every `once` hook loaded.
     once: Arc<OnceMarks>,
+    /// Whether to run the lints (`validate`, `list`, embedders), or not
+    /// (`hook` and `serve`, where nobody reads their warnings).
+    lint: bool,
 }
 
 /// What makes two entries the same hook, so that a hook in two layers runs
@@ -416,8 +419,8 @@ pub(crate) fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> 
 impl Loader {
     /// A loader that builds each kind of hook with these settings, and
     /// keeps which `once` hooks ran in `once`.
-    pub(crate) fn new(kinds: KindSettings, once: Arc<OnceMarks>) -> Self {
-        Self { kinds, once }
+    pub(crate) fn new(kinds: KindSettings, once: Arc<OnceMarks>, lint: bool) -> Self {
+        Self { kinds, once, lint }
     }
 
     /// Read one hook file. Every problem found is returned, not only the
@@ -622,7 +625,9 @@ impl Loader {
             background: doc.runs_in_background(),
             reads: &built.reads,
         };
-        report_lints(read, &shape, group, &at);
+        if self.lint {
+            report_lints(read, &shape, group, &at);
+        }
         if doc.once {
             built.handler = Arc::new(OnceHook::new(built.handler, self.once.clone()));
         }
@@ -956,6 +961,7 @@ mod tests {
                 mcp: McpServers::default(),
             },
             Arc::new(OnceMarks::new(None)),
+            true,
         )
         .load_file(&path)
     }
