@@ -40,8 +40,15 @@ fn hook_with_state(
     event: &Value,
     extra: &[&str],
 ) -> Answered {
-    let out = Command::cargo_bin("wasm-hooks")
-        .unwrap()
+    // `scripts/test` runs this module a second time with every `hook`
+    // answered by the daemon (a private one per call).
+    let runtime = tempfile::tempdir().unwrap();
+    let mut cmd = Command::cargo_bin("wasm-hooks").unwrap();
+    if std::env::var_os("WASM_HOOKS_TEST_THROUGH_DAEMON").is_some() {
+        cmd.env("WASM_HOOKS_DAEMON", "only")
+            .env("XDG_RUNTIME_DIR", runtime.path());
+    }
+    let out = cmd
         .env("XDG_CONFIG_HOME", "/nonexistent")
         .env("XDG_STATE_HOME", state)
         .env_remove("CLAUDE_PROJECT_DIR")
@@ -327,20 +334,6 @@ fn hooks_that_cannot_run_block_unless_told_to_fail_open() {
 }
 
 /// Every payload captured from Claude Code 2.1.330, by file stem.
-fn fixtures_2_1_330() -> Vec<(String, Value)> {
-    let dir = support::workspace_root().join("tests/fixtures/claude-code-2.1.330");
-    let mut all: Vec<(String, Value)> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .map(|path| {
-            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
-            let text = std::fs::read_to_string(&path).unwrap();
-            (stem, serde_json::from_str(&text).unwrap())
-        })
-        .collect();
-    all.sort_by(|a, b| a.0.cmp(&b.0));
-    all
-}
 
 #[test]
 fn every_event_of_claude_code_2_1_330_is_known_and_reaches_star_hooks() {
@@ -351,7 +344,7 @@ fn every_event_of_claude_code_2_1_330_is_known_and_reaches_star_hooks() {
         seen.display(),
         seen.display()
     ))]);
-    let fixtures = fixtures_2_1_330();
+    let fixtures = support::fixtures_of("2.1.330");
     assert!(fixtures.len() >= 11, "{fixtures:?}");
     for (name, event) in &fixtures {
         let answered = claude(&file.path, event);

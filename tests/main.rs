@@ -17,6 +17,7 @@ mod bench;
 mod cli;
 mod command_hooks;
 mod compile_cache;
+mod daemon;
 mod example_agent;
 mod explain;
 mod guest_languages;

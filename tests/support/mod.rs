@@ -47,6 +47,22 @@ pub fn fixture(name: &str) -> Value {
     fixture_of("2.1.197", name)
 }
 
+/// Every payload of Claude Code `version`, by name, sorted.
+pub fn fixtures_of(version: &str) -> Vec<(String, Value)> {
+    let dir = workspace_root().join(format!("tests/fixtures/claude-code-{version}"));
+    let mut all: Vec<(String, Value)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .map(|path| {
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&path).unwrap();
+            (stem, serde_json::from_str(&text).unwrap())
+        })
+        .collect();
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    all
+}
+
 /// A real payload of Claude Code `version`, from
 /// `tests/fixtures/claude-code-<version>/`.
 pub fn fixture_of(version: &str, name: &str) -> Value {

@@ -2,12 +2,15 @@
 //! event on stdin, run every configured hook, and answer on stdout (and by
 //! exit code) in the agent's own protocol.
 
-use std::io::Read;
+use std::io::{Read, Write as _};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::Value;
-use wasm_hooks::{Answer, DEFAULT_STOP_LOOP_LIMIT, Event, Protocol};
+use wasm_hooks::{Answer, DEFAULT_STOP_LOOP_LIMIT, Event, Protocol, WasmRuntime};
+
+use super::daemon::client::{self, Forwarded};
+use super::stderr::Stderr;
 
 use super::audit::AuditLogArg;
 use super::explain::{self, ProjectChoice};
@@ -69,25 +72,102 @@ impl From<AgentProtocol> for Protocol {
     }
 }
 
-pub(crate) fn run(args: HookArgs) -> anyhow::Result<Exit> {
+pub(crate) fn run(args: HookArgs, verbose: u8) -> anyhow::Result<Exit> {
+    let input = read_stdin();
+    let mut start_daemon = None;
+    let reply = match input.as_deref().map(|text| client::forward(text, verbose)) {
+        Ok(Forwarded::Answered(reply)) => reply,
+        Ok(Forwarded::Failed(why)) => failed(&args, input.as_deref(), &why),
+        Ok(Forwarded::InProcess { start }) => {
+            start_daemon = start;
+            respond(&args, input.as_deref(), None)
+        }
+        Err(_) => respond(&args, input.as_deref(), None),
+    };
+    report::print(&reply.stdout)?;
+    Stderr.write_all(reply.stderr.as_bytes())?;
+    if let Some(place) = start_daemon {
+        client::start(&place);
+    }
+    Ok(Exit::of_code(reply.exit))
+}
+
+/// What one `hook` invocation prints and exits with.
+#[derive(Debug, Default)]
+pub(crate) struct HookReply {
+    /// For stdout.
+    pub(crate) stdout: String,
+    /// For stderr, besides what was written to [`Stderr`] on the way.
+    pub(crate) stderr: String,
+    /// The exit code.
+    pub(crate) exit: u8,
+}
+
+impl HookReply {
+    fn of(answer: &Answer) -> Self {
+        Self {
+            stdout: if answer.body.is_null() {
+                String::new()
+            } else {
+                format!("{}\n", answer.body)
+            },
+            stderr: answer
+                .stderr
+                .iter()
+                .map(|line| format!("{line}\n"))
+                .collect(),
+            exit: match answer.exit_code {
+                0 => Exit::GoOn,
+                2 => Exit::Denied,
+                _ => Exit::Failed,
+            }
+            .code(),
+        }
+    }
+}
+
+/// Answer the event `input` (stdin, or why it could not be read) by
+/// running the hooks, on `runtime` when given (the daemon's) or on one of
+/// its own. Log lines and `--explain` go to [`Stderr`] as they come.
+pub(crate) fn respond(
+    args: &HookArgs,
+    input: Result<&str, &String>,
+    runtime: Option<WasmRuntime>,
+) -> HookReply {
     let protocol = Protocol::from(args.protocol);
-    let answer = match read_event(protocol) {
-        Ok(mut event) => answer(&args, protocol, &mut event).unwrap_or_else(|message| {
+    let answer = match input
+        .map_err(Clone::clone)
+        .and_then(|text| read_event(protocol, text))
+    {
+        Ok(mut event) => answer(args, protocol, &mut event, runtime).unwrap_or_else(|message| {
             protocol.failure(Some(event.name()), &message, args.fail_open)
         }),
         Err(message) => protocol.failure(None, &message, args.fail_open),
     };
-    if !answer.body.is_null() {
-        report::print(&format!("{}\n", answer.body))?;
+    HookReply::of(&answer)
+}
+
+/// The answer when the hooks could not be run, for `why`.
+fn failed(args: &HookArgs, input: Result<&str, &String>, why: &str) -> HookReply {
+    let protocol = Protocol::from(args.protocol);
+    let event = input.ok().and_then(|text| read_event(protocol, text).ok());
+    HookReply::of(&protocol.failure(event.as_ref().map(Event::name), why, args.fail_open))
+}
+
+/// Everything on stdin, or why it could not be read.
+fn read_stdin() -> Result<String, String> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| format!("reading the event from stdin: {e}"))?;
+    Ok(text)
+}
+
+impl HookArgs {
+    /// The compile cache flags, which choose the daemon's runtime.
+    pub(crate) fn cache(&self) -> &super::hook_files::CacheArgs {
+        self.hook_files.cache()
     }
-    for line in &answer.stderr {
-        eprintln!("{line}");
-    }
-    Ok(match answer.exit_code {
-        0 => Exit::GoOn,
-        2 => Exit::Denied,
-        _ => Exit::Failed,
-    })
 }
 
 /// The user's state directory for wasm-hooks: `$XDG_STATE_HOME/wasm-hooks`,
@@ -96,22 +176,23 @@ fn state_dir() -> Option<PathBuf> {
     wasm_hooks::xdg_dir("XDG_STATE_HOME", ".local/state").map(|dir| dir.join("wasm-hooks"))
 }
 
-/// The agent's event from stdin (one the catalogue does not know, from a
-/// newer agent, reaches `*` hooks only, and is never blocked).
-fn read_event(protocol: Protocol) -> Result<Event, String> {
-    let mut text = String::new();
-    std::io::stdin()
-        .read_to_string(&mut text)
-        .map_err(|e| format!("reading the event from stdin: {e}"))?;
+/// The agent's event, read from stdin (one the catalogue does not know,
+/// from a newer agent, reaches `*` hooks only, and is never blocked).
+fn read_event(protocol: Protocol, text: &str) -> Result<Event, String> {
     let value: Value =
-        serde_json::from_str(&text).map_err(|e| format!("the event on stdin is not JSON: {e}"))?;
+        serde_json::from_str(text).map_err(|e| format!("the event on stdin is not JSON: {e}"))?;
     protocol
         .decode(value)
         .map_err(|e| format!("the event on stdin: {e}"))
 }
 
 /// Dispatch and encode; an `Err` is why the hooks could not run.
-fn answer(args: &HookArgs, protocol: Protocol, event: &mut Event) -> Result<Answer, String> {
+fn answer(
+    args: &HookArgs,
+    protocol: Protocol,
+    event: &mut Event,
+    runtime: Option<WasmRuntime>,
+) -> Result<Answer, String> {
     // The project is the agent's: --project-dir, else CLAUDE_PROJECT_DIR,
     // else the event's cwd; the hooks are told which (`project_dir`).
     let place =
@@ -124,6 +205,9 @@ fn answer(args: &HookArgs, protocol: Protocol, event: &mut Event) -> Result<Answ
         .map_err(|e| format!("{e:#}"))?;
     args.audit.apply(&mut builder);
     builder.stop_loop_limit(args.stop_loop_limit).lints(false);
+    if let Some(runtime) = runtime {
+        builder.runtime(runtime);
+    }
     if let Some(dir) = state_dir() {
         builder.state_dir(dir);
     }
@@ -137,9 +221,10 @@ fn answer(args: &HookArgs, protocol: Protocol, event: &mut Event) -> Result<Answ
     let outcome = if args.explain {
         let explanation = runtime.block_on(engine.explain(event.clone()));
         match explain::render(&place, &builder, &explanation, false) {
-            Ok(text) => eprint!("{text}"),
-            Err(e) => eprintln!("wasm-hooks: explaining: {e:#}"),
+            Ok(text) => Stderr.write_all(text.as_bytes()),
+            Err(e) => writeln!(Stderr, "wasm-hooks: explaining: {e:#}"),
         }
+        .unwrap_or_else(|e| tracing::debug!("writing the explanation: {e}"));
         explanation.outcome
     } else {
         runtime.block_on(engine.dispatch(&*event))

@@ -37,7 +37,7 @@ pub(crate) struct HookFileArgs {
 
 /// Where compiled plugins are kept: the flags every command that loads
 /// plugins shares.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Args)]
 pub(crate) struct CacheArgs {
     /// Keep compiled plugins in this directory [default:
     /// $WASM_HOOKS_CACHE_DIR, else $XDG_CACHE_HOME/wasm-hooks, else
@@ -79,6 +79,11 @@ impl HookFileArgs {
     /// How the wasm runtime is to be made; see [`CacheArgs::runtime_options`].
     pub(crate) fn runtime_options(&self) -> WasmRuntimeBuilder {
         self.cache.runtime_options()
+    }
+
+    /// The compile cache flags.
+    pub(crate) fn cache(&self) -> &CacheArgs {
+        &self.cache
     }
 
     /// The `--project-dir` given.

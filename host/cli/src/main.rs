@@ -8,6 +8,7 @@ mod bench;
 mod build;
 mod cache;
 mod compile;
+mod daemon;
 mod explain;
 mod hook;
 mod hook_files;
@@ -20,6 +21,7 @@ mod report;
 mod run;
 mod schema;
 mod serve;
+mod stderr;
 mod test;
 mod trust;
 mod validate;
@@ -61,6 +63,10 @@ enum Command {
     /// from. `--explain` (or `wasm-hooks explain`) says which was chosen
     /// and why each hook ran or not.
     Hook(hook::HookArgs),
+    /// The warm daemon `hook` forwards events to (started by `hook` itself
+    /// when `$XDG_RUNTIME_DIR` is set; WASM_HOOKS_DAEMON=off turns it off):
+    /// it answers exactly as `hook` would, without its start-up.
+    Daemon(daemon::DaemonArgs),
     /// Serve the hooks over HTTP (for agents' HTTP hooks): POST /hook.
     Serve(serve::ServeArgs),
     /// Install wasm-hooks as the hook of an agent's events (Claude Code,
@@ -113,14 +119,31 @@ pub(crate) enum Exit {
     Ask,
 }
 
-impl From<Exit> for ExitCode {
-    fn from(exit: Exit) -> Self {
-        ExitCode::from(match exit {
+impl Exit {
+    /// Its number.
+    pub(crate) fn code(self) -> u8 {
+        match self {
             Exit::GoOn => 0,
             Exit::Failed => 1,
             Exit::Denied => 2,
             Exit::Ask => 3,
-        })
+        }
+    }
+
+    /// The exit of this number (an unknown one is a failure).
+    pub(crate) fn of_code(code: u8) -> Self {
+        match code {
+            0 => Exit::GoOn,
+            2 => Exit::Denied,
+            3 => Exit::Ask,
+            _ => Exit::Failed,
+        }
+    }
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> Self {
+        ExitCode::from(exit.code())
     }
 }
 
@@ -128,7 +151,7 @@ impl From<Exit> for ExitCode {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing(cli.verbose);
-    match run(cli.command) {
+    match run(cli.command, cli.verbose) {
         Ok(exit) => exit.into(),
         Err(e) => {
             eprintln!("wasm-hooks: {e:#}");
@@ -137,7 +160,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(command: Command) -> anyhow::Result<Exit> {
+fn run(command: Command, verbose: u8) -> anyhow::Result<Exit> {
     match command {
         Command::Run(args) => run::run(args),
         Command::Explain(args) => explain::run(args),
@@ -153,12 +176,44 @@ fn run(command: Command) -> anyhow::Result<Exit> {
         Command::Test(args) => test::run(args),
         Command::New(args) => new::run(args),
         Command::Build(args) => build::run(args),
-        Command::Hook(args) => hook::run(args),
+        Command::Hook(args) => hook::run(args, verbose),
+        Command::Daemon(args) => daemon::run(&args),
         Command::Serve(args) => serve::run(args),
         Command::Install(args) => install::install(args),
         Command::Uninstall(args) => install::uninstall(args),
         Command::Trust(args) => trust::run(args),
     }
+}
+
+/// The arguments of a `hook` invocation (`argv`, the program name first)
+/// as a daemon answers it: none for any other command, or with `-v`
+/// (whose log lines belong in the client's process).
+fn hook_invocation(argv: &[String]) -> Option<hook::HookArgs> {
+    match HookInvocation::try_parse_from(argv).ok()? {
+        HookInvocation {
+            verbose: 0,
+            command: HookCommand::Hook(args),
+        } => Some(args),
+        HookInvocation { .. } => None,
+    }
+}
+
+/// [`Cli`] with `hook` as its only command: what a daemon parses a
+/// forwarded invocation with (the whole CLI's parser is a tenth of a
+/// request's time to build).
+#[derive(Debug, Parser)]
+#[command(name = "wasm-hooks")]
+struct HookInvocation {
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+
+    #[command(subcommand)]
+    command: HookCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum HookCommand {
+    Hook(hook::HookArgs),
 }
 
 fn init_tracing(verbose: u8) {
@@ -174,7 +229,7 @@ fn init_tracing(verbose: u8) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| stderr::Stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .init();

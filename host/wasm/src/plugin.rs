@@ -83,7 +83,7 @@ impl Plugin {
                 kv_name: Arc::from(path.to_string_lossy()),
                 pinned,
                 runtime,
-                current: RwLock::new(Arc::new(compiled)),
+                current: RwLock::new(compiled),
                 seen: Mutex::new(id),
             }),
         })
@@ -163,7 +163,7 @@ impl Reload for PluginInner {
         let compiled = prepare(&self.runtime, path, &bytes, sha256)?;
         self.runtime.remember_digest(path, &id, &compiled);
         tracing::info!(plugin = %path.display(), sha256 = %compiled.sha256, "hot reload");
-        *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(compiled);
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = compiled;
         Ok(true)
     }
 }
@@ -212,7 +212,7 @@ fn compile(
     path: &Path,
     id: &FileId,
     pinned: Option<&str>,
-) -> Result<Compiled, Error> {
+) -> Result<Arc<Compiled>, Error> {
     if let Some(compiled) = known(runtime, path, id, pinned) {
         return Ok(compiled);
     }
@@ -222,18 +222,22 @@ fn compile(
     Ok(compiled)
 }
 
-/// The plugin from the cache, when the digest index knows this version of
-/// the file, its pin (if any) agrees, and the cache has it. Anything else
-/// takes the long way, which also reports what is wrong.
+/// The plugin already linked by this runtime or from the cache, when the
+/// digest index knows this version of the file, its pin (if any) agrees,
+/// and the cache has it. Anything else takes the long way, which also
+/// reports what is wrong.
 fn known(
     runtime: &WasmRuntime,
     path: &Path,
     id: &FileId,
     pinned: Option<&str>,
-) -> Option<Compiled> {
+) -> Option<Arc<Compiled>> {
     let (sha256, schema) = runtime.known_digest(path, id)?;
     if pinned.is_some_and(|pin| pin != sha256) {
         return None;
+    }
+    if let Some(compiled) = runtime.linked(&sha256) {
+        return Some(compiled);
     }
     let component = runtime.cached_component(&sha256)?;
     link(runtime, path, &component, sha256, schema, true).ok()
@@ -315,7 +319,7 @@ fn prepare(
     path: &Path,
     bytes: &[u8],
     sha256: String,
-) -> Result<Compiled, Error> {
+) -> Result<Arc<Compiled>, Error> {
     let fail = |message| fail(path, message);
     let sections = abi::sections(bytes).map_err(|e| fail(format!("malformed component: {e}")))?;
     if let Some(found) = sections.wit_stamps.into_iter().find(|s| !world::served(s)) {
@@ -339,7 +343,7 @@ fn link(
     sha256: String,
     config_schema: Option<Arc<str>>,
     from_cache: bool,
-) -> Result<Compiled, Error> {
+) -> Result<Arc<Compiled>, Error> {
     let fail = |message| fail(path, message);
     let instance_pre = runtime
         .inner
@@ -347,10 +351,12 @@ fn link(
         .instantiate_pre(component)
         .map_err(|e| fail(format!("imports something this host does not provide: {e}")))?;
     let pre = HookPre::new(instance_pre).map_err(fail)?;
-    Ok(Compiled {
+    let compiled = Arc::new(Compiled {
         pre,
         sha256,
         config_schema,
         from_cache,
-    })
+    });
+    runtime.remember_linked(&compiled);
+    Ok(compiled)
 }

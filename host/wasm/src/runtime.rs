@@ -2,6 +2,7 @@
 //! fuel and epochs on), its allocator, one linker, the background epoch
 //! ticker, the compile cache, and the optional hot-reload watcher.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
@@ -53,6 +54,9 @@ pub(crate) trait Reload: Send + Sync {
 #[derive(Clone)]
 pub struct WasmRuntime {
     pub(super) inner: Arc<Runtime>,
+    /// The `kv` interface's values: shared by clones, not by
+    /// [`WasmRuntime::with_empty_kv`].
+    kv: Arc<KvStore>,
 }
 
 pub(super) struct Runtime {
@@ -64,10 +68,33 @@ pub(super) struct Runtime {
     engine_key: String,
     /// Every plugin loaded, for hot reload.
     plugins: Mutex<Vec<Weak<dyn Reload>>>,
-    /// The `kv` interface's values.
-    kv: Arc<KvStore>,
+    /// Every plugin version linked, by sha256, so that loading it again
+    /// (another engine on this runtime) takes no work.
+    linked: Mutex<HashMap<String, Arc<Compiled>>>,
     /// The empty directory every call sees as `/`.
     sandbox_root: SandboxRoot,
+}
+
+impl Runtime {
+    /// See [`WasmRuntime::reload_changed`].
+    fn reload_changed(&self) -> usize {
+        let plugins: Vec<Arc<dyn Reload>> = self
+            .plugins
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect();
+        let mut reloaded = 0;
+        for plugin in plugins {
+            match plugin.reload_if_changed() {
+                Ok(true) => reloaded += 1,
+                Ok(false) => {}
+                Err(e) => tracing::warn!("hot reload: {e}; the previous version stays"),
+            }
+        }
+        reloaded
+    }
 }
 
 impl std::fmt::Debug for WasmRuntime {
@@ -202,11 +229,12 @@ impl WasmRuntimeBuilder {
                 pooling,
                 cache,
                 plugins: Mutex::default(),
-                kv: Arc::default(),
+                linked: Mutex::default(),
                 sandbox_root: SandboxRoot::new().map_err(|e| Error::Runtime {
                     source: format!("making the sandbox's empty root directory: {e}").into(),
                 })?,
             }),
+            kv: Arc::default(),
         };
         start_epoch_ticker(&runtime.inner.engine);
         if let Some(interval) = self.hot_reload {
@@ -242,7 +270,45 @@ impl WasmRuntime {
 
     /// The `kv` scope of the plugin named `plugin` in `session`.
     pub(super) fn kv_scope(&self, plugin: &Arc<str>, session: &str) -> KvScope {
-        self.inner.kv.scope(plugin, session)
+        self.kv.scope(plugin, session)
+    }
+
+    /// This runtime (engine, pool, caches, loaded plugins) with a `kv`
+    /// store of its own, empty: for a host that answers each event as a
+    /// process of its own would (the `hook` daemon), where a plugin must
+    /// not remember across events what it could not remember there.
+    #[must_use]
+    pub fn with_empty_kv(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+            kv: Arc::default(),
+        }
+    }
+
+    /// The plugin version with this sha256 if this runtime linked it
+    /// before.
+    pub(super) fn linked(&self, sha256: &str) -> Option<Arc<Compiled>> {
+        let linked = self
+            .inner
+            .linked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        linked.get(sha256).cloned()
+    }
+
+    /// Keep `compiled` for [`WasmRuntime::linked`]; past
+    /// [`MAX_LINKED`] versions the oldest are forgotten all at once (a
+    /// long-running host that sees a plugin rebuilt many times).
+    pub(super) fn remember_linked(&self, compiled: &Arc<Compiled>) {
+        let mut linked = self
+            .inner
+            .linked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if linked.len() >= MAX_LINKED {
+            linked.clear();
+        }
+        linked.insert(compiled.sha256().to_owned(), compiled.clone());
     }
 
     /// Whether instances come from the pooling allocator.
@@ -287,23 +353,7 @@ impl WasmRuntime {
     /// the number reloaded. A file that fails to load is reported in the
     /// log and the old version stays. The hot-reload watcher calls this.
     pub fn reload_changed(&self) -> usize {
-        let plugins: Vec<Arc<dyn Reload>> = self
-            .inner
-            .plugins
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-            .filter_map(Weak::upgrade)
-            .collect();
-        let mut reloaded = 0;
-        for plugin in plugins {
-            match plugin.reload_if_changed() {
-                Ok(true) => reloaded += 1,
-                Ok(false) => {}
-                Err(e) => tracing::warn!("hot reload: {e}; the previous version stays"),
-            }
-        }
-        reloaded
+        self.inner.reload_changed()
     }
 
     /// The compiled component of `bytes` (whose sha256 is `sha256`): from
@@ -385,6 +435,9 @@ fn pooling_config() -> PoolingAllocationConfig {
     pooling
 }
 
+/// Plugin versions a runtime keeps linked in memory.
+const MAX_LINKED: usize = 64;
+
 /// How much of each slot may stay resident between instances.
 const KEEP_RESIDENT: usize = 4 << 20;
 
@@ -435,7 +488,7 @@ fn start_watcher(runtime: &WasmRuntime, interval: Duration) {
             loop {
                 std::thread::sleep(interval);
                 let Some(inner) = weak.upgrade() else { break };
-                WasmRuntime { inner }.reload_changed();
+                inner.reload_changed();
             }
         })
         .map(drop)

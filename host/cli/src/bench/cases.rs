@@ -127,8 +127,10 @@ fn closure_engine() -> HookEngine {
     engine
 }
 
-/// Whole processes, as an agent starts them: `wasm-hooks hook` with a wasm
-/// plugin and with an inline rule, and python3 reading the same event.
+/// Whole processes, as an agent starts them: `/bin/true` (the floor),
+/// `wasm-hooks hook` with a wasm plugin and with an inline rule, each
+/// in-process and through a warm daemon (a private one, in a directory of
+/// the bench's own), and python3 reading the same event.
 fn process_cases(
     exe: &Path,
     wasm_file: &Path,
@@ -137,28 +139,41 @@ fn process_cases(
     spawns: usize,
     stdin: &str,
 ) -> anyhow::Result<Vec<Summary>> {
-    let mut out = Vec::new();
-    let hook_process = |file: &Path| {
+    let runtime_dir = tempfile::tempdir()?;
+    let hook_process = |file: &Path, daemon: &str| {
         let mut cmd = Command::new(exe);
         cmd.arg("hook")
             .arg("-c")
             .arg(file)
             .arg("--cache-dir")
-            .arg(cache);
+            .arg(cache)
+            .env("WASM_HOOKS_DAEMON", daemon)
+            .env("XDG_RUNTIME_DIR", runtime_dir.path());
         cmd
     };
-    out.push(processes(
-        "process: wasm-hooks hook, wasm plugin, warm cache",
+    let mut out = vec![processes(
+        "process: /bin/true",
         spawns,
-        || hook_process(wasm_file),
+        || Command::new("/bin/true"),
         stdin,
-    )?);
-    out.push(processes(
-        "process: wasm-hooks hook, inline rule",
-        spawns,
-        || hook_process(inline_file),
-        stdin,
-    )?);
+    )?];
+    for (name, file) in [
+        ("wasm plugin, warm cache", wasm_file),
+        ("inline rule", inline_file),
+    ] {
+        out.push(processes(
+            &format!("process: wasm-hooks hook, {name}"),
+            spawns,
+            || hook_process(file, "off"),
+            stdin,
+        )?);
+        out.push(processes(
+            &format!("process: wasm-hooks hook, {name}, warm daemon"),
+            spawns,
+            || hook_process(file, "only"),
+            stdin,
+        )?);
+    }
     out.push(processes(
         "process: python3 json.load(stdin)",
         spawns,
@@ -169,7 +184,6 @@ fn process_cases(
         },
         stdin,
     )?);
-
     Ok(out)
 }
 
@@ -245,11 +259,16 @@ fn processes(
             .stderr(Stdio::null())
             .spawn()
             .with_context(|| format!("{name}: starting the process"))?;
-        child
+        // A process that does not read its stdin (`/bin/true`) closes it.
+        match child
             .stdin
             .take()
             .context("stdin")?
-            .write_all(stdin.as_bytes())?;
+            .write_all(stdin.as_bytes())
+        {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            written => written?,
+        }
         let status = child.wait()?;
         if !status.success() {
             bail!("{name}: the process failed ({status})");

@@ -2,27 +2,37 @@
 //! found after parsing (a bad regex, a missing plugin), which serde cannot
 //! tell. The file is read a second time by a YAML parser that keeps
 //! positions; JSON is YAML's flow syntax, so one locator serves both. Best
-//! effort: a path it cannot find simply has no position.
+//! effort: a path it cannot find simply has no position. The second read
+//! happens only when a problem is to be placed: a file without any costs
+//! nothing (it was a fifth of loading one).
+
+use std::cell::OnceCell;
 
 use saphyr::{LoadableYamlNode, MarkedYaml};
 
 /// Positions of the nodes of one hook file.
 pub(super) struct Locator<'a> {
-    root: Option<MarkedYaml<'a>>,
+    text: &'a str,
+    root: OnceCell<Option<MarkedYaml<'a>>>,
 }
 
 impl<'a> Locator<'a> {
     pub(super) fn new(text: &'a str) -> Self {
-        let root = MarkedYaml::load_from_str(text)
-            .ok()
-            .and_then(|docs| docs.into_iter().next());
-        Self { root }
+        Self {
+            text,
+            root: OnceCell::new(),
+        }
     }
 
     /// The 1-based line and column of `path` (`hooks.PreToolUse[0].hooks[1]`
     /// or `hooks[2].event`).
     pub(super) fn find(&self, path: &str) -> Option<(usize, usize)> {
-        let mut node = self.root.as_ref()?;
+        let root = self.root.get_or_init(|| {
+            MarkedYaml::load_from_str(self.text)
+                .ok()
+                .and_then(|docs| docs.into_iter().next())
+        });
+        let mut node = root.as_ref()?;
         for segment in path.split('.') {
             let (key, indices) = match segment.find('[') {
                 Some(at) => (&segment[..at], &segment[at..]),

@@ -47,7 +47,11 @@ const LOOPBACK: [&str; 6] = [
 
 impl Default for UrlAllowlist {
     fn default() -> Self {
-        Self::new(LOOPBACK).expect("the loopback patterns are valid globs")
+        /// Built once: every engine build asks for it several times.
+        static LOOPBACK_ONLY: std::sync::LazyLock<UrlAllowlist> = std::sync::LazyLock::new(|| {
+            UrlAllowlist::new(LOOPBACK).expect("the loopback patterns are valid globs")
+        });
+        LOOPBACK_ONLY.clone()
     }
 }
 
@@ -83,12 +87,11 @@ impl UrlAllowlist {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        Self::new(
-            self.patterns
-                .iter()
-                .cloned()
-                .chain(more.into_iter().map(Into::into)),
-        )
+        let mut more = more.into_iter().map(Into::into).peekable();
+        if more.peek().is_none() {
+            return Ok(self.clone());
+        }
+        Self::new(self.patterns.iter().cloned().chain(more))
     }
 
     /// Whether `url` may be called: it parses, carries no credentials

@@ -1,0 +1,177 @@
+//! The `hook` side: forward the invocation to the daemon for this process
+//! (see [`super::place`]) and print its answer; or, when there is none,
+//! answer in-process and start one for the next event.
+//!
+//! `WASM_HOOKS_DAEMON` chooses: `auto` (the default), `off` (never), or
+//! `only` (always through a daemon, starting one and waiting for it if
+//! needed; for tests and for checking that the daemon answers).
+
+use std::borrow::Cow;
+use std::io::Read as _;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt as _;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::place::{OWN_VARIABLES, Place, effective_uid, peer_uid};
+use super::wire::{self, Reply, Request};
+use crate::hook::HookReply;
+
+/// What became of forwarding one invocation.
+#[derive(Debug)]
+pub(crate) enum Forwarded {
+    /// The daemon answered.
+    Answered(HookReply),
+    /// The daemon may have run the hooks but its answer was lost, or
+    /// `only` was asked and no daemon answered: the hooks' failure.
+    Failed(String),
+    /// Answer in-process; then start this daemon, if any.
+    InProcess {
+        /// The daemon to start for the next event.
+        start: Option<Place>,
+    },
+}
+
+/// How `hook` uses a daemon (`WASM_HOOKS_DAEMON`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Auto,
+    Off,
+    Only,
+}
+
+/// How long `only` waits for a daemon it started.
+const START_WAIT: Duration = Duration::from_secs(10);
+
+/// Forward this process's `hook` invocation, whose stdin was `stdin`.
+pub(crate) fn forward(stdin: &str, verbose: u8) -> Forwarded {
+    let in_process = Forwarded::InProcess { start: None };
+    let mode = match std::env::var(OWN_VARIABLES).as_deref() {
+        Err(_) | Ok("" | "auto") => Mode::Auto,
+        Ok("off") => Mode::Off,
+        Ok("only") => Mode::Only,
+        Ok(other) => {
+            tracing::warn!("{OWN_VARIABLES}={other}: expected auto, off or only; not using one");
+            Mode::Off
+        }
+    };
+    // With -v the log lines belong to this process; at a terminal a
+    // person is trying things out, and colours differ.
+    if mode == Mode::Off || verbose > 0 || std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        return in_process;
+    }
+    let Some(argv) = std::env::args_os()
+        .map(|arg| arg.into_string().ok())
+        .collect::<Option<Vec<String>>>()
+    else {
+        return in_process;
+    };
+    let place = match Place::of_this_process() {
+        Ok(Some(place)) => place,
+        Ok(None) if mode == Mode::Only => {
+            return Forwarded::Failed(format!(
+                "{OWN_VARIABLES}=only, but $XDG_RUNTIME_DIR is not set"
+            ));
+        }
+        Ok(None) => return in_process,
+        Err(why) => {
+            tracing::debug!("no daemon: {why}");
+            return match mode {
+                Mode::Only => Forwarded::Failed(format!("no daemon: {why}")),
+                _ => in_process,
+            };
+        }
+    };
+    let request = Request {
+        key: Cow::Borrowed(&place.key),
+        argv,
+        stdin: Cow::Borrowed(stdin),
+    };
+    let mut reply = exchange(&place, &request);
+    if mode == Mode::Only && matches!(reply, Ok(None)) {
+        start(&place);
+        let started = Instant::now();
+        while !place.socket.exists() && started.elapsed() < START_WAIT {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        reply = exchange(&place, &request);
+    }
+    match (reply, mode) {
+        (
+            Ok(Some(Reply::Answered {
+                stdout,
+                stderr,
+                exit,
+            })),
+            _,
+        ) => Forwarded::Answered(HookReply {
+            stdout,
+            stderr,
+            exit,
+        }),
+        (Ok(Some(Reply::Declined { why })), Mode::Only) => {
+            Forwarded::Failed(format!("the daemon declined: {why}"))
+        }
+        (Ok(Some(Reply::Declined { why })), _) => {
+            tracing::debug!("the daemon declined: {why}");
+            in_process
+        }
+        (Ok(None), Mode::Only) => {
+            Forwarded::Failed(format!("no daemon answered on {}", place.socket.display()))
+        }
+        (Ok(None), _) => Forwarded::InProcess { start: Some(place) },
+        (Err(e), _) => Forwarded::Failed(format!("the daemon's answer was lost: {e}")),
+    }
+}
+
+/// Send `request` to the daemon at `place` and read its reply: `None` when
+/// no daemon took it (none listening, another user's, or one that closed
+/// without a word: nothing ran).
+fn exchange(place: &Place, request: &Request<'_>) -> std::io::Result<Option<Reply>> {
+    let Ok(mut stream) = UnixStream::connect(&place.socket) else {
+        return Ok(None);
+    };
+    match peer_uid(&stream) {
+        Ok(uid) if uid == effective_uid() => {}
+        _ => {
+            tracing::warn!(socket = %place.socket.display(), "not this user's daemon; not used");
+            return Ok(None);
+        }
+    }
+    // A daemon that declines at once (busy) may close before reading: the
+    // send fails, and its reply, if any, is still read.
+    let _ = wire::send(&mut stream, request);
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let mut bytes = Vec::new();
+    if stream.read_to_end(&mut bytes).is_err() && bytes.is_empty() {
+        return Ok(None);
+    }
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(std::io::Error::other)
+}
+
+/// Start the daemon for `place` in the background: its own process group
+/// (an agent's timeout kills the hook's group, not it), no stdio (an agent
+/// waits for the hook's pipes to close). A second one started at the same
+/// time finds the lock taken and exits.
+pub(crate) fn start(place: &Place) {
+    let spawned = std::env::current_exe().and_then(|exe| {
+        Command::new(exe)
+            .arg("daemon")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+    });
+    match spawned {
+        Ok(child) => {
+            tracing::debug!(pid = child.id(), socket = %place.socket.display(), "daemon started")
+        }
+        Err(e) => tracing::debug!("starting a daemon: {e}"),
+    }
+}

@@ -1,0 +1,300 @@
+//! `wasm-hooks daemon`: the warm process `hook` forwards events to, so that
+//! an agent's per-event process costs little more than its own start-up.
+//!
+//! A daemon stands in for one kind of `hook` process: one build, user,
+//! environment and working directory (its key, see [`place`]). It answers
+//! each request exactly as that process would, by the same code
+//! ([`crate::hook::respond`]): the hook files, settings, trust store and
+//! plugins are read afresh for every event, and each event gets an empty
+//! `kv` store, as a process of its own would. What it keeps warm is the
+//! start-up: the wasm runtime with its pooling allocator, and every plugin
+//! already compiled and linked. It serves any project the events name, and
+//! exits after an idle time, or as soon as its socket is removed or taken
+//! over.
+
+pub(crate) mod client;
+mod place;
+mod wire;
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use clap::Args;
+use wasm_hooks::WasmRuntime;
+
+use super::Exit;
+use super::hook_files::CacheArgs;
+use super::stderr;
+use place::{Place, effective_uid, peer_uid};
+use wire::{MAX_REQUEST, Reply, Request};
+
+/// Arguments of `wasm-hooks daemon`.
+#[derive(Debug, Args)]
+pub(crate) struct DaemonArgs {
+    /// Exit after this many seconds without a request.
+    #[arg(long, value_name = "SECONDS", default_value_t = 900)]
+    idle_secs: u64,
+}
+
+/// Requests answered at once; past it a client is declined and answers
+/// in-process.
+const MAX_CLIENTS: usize = 64;
+
+/// How long a connected client may take to send its request.
+const REQUEST_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How often the daemon looks at its socket and its idle time.
+const WATCH_INTERVAL: Duration = Duration::from_millis(500);
+
+/// What the daemon keeps between requests.
+struct Daemon {
+    key: String,
+    /// The wasm runtime for each choice of compile cache seen.
+    runtimes: Mutex<HashMap<CacheArgs, WasmRuntime>>,
+    in_flight: AtomicUsize,
+    last_request: Mutex<Instant>,
+}
+
+pub(crate) fn run(args: &DaemonArgs) -> anyhow::Result<Exit> {
+    let place = Place::of_this_process()
+        .map_err(anyhow::Error::msg)?
+        .context("no $XDG_RUNTIME_DIR: the daemon's socket has nowhere private to live")?;
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(&place.lock)
+        .with_context(|| format!("opening {}", place.lock.display()))?;
+    match lock.try_lock() {
+        Ok(()) => {
+            // The lock file names the daemon holding it.
+            lock.set_len(0)
+                .and_then(|()| (&lock).write_all(format!("{}\n", std::process::id()).as_bytes()))
+                .with_context(|| format!("writing {}", place.lock.display()))?;
+        }
+        Err(std::fs::TryLockError::WouldBlock) => {
+            tracing::info!("a daemon for this key is already running");
+            return Ok(Exit::GoOn);
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            bail!("locking {}: {e}", place.lock.display())
+        }
+    }
+    // With the lock held, a socket file is a dead daemon's.
+    match std::fs::remove_file(&place.socket) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => bail!("removing the old {}: {e}", place.socket.display()),
+    }
+    let listener = UnixListener::bind(&place.socket)
+        .with_context(|| format!("listening on {}", place.socket.display()))?;
+    std::fs::set_permissions(&place.socket, std::fs::Permissions::from_mode(0o600))
+        .with_context(|| format!("making {} private", place.socket.display()))?;
+    let inode = std::fs::symlink_metadata(&place.socket)?.ino();
+    let daemon = Arc::new(Daemon {
+        key: place.key.clone(),
+        runtimes: Mutex::default(),
+        in_flight: AtomicUsize::new(0),
+        last_request: Mutex::new(Instant::now()),
+    });
+    watch(
+        place.socket.clone(),
+        inode,
+        Duration::from_secs(args.idle_secs),
+        daemon.clone(),
+    );
+    tracing::info!(socket = %place.socket.display(), "daemon listening");
+    let workers = Workers::new();
+    for stream in listener.incoming() {
+        match stream {
+            Ok(stream) => accept(&daemon, &workers, stream),
+            Err(e) => tracing::warn!("accepting a connection: {e}"),
+        }
+    }
+    drop(lock);
+    Ok(Exit::GoOn)
+}
+
+/// Take one connection: only from this user, and only up to
+/// [`MAX_CLIENTS`] at once; each is answered by a waiting worker thread
+/// (one more is started when none waits).
+fn accept(daemon: &Arc<Daemon>, workers: &Workers, mut stream: UnixStream) {
+    match peer_uid(&stream) {
+        Ok(uid) if uid == effective_uid() => {}
+        Ok(uid) => {
+            tracing::warn!(uid, "refused a connection from another user");
+            return;
+        }
+        Err(e) => {
+            tracing::warn!("refused a connection whose user is unknown: {e}");
+            return;
+        }
+    }
+    if daemon.in_flight.fetch_add(1, Ordering::SeqCst) >= MAX_CLIENTS {
+        daemon.in_flight.fetch_sub(1, Ordering::SeqCst);
+        let busy = Reply::Declined {
+            why: format!("{MAX_CLIENTS} requests already running"),
+        };
+        let _ = wire::send(&mut stream, &busy);
+        return;
+    }
+    if workers.idle.load(Ordering::SeqCst) == 0 {
+        workers.start(daemon);
+    }
+    // The receiving end lives as long as any worker, and a worker never
+    // stops while the daemon runs.
+    let _ = workers.queue.send(stream);
+}
+
+/// The threads answering requests, waiting on one queue.
+struct Workers {
+    queue: mpsc::Sender<UnixStream>,
+    waiting: Arc<Mutex<mpsc::Receiver<UnixStream>>>,
+    idle: Arc<AtomicUsize>,
+}
+
+impl Workers {
+    fn new() -> Self {
+        let (queue, waiting) = mpsc::channel();
+        Self {
+            queue,
+            waiting: Arc::new(Mutex::new(waiting)),
+            idle: Arc::default(),
+        }
+    }
+
+    /// One more worker.
+    fn start(&self, daemon: &Arc<Daemon>) {
+        let (daemon, waiting, idle) = (daemon.clone(), self.waiting.clone(), self.idle.clone());
+        let spawned = std::thread::Builder::new()
+            .name("wasm-hooks-request".into())
+            .spawn(move || {
+                loop {
+                    idle.fetch_add(1, Ordering::SeqCst);
+                    let next = waiting
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .recv();
+                    idle.fetch_sub(1, Ordering::SeqCst);
+                    let Ok(mut stream) = next else { break };
+                    serve(&daemon, &mut stream);
+                    *daemon
+                        .last_request
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+                    daemon.in_flight.fetch_sub(1, Ordering::SeqCst);
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("no thread for requests: {e}");
+        }
+    }
+}
+
+/// Read one request, answer it, reply.
+fn serve(daemon: &Daemon, stream: &mut UnixStream) {
+    let started = Instant::now();
+    let _ = stream.set_read_timeout(Some(REQUEST_READ_TIMEOUT));
+    let reply = match wire::receive::<Request>(stream, MAX_REQUEST) {
+        Err(e) => Reply::Declined {
+            why: format!("an unreadable request: {e}"),
+        },
+        Ok(request) if request.key != daemon.key => Reply::Declined {
+            why: "a daemon of another build, user, environment or directory".into(),
+        },
+        Ok(request) => daemon.answer(&request),
+    };
+    if let Err(e) = wire::send(stream, &reply) {
+        tracing::warn!("replying: {e}");
+    }
+    tracing::debug!(elapsed = ?started.elapsed(), "request served");
+}
+
+impl Daemon {
+    /// Answer a `hook` invocation as the client's own process would.
+    fn answer(&self, request: &Request) -> Reply {
+        let Some(args) = super::hook_invocation(&request.argv) else {
+            return Reply::Declined {
+                why: "not a `hook` invocation a daemon answers".into(),
+            };
+        };
+        let runtime = match self.runtime(args.cache()) {
+            Ok(runtime) => runtime,
+            Err(why) => return Reply::Declined { why },
+        };
+        let (reply, stderr) = stderr::capture(|| {
+            super::hook::respond(&args, Ok(&request.stdin), Some(runtime.with_empty_kv()))
+        });
+        let mut written = String::from_utf8_lossy(&stderr).into_owned();
+        written.push_str(&reply.stderr);
+        Reply::Answered {
+            stdout: reply.stdout,
+            stderr: written,
+            exit: reply.exit,
+        }
+    }
+
+    /// The runtime for this choice of compile cache, started on first use
+    /// (with the pooling allocator: it pays from the second event on).
+    fn runtime(&self, cache: &CacheArgs) -> Result<WasmRuntime, String> {
+        let mut runtimes = self.runtimes.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(runtime) = runtimes.get(cache) {
+            return Ok(runtime.clone());
+        }
+        let runtime = cache
+            .runtime_options()
+            .pooling(true)
+            .build()
+            .map_err(|e| format!("starting the wasm runtime: {e}"))?;
+        runtimes.insert(cache.clone(), runtime.clone());
+        Ok(runtime)
+    }
+}
+
+/// Exit when the socket at `socket` is no longer the one bound (removed,
+/// or another daemon's), or after `idle` without a request.
+fn watch(socket: PathBuf, inode: u64, idle: Duration, daemon: Arc<Daemon>) {
+    let spawned = std::thread::Builder::new()
+        .name("wasm-hooks-daemon-watch".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(WATCH_INTERVAL);
+                if !is_bound_at(&socket, inode) {
+                    tracing::info!("the socket is gone or taken over: exiting");
+                    std::process::exit(0);
+                }
+                let quiet = daemon
+                    .last_request
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .elapsed();
+                if daemon.in_flight.load(Ordering::SeqCst) == 0 && quiet >= idle {
+                    tracing::info!(?quiet, "idle: exiting");
+                    // No new client from now on; those already connected
+                    // are answered first.
+                    let _ = std::fs::remove_file(&socket);
+                    std::thread::sleep(WATCH_INTERVAL);
+                    while daemon.in_flight.load(Ordering::SeqCst) > 0 {
+                        std::thread::sleep(WATCH_INTERVAL);
+                    }
+                    std::process::exit(0);
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("no watch thread, so no idle exit: {e}");
+    }
+}
+
+/// Whether `socket` is still the file this daemon bound.
+fn is_bound_at(socket: &Path, inode: u64) -> bool {
+    std::fs::symlink_metadata(socket).is_ok_and(|meta| meta.ino() == inode)
+}

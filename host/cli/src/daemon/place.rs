@@ -1,0 +1,177 @@
+//! Where a daemon listens and who may talk to it.
+//!
+//! A daemon answers only for the processes it stands in for: the same
+//! build of `wasm-hooks` (the executable's file, not only its version),
+//! the same user, the same environment and the same working directory.
+//! All of them go into its key, and its socket is named by the key, so a
+//! `hook` process finds only a daemon that would answer exactly as it
+//! would itself. Sockets live in `$XDG_RUNTIME_DIR/wasm-hooks/`, a
+//! directory only the user may enter; without `$XDG_RUNTIME_DIR` there is
+//! no daemon.
+
+use std::ffi::OsString;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::PathBuf;
+
+use std::hash::{DefaultHasher, Hasher};
+
+/// The environment variable that chooses how `hook` reaches a daemon; it
+/// does not change an answer, so it is left out of the key.
+pub(crate) const OWN_VARIABLES: &str = "WASM_HOOKS_DAEMON";
+
+/// Also left out of the key: what shells set for themselves and which no
+/// answer depends on, bash's `$_` (the path of the command being run; the
+/// executable's is in the key already) and `$SHLVL` (which differs between
+/// a shell's foreground and background jobs).
+const SHELL_VARIABLES: [&str; 2] = ["_", "SHLVL"];
+
+/// A daemon's socket, lock file and key.
+#[derive(Debug, Clone)]
+pub(crate) struct Place {
+    /// The socket it listens on.
+    pub(crate) socket: PathBuf,
+    /// The file a starting daemon locks, so that one runs per key; it holds
+    /// the daemon's pid.
+    pub(crate) lock: PathBuf,
+    /// A 128-bit hash (hex) of everything an answer depends on besides
+    /// the request itself.
+    pub(crate) key: String,
+}
+
+impl Place {
+    /// The place of the daemon for this process, creating (or checking)
+    /// the socket directory: `Ok(None)` without `$XDG_RUNTIME_DIR`.
+    ///
+    /// # Errors
+    /// When the directory cannot be made, is not the user's own, or others
+    /// may enter it; or when the executable or working directory cannot be
+    /// read.
+    pub(crate) fn of_this_process() -> Result<Option<Self>, String> {
+        let Some(runtime_dir) = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty())
+        else {
+            return Ok(None);
+        };
+        let dir = PathBuf::from(runtime_dir).join("wasm-hooks");
+        private_dir(&dir)?;
+        let key = key()?;
+        Ok(Some(Self {
+            socket: dir.join(format!("{key}.sock")),
+            lock: dir.join(format!("{key}.lock")),
+            key,
+        }))
+    }
+}
+
+/// Make `dir` (mode 0700) if it is missing, and check that it is a
+/// directory of this user's that no one else may enter.
+fn private_dir(dir: &std::path::Path) -> Result<(), String> {
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(format!("making {}: {e}", dir.display())),
+    }
+    let meta = std::fs::symlink_metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if !meta.is_dir() {
+        return Err(format!("{} is not a directory", dir.display()));
+    }
+    if meta.uid() != effective_uid() {
+        return Err(format!(
+            "{} belongs to user {}, not to this one",
+            dir.display(),
+            meta.uid()
+        ));
+    }
+    if meta.permissions().mode() & 0o077 != 0 {
+        return Err(format!(
+            "{} may be entered by other users (mode {:o}); it must be 0700",
+            dir.display(),
+            meta.permissions().mode() & 0o777
+        ));
+    }
+    Ok(())
+}
+
+/// The key: this build (the executable file as it is now), the user, the
+/// working directory and the environment (less [`OWN_VARIABLES`] and
+/// [`SHELL_VARIABLES`]), hashed by two differently seeded SipHashes.
+///
+/// Not a cryptographic hash, on purpose: only this user can make a socket
+/// in the directory, so the key guards against mix-ups, not forgery; and
+/// sha2 would ask the CPU for its features first (`cpuid`, a trap to the
+/// hypervisor in a VM), on the path of every `hook` process.
+fn key() -> Result<String, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("finding the executable: {e}"))?;
+    let meta = std::fs::metadata(&exe).map_err(|e| format!("{}: {e}", exe.display()))?;
+    let cwd = std::env::current_dir().map_err(|e| format!("finding the current directory: {e}"))?;
+    let mut hashers = [DefaultHasher::new(), DefaultHasher::new()];
+    hashers[1].write(b"the second half");
+    let mut field = |bytes: &[u8]| {
+        for hasher in &mut hashers {
+            hasher.write_usize(bytes.len());
+            hasher.write(bytes);
+        }
+    };
+    field(b"wasm-hooks daemon 1");
+    field(env!("CARGO_PKG_VERSION").as_bytes());
+    field(exe.as_os_str().as_encoded_bytes());
+    for number in [
+        meta.dev(),
+        meta.ino(),
+        meta.size(),
+        meta.mtime().cast_unsigned(),
+        meta.mtime_nsec().cast_unsigned(),
+        meta.ctime().cast_unsigned(),
+        meta.ctime_nsec().cast_unsigned(),
+        u64::from(effective_uid()),
+    ] {
+        field(&number.to_le_bytes());
+    }
+    field(cwd.as_os_str().as_encoded_bytes());
+    let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
+        .filter(|(name, _)| name != OWN_VARIABLES && !SHELL_VARIABLES.iter().any(|v| name == v))
+        .collect();
+    env.sort();
+    for (name, value) in &env {
+        field(name.as_encoded_bytes());
+        field(value.as_encoded_bytes());
+    }
+    let [first, second] = hashers.map(|h| h.finish());
+    Ok(format!("{first:016x}{second:016x}"))
+}
+
+/// This process's effective user id.
+pub(crate) fn effective_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// The user id of the process at the other end of a Unix socket, as the
+/// kernel recorded it when the connection was made (`SO_PEERCRED`).
+///
+/// # Errors
+/// When the socket cannot say.
+pub(crate) fn peer_uid(socket: &impl AsRawFd) -> std::io::Result<u32> {
+    let mut credentials = libc::ucred {
+        pid: 0,
+        uid: u32::MAX,
+        gid: u32::MAX,
+    };
+    let mut length = libc::socklen_t::try_from(std::mem::size_of::<libc::ucred>())
+        .expect("ucred is a few bytes");
+    // SAFETY: the file descriptor is a live socket borrowed for the call;
+    // `credentials` and `length` are valid for writes of `length` bytes.
+    let status = unsafe {
+        libc::getsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            std::ptr::from_mut(&mut credentials).cast(),
+            &raw mut length,
+        )
+    };
+    if status != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(credentials.uid)
+}

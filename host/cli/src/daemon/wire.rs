@@ -1,0 +1,74 @@
+//! What `hook` and its daemon say to each other over the socket: one JSON
+//! request from the client (then it shuts its side), one JSON reply.
+
+use std::borrow::Cow;
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+
+use serde::{Deserialize, Serialize};
+
+/// The largest request a daemon reads: an event with a tool's whole output
+/// can be megabytes.
+pub(crate) const MAX_REQUEST: u64 = 64 << 20;
+
+/// One `hook` invocation, forwarded (borrowed by the client, owned by
+/// the daemon).
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct Request<'a> {
+    /// The key of the daemon the client means (see `place`): a daemon with
+    /// another key declines.
+    pub(crate) key: Cow<'a, str>,
+    /// The client's arguments, its program name first.
+    pub(crate) argv: Vec<String>,
+    /// What the client read on stdin.
+    pub(crate) stdin: Cow<'a, str>,
+}
+
+/// The daemon's answer.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "reply", rename_all = "snake_case")]
+pub(crate) enum Reply {
+    /// The hooks ran: print these and exit with this code.
+    Answered {
+        /// For stdout.
+        stdout: String,
+        /// For stderr.
+        stderr: String,
+        /// The exit code.
+        exit: u8,
+    },
+    /// Nothing ran; the client answers in-process.
+    Declined {
+        /// Why, for the client's log.
+        why: String,
+    },
+}
+
+/// Write `message` as JSON on `stream`.
+///
+/// # Errors
+/// When the stream cannot be written.
+pub(crate) fn send(stream: &mut UnixStream, message: &impl Serialize) -> std::io::Result<()> {
+    let bytes = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+    stream.write_all(&bytes)
+}
+
+/// Read one JSON message from `stream`, up to its end and at most `limit`
+/// bytes.
+///
+/// # Errors
+/// When the stream cannot be read, is longer than `limit`, or is not such
+/// a message.
+pub(crate) fn receive<T: for<'de> Deserialize<'de>>(
+    stream: &mut UnixStream,
+    limit: u64,
+) -> std::io::Result<T> {
+    let mut bytes = Vec::new();
+    stream.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::other(format!(
+            "a message longer than {limit} bytes"
+        )));
+    }
+    serde_json::from_slice(&bytes).map_err(std::io::Error::other)
+}

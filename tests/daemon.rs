@@ -1,0 +1,380 @@
+//! The warm daemon behind `wasm-hooks hook`: it answers byte for byte as
+//! the process itself would, is started by `hook` for the next event, sees
+//! changed hook files at once, gives each event an empty `kv`, and is used
+//! only by processes of the same build, user, environment and directory.
+//! (`scripts/test` also runs all of `agent_hook::` through it.)
+
+use crate::support;
+
+use std::io::{Read as _, Write as _};
+use std::os::unix::fs::PermissionsExt as _;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+/// The private directories one set of `hook` processes shares: the same
+/// environment, so the same daemon.
+struct Place {
+    runtime: tempfile::TempDir,
+    state: tempfile::TempDir,
+}
+
+impl Place {
+    fn new() -> Self {
+        Self {
+            runtime: tempfile::tempdir().unwrap(),
+            state: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// `wasm-hooks` with this place's environment and `WASM_HOOKS_DAEMON`
+    /// set to `way`.
+    fn wasm_hooks(&self, way: &str) -> Command {
+        let mut cmd = Command::cargo_bin("wasm-hooks").unwrap();
+        cmd.env("WASM_HOOKS_DAEMON", way)
+            .env("XDG_RUNTIME_DIR", self.runtime.path())
+            .env("XDG_STATE_HOME", self.state.path())
+            .env("XDG_CONFIG_HOME", "/nonexistent")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("RUST_LOG");
+        cmd
+    }
+
+    /// `hook` with `args`, fed `event`, answered `way`.
+    fn hook(&self, way: &str, args: &[&str], event: &Value) -> Output {
+        self.hook_fed(way, args, &event.to_string())
+    }
+
+    /// `hook` with `args`, fed `stdin`, answered `way`.
+    fn hook_fed(&self, way: &str, args: &[&str], stdin: &str) -> Output {
+        self.wasm_hooks(way)
+            .arg("hook")
+            .args(args)
+            .write_stdin(stdin)
+            .output()
+            .unwrap()
+    }
+
+    /// The sockets of running daemons.
+    fn sockets(&self) -> Vec<PathBuf> {
+        let dir = self.runtime.path().join("wasm-hooks");
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        entries
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "sock"))
+            .collect()
+    }
+
+    /// The pid in the lock file beside `socket`.
+    fn daemon_pid(socket: &Path) -> u32 {
+        let text = std::fs::read_to_string(socket.with_extension("lock")).unwrap();
+        text.trim().parse().unwrap()
+    }
+
+    /// Wait (up to a minute: a bound, not a measure) until `done`.
+    fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+        let started = Instant::now();
+        while !done() {
+            assert!(started.elapsed() < Duration::from_secs(60), "never: {what}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// The `$PPID` of a command hook: the process that ran the hooks.
+fn runner_pid(answer: &Output) -> u32 {
+    let body: Value = serde_json::from_slice(&answer.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&answer.stdout),
+            String::from_utf8_lossy(&answer.stderr)
+        )
+    });
+    let message = body["systemMessage"].as_str().unwrap_or_default();
+    let (_, pid) = message
+        .split_once("ran by ")
+        .unwrap_or_else(|| panic!("{body}"));
+    pid.parse().unwrap()
+}
+
+/// A command hook on every event saying which process ran it.
+fn runner_hook(extra: &str) -> support::HookFile {
+    support::write_hook_file(&json!({"hooks": {"*": [{"hooks": [{
+        "type": "command",
+        "name": "who",
+        "command": format!(r#"echo "{{\"systemMessage\": \"ran by $PPID\"}}"{extra}"#),
+    }]}]}}))
+}
+
+/// `stderr` without times (of log lines, and of hooks in `--explain`),
+/// which two runs in-process do not share either.
+fn without_times(stderr: &str) -> String {
+    let log_time = regex::Regex::new(r"(?m)^\d{4}-\d\d-\d\dT[\d:.]+Z").unwrap();
+    let took = regex::Regex::new(r" in [\d.]+ (ms|µs|ns|s)$").unwrap();
+    let stderr = log_time.replace_all(stderr, "<time>");
+    stderr
+        .lines()
+        .map(|line| format!("{}\n", took.replace(line, " in <time>")))
+        .collect()
+}
+
+#[test]
+fn the_daemon_answers_every_fixture_byte_for_byte_as_the_process_does() {
+    // One hook of each in-process kind and a command hook, with `if`,
+    // matchers and every way of answering.
+    let file = support::write_hook_file(&json!({"hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [
+                {"type": "wasm", "name": "deny-dangerous", "plugin": support::plugin("deny-dangerous-commands")},
+                {"type": "inline", "name": "no-curl", "rules": [
+                    {"field": "tool_input.command", "operator": "contains", "value": "curl", "action": "deny", "reason": "no curl"},
+                ]},
+            ]},
+            {"matcher": "Write|Edit", "hooks": [
+                {"type": "wasm", "name": "protect", "plugin": support::plugin("protect-paths")},
+            ]},
+        ],
+        "*": [{"hooks": [
+            {"type": "command", "name": "context", "if": "Bash(git *)",
+             "command": "echo \"seen $WASM_HOOKS_EVENT\""},
+            {"type": "command", "name": "warn", "command": "echo \"warned on $WASM_HOOKS_EVENT\" >&2; exit 1"},
+        ]}],
+        "Stop": [{"hooks": [{"type": "command", "name": "block", "command": "echo 'not yet' >&2; exit 2"}]}],
+    }}));
+    let config = file.path.to_str().unwrap();
+    let place = Place::new();
+    let mut events = support::fixtures_of("2.1.197");
+    events.extend(support::fixtures_of("2.1.330"));
+    let mut dangerous = support::fixture("PreToolUse");
+    dangerous["tool_input"]["command"] = json!("rm -rf /");
+    events.push(("dangerous".into(), dangerous));
+    let mut events: Vec<(String, String)> = events
+        .into_iter()
+        .map(|(name, event)| (name, event.to_string()))
+        .collect();
+    events.push(("not JSON".into(), "{".into()));
+    assert!(events.len() >= 22);
+    for (name, event) in &events {
+        for args in [
+            &["--config", config][..],
+            &["--config", config, "--explain"],
+            &["--config", config, "--protocol", "gemini"],
+        ] {
+            let in_process = place.hook_fed("off", args, event);
+            let through_daemon = place.hook_fed("only", args, event);
+            let shown = |o: &Output| {
+                format!(
+                    "{:?}\n{}{}",
+                    o.status,
+                    String::from_utf8_lossy(&o.stdout),
+                    without_times(&String::from_utf8_lossy(&o.stderr))
+                )
+            };
+            assert_eq!(
+                shown(&in_process),
+                shown(&through_daemon),
+                "{name} {args:?}"
+            );
+        }
+    }
+    // All of it through one daemon.
+    assert_eq!(place.sockets().len(), 1);
+}
+
+#[test]
+fn hook_starts_a_daemon_for_the_next_event_which_reads_changed_hook_files_at_once() {
+    let place = Place::new();
+    let file = runner_hook("");
+    let config = file.path.to_str().unwrap();
+    let event = support::fixture("Stop");
+    // No daemon yet: the first event is answered in-process, and one is
+    // started for the next.
+    let first = place.hook("auto", &["--config", config], &event);
+    assert!(first.status.success());
+    Place::wait_for("a daemon's socket", || place.sockets().len() == 1);
+    let socket = &place.sockets()[0];
+    let daemon = Place::daemon_pid(socket);
+    assert_ne!(runner_pid(&first), daemon);
+    assert_eq!(
+        std::fs::metadata(socket).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert_eq!(
+        std::fs::metadata(socket.parent().unwrap())
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777,
+        0o700
+    );
+    let second = place.hook("auto", &["--config", config], &event);
+    assert_eq!(runner_pid(&second), daemon, "answered by the daemon");
+    // A changed hook file is read for the very next event.
+    std::fs::write(
+        &file.path,
+        json!({"hooks": {"Stop": [{"hooks": [{
+            "type": "command",
+            "command": "echo 'changed' >&2; exit 2",
+        }]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let third = place.hook("auto", &["--config", config], &event);
+    assert_eq!(
+        serde_json::from_slice::<Value>(&third.stdout).unwrap(),
+        json!({"decision": "block", "reason": "changed"})
+    );
+    // `-v` is answered in-process: its log lines are this process's.
+    let verbose = place.hook("auto", &["--config", config, "-v"], &event);
+    assert!(String::from_utf8_lossy(&verbose.stderr).contains("project"));
+}
+
+#[test]
+fn each_event_gets_an_empty_kv_through_the_daemon_as_in_a_process_of_its_own() {
+    // rate-limit-tools counts calls in `kv`: one call allowed per session.
+    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [{
+        "type": "wasm",
+        "plugin": support::plugin("rate-limit-tools"),
+        "config": {"max_calls": 1, "per_seconds": 3600},
+    }]}]}}));
+    let config = file.path.to_str().unwrap();
+    let place = Place::new();
+    let event = support::fixture("PreToolUse");
+    // Each process starts with an empty store, so the limit never bites;
+    // a daemon that kept the store would deny from the second event on.
+    for way in ["off", "off", "only", "only", "only"] {
+        let answer = place.hook(way, &["--config", config], &event);
+        assert_eq!(answer.stdout, b"{}\n", "{way}: {answer:?}");
+        assert!(answer.status.success(), "{way}: {answer:?}");
+    }
+}
+
+#[test]
+fn a_daemon_of_another_build_is_never_used() {
+    // Another build: the same binary as another file (a hard link beside
+    // it has its own path), as after an upgrade.
+    let target = Path::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+        .parent()
+        .unwrap()
+        .to_owned();
+    let dir = tempfile::tempdir_in(&target).unwrap();
+    let other = dir.path().join("wasm-hooks");
+    std::fs::hard_link(env!("CARGO_BIN_EXE_wasm-hooks"), &other).unwrap();
+    let place = Place::new();
+    let file = runner_hook("");
+    let config = file.path.to_str().unwrap();
+    let event = support::fixture("Stop");
+    let ours = place.hook("only", &["--config", config], &event);
+    let ours_daemon = Place::daemon_pid(&place.sockets()[0]);
+    assert_eq!(runner_pid(&ours), ours_daemon);
+    let theirs = std::process::Command::new(&other)
+        .env("WASM_HOOKS_DAEMON", "only")
+        .env("XDG_RUNTIME_DIR", place.runtime.path())
+        .env("XDG_STATE_HOME", place.state.path())
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("RUST_LOG")
+        .args(["hook", "--config", config])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut theirs = theirs;
+    theirs
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(event.to_string().as_bytes())
+        .unwrap();
+    let theirs = theirs.wait_with_output().unwrap();
+    assert_ne!(runner_pid(&theirs), ours_daemon, "{theirs:?}");
+    assert_eq!(place.sockets().len(), 2, "each build has its own daemon");
+}
+
+#[test]
+fn a_request_for_another_environment_is_declined_and_garbage_is_survived() {
+    let place = Place::new();
+    let file = runner_hook("");
+    let config = file.path.to_str().unwrap();
+    let event = support::fixture("Stop");
+    place.hook("only", &["--config", config], &event);
+    let socket = place.sockets().remove(0);
+    let ask = |request: &[u8]| {
+        let mut stream = UnixStream::connect(&socket).unwrap();
+        stream.write_all(request).unwrap();
+        stream.shutdown(std::net::Shutdown::Write).unwrap();
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).unwrap();
+        reply
+    };
+    let borrowed = json!({
+        "key": "0".repeat(64),
+        "argv": ["wasm-hooks", "hook", "--config", config],
+        "stdin": event.to_string(),
+    });
+    let reply: Value = serde_json::from_str(&ask(borrowed.to_string().as_bytes())).unwrap();
+    assert_eq!(reply["reply"], "declined", "{reply}");
+    assert!(
+        reply["why"].as_str().unwrap().contains("another build"),
+        "{reply}"
+    );
+    let garbage: Value = serde_json::from_str(&ask(b"\x00\xffnot json")).unwrap();
+    assert_eq!(garbage["reply"], "declined", "{garbage}");
+    // Still answering.
+    let after = place.hook("only", &["--config", config], &event);
+    assert_eq!(runner_pid(&after), Place::daemon_pid(&socket));
+}
+
+#[test]
+fn a_socket_directory_other_users_may_enter_is_not_used() {
+    let place = Place::new();
+    let dir = place.runtime.path().join("wasm-hooks");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let file = runner_hook("");
+    let config = file.path.to_str().unwrap();
+    let event = support::fixture("Stop");
+    // auto: answered in-process, and no daemon started there.
+    let answer = place.hook("auto", &["--config", config], &event);
+    assert!(answer.status.success(), "{answer:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(place.sockets().is_empty());
+    // only: the hooks' failure, saying why.
+    let refused = place.hook("only", &["--config", config], &event);
+    let body: Value = serde_json::from_slice(&refused.stdout).unwrap();
+    assert!(
+        body.to_string().contains("may be entered by other users"),
+        "{body}"
+    );
+}
+
+#[test]
+fn the_daemon_exits_when_idle_or_when_its_socket_is_removed() {
+    let place = Place::new();
+    let mut idle = std::process::Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+        .args(["daemon", "--idle-secs", "1"])
+        .env("XDG_RUNTIME_DIR", place.runtime.path())
+        .spawn()
+        .unwrap();
+    Place::wait_for("the idle daemon exits", || {
+        idle.try_wait().unwrap().is_some()
+    });
+    assert!(idle.wait().unwrap().success());
+    assert!(place.sockets().is_empty(), "it removed its socket");
+
+    let mut daemon = std::process::Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+        .arg("daemon")
+        .env("XDG_RUNTIME_DIR", place.runtime.path())
+        .spawn()
+        .unwrap();
+    Place::wait_for("a socket", || place.sockets().len() == 1);
+    std::fs::remove_file(&place.sockets()[0]).unwrap();
+    Place::wait_for("the daemon exits", || daemon.try_wait().unwrap().is_some());
+}
