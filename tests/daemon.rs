@@ -34,8 +34,15 @@ impl Place {
     /// `wasm-hooks` with this place's environment and `WASM_HOOKS_DAEMON`
     /// set to `way`.
     fn wasm_hooks(&self, way: &str) -> Command {
-        let mut cmd = Command::cargo_bin("wasm-hooks").unwrap();
-        cmd.env("WASM_HOOKS_DAEMON", way)
+        let mut cmd = self.program("wasm-hooks");
+        cmd.env("WASM_HOOKS_DAEMON", way);
+        cmd
+    }
+
+    /// One of the package's programs with this place's environment.
+    fn program(&self, name: &str) -> Command {
+        let mut cmd = Command::cargo_bin(name).unwrap();
+        cmd.env_remove("WASM_HOOKS_DAEMON")
             .env("XDG_RUNTIME_DIR", self.runtime.path())
             .env("XDG_STATE_HOME", self.state.path())
             .env("XDG_CONFIG_HOME", "/nonexistent")
@@ -49,14 +56,17 @@ impl Place {
         self.hook_fed(way, args, &event.to_string())
     }
 
-    /// `hook` with `args`, fed `stdin`, answered `way`.
+    /// `hook` with `args`, fed `stdin`, answered `way`; or, for the way
+    /// `small`, `wasm-hooks-hook` with `args`.
     fn hook_fed(&self, way: &str, args: &[&str], stdin: &str) -> Output {
-        self.wasm_hooks(way)
-            .arg("hook")
-            .args(args)
-            .write_stdin(stdin)
-            .output()
-            .unwrap()
+        let mut cmd = if way == "small" {
+            self.program("wasm-hooks-hook")
+        } else {
+            let mut cmd = self.wasm_hooks(way);
+            cmd.arg("hook");
+            cmd
+        };
+        cmd.args(args).write_stdin(stdin).output().unwrap()
     }
 
     /// The sockets of running daemons.
@@ -161,13 +171,23 @@ fn the_daemon_answers_every_fixture_byte_for_byte_as_the_process_does() {
     events.push(("not JSON".into(), "{".into()));
     assert!(events.len() >= 22);
     for (name, event) in &events {
+        // Each Stop is blocked once per way: no stop-loop limit reached.
+        let unlimited = ["--stop-loop-limit", "1000"];
         for args in [
-            &["--config", config][..],
-            &["--config", config, "--explain"],
-            &["--config", config, "--protocol", "gemini"],
+            &["--config", config, unlimited[0], unlimited[1]][..],
+            &["--config", config, unlimited[0], unlimited[1], "--explain"],
+            &[
+                "--config",
+                config,
+                unlimited[0],
+                unlimited[1],
+                "--protocol",
+                "gemini",
+            ],
         ] {
             let in_process = place.hook_fed("off", args, event);
             let through_daemon = place.hook_fed("only", args, event);
+            let small_client = place.hook_fed("small", args, event);
             let shown = |o: &Output| {
                 format!(
                     "{:?}\n{}{}",
@@ -180,6 +200,11 @@ fn the_daemon_answers_every_fixture_byte_for_byte_as_the_process_does() {
                 shown(&in_process),
                 shown(&through_daemon),
                 "{name} {args:?}"
+            );
+            assert_eq!(
+                shown(&in_process),
+                shown(&small_client),
+                "{name} {args:?}, wasm-hooks-hook"
             );
         }
     }
@@ -233,6 +258,30 @@ fn hook_starts_a_daemon_for_the_next_event_which_reads_changed_hook_files_at_onc
     // `-v` is answered in-process: its log lines are this process's.
     let verbose = place.hook("auto", &["--config", config, "-v"], &event);
     assert!(String::from_utf8_lossy(&verbose.stderr).contains("project"));
+}
+
+#[test]
+fn the_small_client_goes_through_the_daemon_or_else_through_wasm_hooks_hook() {
+    let place = Place::new();
+    let file = runner_hook("");
+    let config = file.path.to_str().unwrap();
+    let event = support::fixture("Stop");
+    // No daemon: `wasm-hooks hook` answers (it runs the command hook
+    // itself) and starts one.
+    let first = place.hook("small", &["--config", config], &event);
+    assert!(first.status.success(), "{first:?}");
+    Place::wait_for("a daemon's socket", || place.sockets().len() == 1);
+    let daemon = Place::daemon_pid(&place.sockets()[0]);
+    assert_ne!(runner_pid(&first), daemon);
+    let second = place.hook("small", &["--config", config], &event);
+    assert_eq!(runner_pid(&second), daemon, "answered by the daemon");
+    // What the daemon does not take is `wasm-hooks hook`'s: its help, and
+    // its refusal of a bad argument, with the exit code.
+    let help = place.hook("small", &["--help"], &event);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--protocol"));
+    let wrong = place.hook("small", &["--protocol", "clippy"], &event);
+    assert_eq!(wrong.status.code(), Some(2), "{wrong:?}");
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("invalid value 'clippy'"));
 }
 
 #[test]

@@ -26,6 +26,29 @@ const PYTHON_JSON: &str = "import sys, json; json.load(sys.stdin)";
 /// How long the spinning plugin may run in the deadline case.
 const SPIN_DEADLINE_MS: u64 = 100;
 
+/// `serve` soaked with `events` events (see `soak`), on the wasm plugin.
+pub(super) fn soak(args: &BenchArgs, events: usize) -> anyhow::Result<Summary> {
+    let dir = tempfile::tempdir().context("creating a temporary directory")?;
+    let cache = dir.path().join("cache");
+    let event = Event::pre_tool_use("Bash", json!({"command": "ls -la", "description": "list"}))
+        .with("session_id", "bench")
+        .with("cwd", dir.path().to_string_lossy().as_ref());
+    let plugin = std::path::absolute(&args.plugin)?;
+    let file = hook_file(
+        dir.path(),
+        "wasm",
+        json!({"type": "wasm", "plugin": plugin}),
+    )?;
+    let exe = std::env::current_exe().context("finding this executable")?;
+    super::soak::soak(
+        &exe,
+        (&file, dir.path()),
+        &cache,
+        (events, args.soak_clients),
+        &event.to_json_string(),
+    )
+}
+
 /// Run every case, in the order of the report.
 pub(super) fn run_all(args: &BenchArgs) -> anyhow::Result<Vec<Summary>> {
     let dir = tempfile::tempdir().context("creating a temporary directory")?;
@@ -130,7 +153,8 @@ fn closure_engine() -> HookEngine {
 /// Whole processes, as an agent starts them: `/bin/true` (the floor),
 /// `wasm-hooks hook` with a wasm plugin and with an inline rule, each
 /// in-process and through a warm daemon (a private one, in a directory of
-/// the bench's own), and python3 reading the same event.
+/// the bench's own), the same through the small client `wasm-hooks-hook`,
+/// and python3 reading the same event.
 fn process_cases(
     exe: &Path,
     wasm_file: &Path,
@@ -140,10 +164,14 @@ fn process_cases(
     stdin: &str,
 ) -> anyhow::Result<Vec<Summary>> {
     let runtime_dir = tempfile::tempdir()?;
-    let hook_process = |file: &Path, daemon: &str| {
-        let mut cmd = Command::new(exe);
-        cmd.arg("hook")
-            .arg("-c")
+    // The small client, if built beside this executable.
+    let small_client = exe.with_file_name("wasm-hooks-hook");
+    let hook_process = |program: &Path, file: &Path, daemon: &str| {
+        let mut cmd = Command::new(program);
+        if program == exe {
+            cmd.arg("hook");
+        }
+        cmd.arg("-c")
             .arg(file)
             .arg("--cache-dir")
             .arg(cache)
@@ -164,15 +192,23 @@ fn process_cases(
         out.push(processes(
             &format!("process: wasm-hooks hook, {name}"),
             spawns,
-            || hook_process(file, "off"),
+            || hook_process(exe, file, "off"),
             stdin,
         )?);
         out.push(processes(
             &format!("process: wasm-hooks hook, {name}, warm daemon"),
             spawns,
-            || hook_process(file, "only"),
+            || hook_process(exe, file, "only"),
             stdin,
         )?);
+        if small_client.is_file() {
+            out.push(processes(
+                &format!("process: wasm-hooks-hook, {name}, warm daemon"),
+                spawns,
+                || hook_process(&small_client, file, "only"),
+                stdin,
+            )?);
+        }
     }
     out.push(processes(
         "process: python3 json.load(stdin)",
@@ -284,7 +320,7 @@ fn processes(
 
 /// Loading the plugin: compiling it, against deserializing it from a warm
 /// cache.
-fn plugin_loads(plugin: &Path, cache: &Path, n: usize) -> anyhow::Result<[Summary; 2]> {
+fn plugin_loads(plugin: &Path, cache: &Path, n: usize) -> anyhow::Result<[Summary; 3]> {
     let mut options = WasmRuntime::builder();
     options.pooling(false).no_cache();
     let compiling = options.build()?;
@@ -293,14 +329,23 @@ fn plugin_loads(plugin: &Path, cache: &Path, n: usize) -> anyhow::Result<[Summar
         .collect::<Result<_, _>>()?;
     let mut options = WasmRuntime::builder();
     options.pooling(false).cache_dir(cache);
-    let cached = options.build()?;
-    cached.load(plugin)?;
-    let loads = (0..n)
-        .map(|_| timed(|| cached.load(plugin)))
+    // A new process: a runtime of its own (not timed), the plugin mapped
+    // from the compile cache and linked.
+    let mut loads = Vec::with_capacity(n);
+    for _ in 0..n {
+        let fresh = options.build()?;
+        loads.push(timed(|| fresh.load(plugin))?);
+    }
+    // The daemon (or any engine rebuilt on one runtime): already linked.
+    let warm = options.build()?;
+    warm.load(plugin)?;
+    let relinks = (0..n)
+        .map(|_| timed(|| warm.load(plugin)))
         .collect::<Result<_, _>>()?;
     Ok([
         Summary::of("plugin load: compile", compiles),
         Summary::of("plugin load: from the compile cache", loads),
+        Summary::of("plugin load: already linked by this runtime", relinks),
     ])
 }
 

@@ -5,6 +5,7 @@
 mod cases;
 mod guests;
 mod serve;
+mod soak;
 mod stats;
 
 use std::path::PathBuf;
@@ -44,13 +45,26 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_name = "N", default_value_t = 200)]
     processes: usize,
 
+    /// Instead of the cases: soak `serve` with this many events (e.g.
+    /// 1000000) from --soak-clients concurrent keep-alive clients, on
+    /// loopback; every answer is checked, and serve's memory sampled.
+    #[arg(long, value_name = "EVENTS")]
+    soak: Option<usize>,
+
+    /// Concurrent clients of --soak.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    soak_clients: usize,
+
     /// Print the results as JSON.
     #[arg(long)]
     json: bool,
 }
 
 pub(crate) fn run(args: BenchArgs) -> anyhow::Result<Exit> {
-    let results = cases::run_all(&args)?;
+    let results = match args.soak {
+        Some(events) => vec![cases::soak(&args, events)?],
+        None => cases::run_all(&args)?,
+    };
     if args.json {
         report::print(&(serde_json::to_string_pretty(&results)? + "\n"))?;
     } else {

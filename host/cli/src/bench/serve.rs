@@ -27,7 +27,7 @@ const SLOW: usize = 50;
 const FLOODS: usize = 4;
 
 /// A token, as a real setup has: its check is part of the round trip.
-const TOKEN: &str = "bench-token-0123456789abcdef";
+pub(super) const TOKEN: &str = "bench-token-0123456789abcdef";
 
 /// `wasm-hooks serve` on a hook file for a project, and `n` round trips on
 /// it quiet, then `n / 5` while it is abused, then `n / 20` more each on a
@@ -40,19 +40,7 @@ pub(super) fn round_trips(
     n: usize,
     body: &str,
 ) -> anyhow::Result<Vec<Summary>> {
-    let mut child = Command::new(exe)
-        .args(["serve", "--listen", "127.0.0.1:0", "--reload-ms", "0"])
-        .args(["--token-env", "WASM_HOOKS_BENCH_TOKEN", "-c"])
-        .env("WASM_HOOKS_BENCH_TOKEN", TOKEN)
-        .arg(file)
-        .arg("--project")
-        .arg(project)
-        .arg("--cache-dir")
-        .arg(cache)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("starting wasm-hooks serve")?;
+    let mut child = start_serve(exe, (file, project), cache)?;
     let result = (|| {
         let url = listening_url(&mut child)?;
         let client = reqwest::Client::new();
@@ -86,6 +74,28 @@ pub(super) fn round_trips(
     let _ = child.kill();
     let _ = child.wait();
     result
+}
+
+/// `wasm-hooks serve` on a hook file for a project, with a token, on a
+/// free loopback port.
+pub(super) fn start_serve(
+    exe: &Path,
+    (file, project): (&Path, &Path),
+    cache: &Path,
+) -> anyhow::Result<Child> {
+    Command::new(exe)
+        .args(["serve", "--listen", "127.0.0.1:0", "--reload-ms", "0"])
+        .args(["--token-env", "WASM_HOOKS_BENCH_TOKEN", "-c"])
+        .env("WASM_HOOKS_BENCH_TOKEN", TOKEN)
+        .arg(file)
+        .arg("--project")
+        .arg(project)
+        .arg("--cache-dir")
+        .arg(cache)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting wasm-hooks serve")
 }
 
 /// One well-formed request, answered with success.
@@ -185,7 +195,7 @@ async fn session_flood(url: String, mut event: Value, flood: usize, counts: Arc<
 }
 
 /// The resident memory of process `pid`, in MiB (0 when unknown).
-fn rss_mib(pid: u32) -> u64 {
+pub(super) fn rss_mib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|status| {
@@ -196,7 +206,7 @@ fn rss_mib(pid: u32) -> u64 {
 }
 
 /// The URL `serve` announces on its first stdout line.
-fn listening_url(child: &mut Child) -> anyhow::Result<String> {
+pub(super) fn listening_url(child: &mut Child) -> anyhow::Result<String> {
     let stdout = child.stdout.take().context("serve's stdout")?;
     let mut line = String::new();
     BufReader::new(stdout).read_line(&mut line)?;

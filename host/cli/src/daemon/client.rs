@@ -7,13 +7,11 @@
 //! needed; for tests and for checking that the daemon answers).
 
 use std::borrow::Cow;
-use std::io::Read as _;
-use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt as _;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::place::{OWN_VARIABLES, Place, effective_uid, peer_uid};
+use super::place::{OWN_VARIABLES, Place};
 use super::wire::{self, Reply, Request};
 use crate::hook::HookReply;
 
@@ -87,14 +85,14 @@ pub(crate) fn forward(stdin: &str, verbose: u8) -> Forwarded {
         argv,
         stdin: Cow::Borrowed(stdin),
     };
-    let mut reply = exchange(&place, &request);
+    let mut reply = wire::exchange(&place, &request);
     if mode == Mode::Only && matches!(reply, Ok(None)) {
         start(&place);
         let started = Instant::now();
         while !place.socket.exists() && started.elapsed() < START_WAIT {
             std::thread::sleep(Duration::from_millis(5));
         }
-        reply = exchange(&place, &request);
+        reply = wire::exchange(&place, &request);
     }
     match (reply, mode) {
         (
@@ -124,36 +122,6 @@ pub(crate) fn forward(stdin: &str, verbose: u8) -> Forwarded {
     }
 }
 
-/// Send `request` to the daemon at `place` and read its reply: `None` when
-/// no daemon took it (none listening, another user's, or one that closed
-/// without a word: nothing ran).
-fn exchange(place: &Place, request: &Request<'_>) -> std::io::Result<Option<Reply>> {
-    let Ok(mut stream) = UnixStream::connect(&place.socket) else {
-        return Ok(None);
-    };
-    match peer_uid(&stream) {
-        Ok(uid) if uid == effective_uid() => {}
-        _ => {
-            tracing::warn!(socket = %place.socket.display(), "not this user's daemon; not used");
-            return Ok(None);
-        }
-    }
-    // A daemon that declines at once (busy) may close before reading: the
-    // send fails, and its reply, if any, is still read.
-    let _ = wire::send(&mut stream, request);
-    let _ = stream.shutdown(std::net::Shutdown::Write);
-    let mut bytes = Vec::new();
-    if stream.read_to_end(&mut bytes).is_err() && bytes.is_empty() {
-        return Ok(None);
-    }
-    if bytes.is_empty() {
-        return Ok(None);
-    }
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(std::io::Error::other)
-}
-
 /// Start the daemon for `place` in the background: its own process group
 /// (an agent's timeout kills the hook's group, not it), no stdio (an agent
 /// waits for the hook's pipes to close). A second one started at the same
@@ -170,7 +138,7 @@ pub(crate) fn start(place: &Place) {
     });
     match spawned {
         Ok(child) => {
-            tracing::debug!(pid = child.id(), socket = %place.socket.display(), "daemon started")
+            tracing::debug!(pid = child.id(), socket = %place.socket.display(), "daemon started");
         }
         Err(e) => tracing::debug!("starting a daemon: {e}"),
     }

@@ -48,13 +48,23 @@ impl Place {
     /// may enter it; or when the executable or working directory cannot be
     /// read.
     pub(crate) fn of_this_process() -> Result<Option<Self>, String> {
+        let exe = std::env::current_exe().map_err(|e| format!("finding the executable: {e}"))?;
+        Self::of(&exe)
+    }
+
+    /// The place of the daemon a `hook` process of the executable `exe`
+    /// (in this process's user, environment and directory) would use.
+    ///
+    /// # Errors
+    /// As [`Place::of_this_process`].
+    pub(crate) fn of(exe: &std::path::Path) -> Result<Option<Self>, String> {
         let Some(runtime_dir) = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty())
         else {
             return Ok(None);
         };
         let dir = PathBuf::from(runtime_dir).join("wasm-hooks");
         private_dir(&dir)?;
-        let key = key()?;
+        let key = key(exe)?;
         Ok(Some(Self {
             socket: dir.join(format!("{key}.sock")),
             lock: dir.join(format!("{key}.lock")),
@@ -100,9 +110,8 @@ fn private_dir(dir: &std::path::Path) -> Result<(), String> {
 /// in the directory, so the key guards against mix-ups, not forgery; and
 /// sha2 would ask the CPU for its features first (`cpuid`, a trap to the
 /// hypervisor in a VM), on the path of every `hook` process.
-fn key() -> Result<String, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("finding the executable: {e}"))?;
-    let meta = std::fs::metadata(&exe).map_err(|e| format!("{}: {e}", exe.display()))?;
+fn key(exe: &std::path::Path) -> Result<String, String> {
+    let meta = std::fs::metadata(exe).map_err(|e| format!("{}: {e}", exe.display()))?;
     let cwd = std::env::current_dir().map_err(|e| format!("finding the current directory: {e}"))?;
     let mut hashers = [DefaultHasher::new(), DefaultHasher::new()];
     hashers[1].write(b"the second half");

@@ -1,11 +1,15 @@
-//! What `hook` and its daemon say to each other over the socket: one JSON
-//! request from the client (then it shuts its side), one JSON reply.
+//! What `hook` (or `wasm-hooks-hook`) and the daemon say to each other over
+//! the socket: one JSON request from the client (then it shuts its side),
+//! one JSON reply.
 
 use std::borrow::Cow;
 use std::io::{Read, Write};
+
 use std::os::unix::net::UnixStream;
 
 use serde::{Deserialize, Serialize};
+
+use super::place::{Place, effective_uid, peer_uid};
 
 /// The largest request a daemon reads: an event with a tool's whole output
 /// can be megabytes.
@@ -71,4 +75,30 @@ pub(crate) fn receive<T: for<'de> Deserialize<'de>>(
         )));
     }
     serde_json::from_slice(&bytes).map_err(std::io::Error::other)
+}
+
+/// Send `request` to the daemon at `place` and read its reply: `None` when
+/// no daemon took it (none listening, another user's, or one that closed
+/// without a word: nothing ran).
+pub(crate) fn exchange(place: &Place, request: &Request<'_>) -> std::io::Result<Option<Reply>> {
+    let Ok(mut stream) = UnixStream::connect(&place.socket) else {
+        return Ok(None);
+    };
+    if peer_uid(&stream).ok() != Some(effective_uid()) {
+        // Another user's (only root could put one in this user's private
+        // directory): not used.
+        return Ok(None);
+    }
+    // A daemon that declines at once (busy) may close before reading: the
+    // send fails, and its reply, if any, is still read.
+    let _ = send(&mut stream, request);
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let mut bytes = Vec::new();
+    let _ = stream.read_to_end(&mut bytes);
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(std::io::Error::other)
 }

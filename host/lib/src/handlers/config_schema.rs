@@ -3,6 +3,9 @@
 //! type is an error at load, at the hook file's line, instead of a setting
 //! the plugin silently ignores.
 
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 use wasm_hooks_core::nearest;
@@ -10,20 +13,17 @@ use wasm_hooks_core::nearest;
 /// Each problem of `config` under `schema`: where below the hook entry
 /// (`config.max_subject`, `config.patterns[2]`) and what is wrong.
 pub(crate) fn problems(schema: &str, config: &Value) -> Vec<(String, String)> {
-    let schema: Value = match serde_json::from_str(schema) {
-        Ok(schema) => schema,
-        Err(e) => return vec![plugin_problem(format!("is not JSON: {e}"))],
+    let compiled = match compiled(schema) {
+        Ok(compiled) => compiled,
+        Err(problem) => return vec![problem],
     };
-    let validator = match jsonschema::validator_for(&schema) {
-        Ok(validator) => validator,
-        Err(e) => return vec![plugin_problem(format!("is not a valid JSON Schema: {e}"))],
-    };
+    let (schema, validator) = &*compiled;
     let mut found = Vec::new();
     for error in validator.iter_errors(config) {
         let at = field_path(error.instance_path.as_str());
         match &error.kind {
             ValidationErrorKind::AdditionalProperties { unexpected } => {
-                let known = known_keys(&schema, error.schema_path.as_str());
+                let known = known_keys(schema, error.schema_path.as_str());
                 for key in unexpected {
                     found.push((format!("{at}.{key}"), unknown_key(key, &known)));
                 }
@@ -32,6 +32,36 @@ pub(crate) fn problems(schema: &str, config: &Value) -> Vec<(String, String)> {
         }
     }
     found
+}
+
+/// A schema, parsed and compiled.
+type Compiled = Arc<(Value, jsonschema::Validator)>;
+
+/// Config schemas compiled in this process, by their text: a long-running
+/// host (the `hook` daemon) loads the same plugins for every event, and
+/// compiling a schema costs far more than checking a config against it.
+static COMPILED: LazyLock<Mutex<HashMap<String, Compiled>>> = LazyLock::new(Mutex::default);
+
+/// Schemas kept compiled at once (past it, all are forgotten).
+const MAX_COMPILED: usize = 64;
+
+/// `schema` compiled, from [`COMPILED`] or now; or what is wrong with it.
+fn compiled(schema: &str) -> Result<Compiled, (String, String)> {
+    let lock = || COMPILED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(compiled) = lock().get(schema) {
+        return Ok(compiled.clone());
+    }
+    let value: Value =
+        serde_json::from_str(schema).map_err(|e| plugin_problem(format!("is not JSON: {e}")))?;
+    let validator = jsonschema::validator_for(&value)
+        .map_err(|e| plugin_problem(format!("is not a valid JSON Schema: {e}")))?;
+    let compiled = Arc::new((value, validator));
+    let mut all = lock();
+    if all.len() >= MAX_COMPILED {
+        all.clear();
+    }
+    all.insert(schema.to_owned(), compiled.clone());
+    Ok(compiled)
 }
 
 /// `text` as a compact JSON Schema, or what is wrong with it.

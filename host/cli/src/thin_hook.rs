@@ -1,0 +1,100 @@
+//! `wasm-hooks-hook`: `wasm-hooks hook` for agents, at the cost of a small
+//! process. It takes the same arguments, forwards the event to the warm
+//! daemon of the `wasm-hooks` beside it (see `daemon/`), and prints its
+//! answer; whenever the daemon does not answer (none running yet,
+//! `WASM_HOOKS_DAEMON=off`, `-v`, a stderr that is a terminal, arguments it
+//! does not take) it runs that `wasm-hooks hook` instead, which answers
+//! in-process and starts a daemon for the next event. It links neither
+//! wasmtime nor tokio: its start-up is that of a small program.
+
+#[path = "daemon/place.rs"]
+#[allow(dead_code)]
+mod place;
+#[path = "daemon/wire.rs"]
+#[allow(dead_code)]
+mod wire;
+
+use std::borrow::Cow;
+use std::ffi::OsString;
+use std::io::{IsTerminal as _, Read as _, Write as _};
+use std::process::{Command, ExitCode, Stdio};
+
+use place::{OWN_VARIABLES, Place};
+use wire::{Reply, Request};
+
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let Ok(full) = std::env::current_exe().map(|exe| exe.with_file_name("wasm-hooks")) else {
+        eprintln!("wasm-hooks-hook: cannot find its own executable");
+        return ExitCode::FAILURE;
+    };
+    let mut stdin = Vec::new();
+    // What could not be read is for `wasm-hooks hook` to report.
+    let read = std::io::stdin().read_to_end(&mut stdin);
+    if read.is_ok()
+        && let Some(code) = forwarded(&full, &args, &stdin)
+    {
+        return code;
+    }
+    in_full(&full, &args, &stdin)
+}
+
+/// The daemon's answer, printed; `None` when it did not answer.
+fn forwarded(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> Option<ExitCode> {
+    if std::env::var(OWN_VARIABLES).is_ok_and(|way| way == "off") || std::io::stderr().is_terminal()
+    {
+        return None;
+    }
+    let mut argv = vec!["wasm-hooks".to_owned(), "hook".to_owned()];
+    for arg in args {
+        argv.push(arg.to_str()?.to_owned());
+    }
+    let place = Place::of(full).ok()??;
+    let request = Request {
+        key: Cow::Borrowed(&place.key),
+        argv,
+        stdin: Cow::Borrowed(std::str::from_utf8(stdin).ok()?),
+    };
+    match wire::exchange(&place, &request) {
+        Ok(Some(Reply::Answered {
+            stdout,
+            stderr,
+            exit,
+        })) => {
+            let _ = std::io::stdout().write_all(stdout.as_bytes());
+            let _ = std::io::stderr().write_all(stderr.as_bytes());
+            Some(ExitCode::from(exit))
+        }
+        _ => None,
+    }
+}
+
+/// Run `wasm-hooks hook` with these arguments on `stdin`; its exit code.
+fn in_full(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> ExitCode {
+    let started = Command::new(full)
+        .arg("hook")
+        .args(args)
+        .stdin(Stdio::piped())
+        .spawn();
+    let mut child = match started {
+        Ok(child) => child,
+        Err(e) => {
+            eprintln!("wasm-hooks-hook: running {}: {e}", full.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(mut pipe) = child.stdin.take() {
+        // A hook process that stops reading early closes the pipe.
+        let _ = pipe.write_all(stdin);
+    }
+    match child.wait() {
+        Ok(status) => status
+            .code()
+            .and_then(|code| u8::try_from(code).ok())
+            .map_or(ExitCode::FAILURE, ExitCode::from),
+        Err(e) => {
+            eprintln!("wasm-hooks-hook: waiting for {}: {e}", full.display());
+            ExitCode::FAILURE
+        }
+    }
+}
