@@ -15,7 +15,7 @@ use wasm_hooks::{
 use super::{Exit, report};
 
 /// `--audit-log`, for every command that dispatches events.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct AuditLogArg {
     /// Append a tamper-evident record of every dispatch, hook result and
     /// failure to this file (JSON lines, hash-chained) [default: the

@@ -18,7 +18,7 @@ use super::hook_files::HookFileArgs;
 use super::{Exit, report};
 
 /// Arguments of `wasm-hooks hook`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct HookArgs {
     /// The agent whose protocol to speak.
     #[arg(long, value_enum, default_value_t = AgentProtocol::Claude)]

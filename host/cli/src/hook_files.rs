@@ -8,7 +8,7 @@ use clap::Args;
 use wasm_hooks::{HookEngineBuilder, UrlAllowlist, WasmRuntime, WasmRuntimeBuilder};
 
 /// Which hook files to read.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct HookFileArgs {
     /// Hook file to read (repeatable, highest layer first); replaces the
     /// default search list.

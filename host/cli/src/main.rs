@@ -62,6 +62,12 @@ enum Command {
     /// directory: the agent's project, not the directory `hook` is run
     /// from. `--explain` (or `wasm-hooks explain`) says which was chosen
     /// and why each hook ran or not.
+    ///
+    /// With $XDG_RUNTIME_DIR set, the event is answered by a warm `wasm-hooks
+    /// daemon` (started by the first event; the same answer, without the
+    /// start-up): WASM_HOOKS_DAEMON=off turns that off. `wasm-hooks-hook`,
+    /// installed beside this program, takes the same arguments at the cost
+    /// of a small process.
     Hook(hook::HookArgs),
     /// The warm daemon `hook` forwards events to (started by `hook` itself
     /// when `$XDG_RUNTIME_DIR` is set; WASM_HOOKS_DAEMON=off turns it off):

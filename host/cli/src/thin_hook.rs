@@ -7,6 +7,8 @@
 //! in-process and starts a daemon for the next event. It links neither
 //! wasmtime nor tokio: its start-up is that of a small program.
 
+// The daemon's own modules, shared with `wasm-hooks` (this package has no
+// library); what only the daemon side uses is unused here.
 #[path = "daemon/place.rs"]
 #[allow(dead_code)]
 mod place;

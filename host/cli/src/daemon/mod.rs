@@ -30,6 +30,7 @@ use clap::Args;
 use wasm_hooks::WasmRuntime;
 
 use super::Exit;
+use super::hook::HookArgs;
 use super::hook_files::CacheArgs;
 use super::stderr;
 use place::{Place, effective_uid, peer_uid};
@@ -58,6 +59,9 @@ struct Daemon {
     key: String,
     /// The wasm runtime for each choice of compile cache seen.
     runtimes: Mutex<HashMap<CacheArgs, WasmRuntime>>,
+    /// The arguments of each invocation seen (an agent runs the same
+    /// command line for every event; parsing it is a tenth of a request).
+    invocations: Mutex<HashMap<Vec<String>, Option<HookArgs>>>,
     in_flight: AtomicUsize,
     last_request: Mutex<Instant>,
 }
@@ -102,6 +106,7 @@ pub(crate) fn run(args: &DaemonArgs) -> anyhow::Result<Exit> {
     let daemon = Arc::new(Daemon {
         key: place.key.clone(),
         runtimes: Mutex::default(),
+        invocations: Mutex::default(),
         in_flight: AtomicUsize::new(0),
         last_request: Mutex::new(Instant::now()),
     });
@@ -221,7 +226,7 @@ fn serve(daemon: &Daemon, stream: &mut UnixStream) {
 impl Daemon {
     /// Answer a `hook` invocation as the client's own process would.
     fn answer(&self, request: &Request) -> Reply {
-        let Some(args) = super::hook_invocation(&request.argv) else {
+        let Some(args) = self.invocation(&request.argv) else {
             return Reply::Declined {
                 why: "not a `hook` invocation a daemon answers".into(),
             };
@@ -240,6 +245,24 @@ impl Daemon {
             stderr: written,
             exit: reply.exit,
         }
+    }
+
+    /// `argv` parsed as a `hook` invocation a daemon answers, once per
+    /// command line (at most [`MAX_CLIENTS`] kept).
+    fn invocation(&self, argv: &[String]) -> Option<HookArgs> {
+        let mut seen = self
+            .invocations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(args) = seen.get(argv) {
+            return args.clone();
+        }
+        let args = super::hook_invocation(argv);
+        if seen.len() >= MAX_CLIENTS {
+            seen.clear();
+        }
+        seen.insert(argv.to_owned(), args.clone());
+        args
     }
 
     /// The runtime for this choice of compile cache, started on first use

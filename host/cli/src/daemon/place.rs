@@ -184,3 +184,29 @@ pub(crate) fn peer_uid(socket: &impl AsRawFd) -> std::io::Result<u32> {
     }
     Ok(credentials.uid)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_peer_of_a_socket_is_known_by_its_user_id() {
+        let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+        assert_eq!(peer_uid(&ours).unwrap(), effective_uid());
+        assert_eq!(peer_uid(&theirs).unwrap(), effective_uid());
+        // A file is not a socket: the kernel cannot say, and nothing is
+        // taken for granted.
+        let file = tempfile::tempfile().unwrap();
+        assert!(peer_uid(&file).is_err());
+    }
+
+    #[test]
+    fn the_key_changes_with_the_executable_and_is_named_by_hex() {
+        let this = std::env::current_exe().unwrap();
+        let here = key(&this).unwrap();
+        assert_eq!(here.len(), 32);
+        assert!(here.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_eq!(key(&this).unwrap(), here, "the same process, the same key");
+        assert_ne!(key(std::path::Path::new("/bin/sh")).unwrap(), here);
+    }
+}
