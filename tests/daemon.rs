@@ -114,12 +114,17 @@ fn runner_pid(answer: &Output) -> u32 {
 }
 
 /// A command hook on every event saying which process ran it.
-fn runner_hook(extra: &str) -> support::HookFile {
+fn runner_hook() -> support::HookFile {
     support::write_hook_file(&json!({"hooks": {"*": [{"hooks": [{
         "type": "command",
         "name": "who",
-        "command": format!(r#"echo "{{\"systemMessage\": \"ran by $PPID\"}}"{extra}"#),
+        "command": r#"echo "{\"systemMessage\": \"ran by $PPID\"}""#,
     }]}]}}))
+}
+
+/// A fresh place, [`runner_hook`], and a Stop event to feed it.
+fn runner_on_stop() -> (Place, support::HookFile, Value) {
+    (Place::new(), runner_hook(), support::fixture("Stop"))
 }
 
 /// `stderr` without times (of log lines, and of hooks in `--explain`),
@@ -214,10 +219,8 @@ fn the_daemon_answers_every_fixture_byte_for_byte_as_the_process_does() {
 
 #[test]
 fn hook_starts_a_daemon_for_the_next_event_which_reads_changed_hook_files_at_once() {
-    let place = Place::new();
-    let file = runner_hook("");
+    let (place, file, event) = runner_on_stop();
     let config = file.path.to_str().unwrap();
-    let event = support::fixture("Stop");
     // No daemon yet: the first event is answered in-process, and one is
     // started for the next.
     let first = place.hook("auto", &["--config", config], &event);
@@ -262,10 +265,8 @@ fn hook_starts_a_daemon_for_the_next_event_which_reads_changed_hook_files_at_onc
 
 #[test]
 fn the_small_client_goes_through_the_daemon_or_else_through_wasm_hooks_hook() {
-    let place = Place::new();
-    let file = runner_hook("");
+    let (place, file, event) = runner_on_stop();
     let config = file.path.to_str().unwrap();
-    let event = support::fixture("Stop");
     // No daemon: `wasm-hooks hook` answers (it runs the command hook
     // itself) and starts one.
     let first = place.hook("small", &["--config", config], &event);
@@ -315,10 +316,8 @@ fn a_daemon_of_another_build_is_never_used() {
     let dir = tempfile::tempdir_in(&target).unwrap();
     let other = dir.path().join("wasm-hooks");
     std::fs::hard_link(env!("CARGO_BIN_EXE_wasm-hooks"), &other).unwrap();
-    let place = Place::new();
-    let file = runner_hook("");
+    let (place, file, event) = runner_on_stop();
     let config = file.path.to_str().unwrap();
-    let event = support::fixture("Stop");
     let ours = place.hook("only", &["--config", config], &event);
     let ours_daemon = Place::daemon_pid(&place.sockets()[0]);
     assert_eq!(runner_pid(&ours), ours_daemon);
@@ -349,10 +348,8 @@ fn a_daemon_of_another_build_is_never_used() {
 
 #[test]
 fn a_request_for_another_environment_is_declined_and_garbage_is_survived() {
-    let place = Place::new();
-    let file = runner_hook("");
+    let (place, file, event) = runner_on_stop();
     let config = file.path.to_str().unwrap();
-    let event = support::fixture("Stop");
     place.hook("only", &["--config", config], &event);
     let socket = place.sockets().remove(0);
     let ask = |request: &[u8]| {
@@ -379,6 +376,9 @@ fn a_request_for_another_environment_is_declined_and_garbage_is_survived() {
     // Still answering.
     let after = place.hook("only", &["--config", config], &event);
     assert_eq!(runner_pid(&after), Place::daemon_pid(&socket));
+    // The same daemon throughout (a hard link to the binary, made by
+    // another test meanwhile, once changed the key: its change time).
+    assert_eq!(place.sockets(), [socket]);
 }
 
 #[test]
@@ -387,7 +387,7 @@ fn a_socket_directory_other_users_may_enter_is_not_used() {
     let dir = place.runtime.path().join("wasm-hooks");
     std::fs::create_dir(&dir).unwrap();
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let file = runner_hook("");
+    let file = runner_hook();
     let config = file.path.to_str().unwrap();
     let event = support::fixture("Stop");
     // auto: answered in-process, and no daemon started there.

@@ -28,34 +28,57 @@ const SPIN_DEADLINE_MS: u64 = 100;
 
 /// `serve` soaked with `events` events (see `soak`), on the wasm plugin.
 pub(super) fn soak(args: &BenchArgs, events: usize) -> anyhow::Result<Summary> {
-    let dir = tempfile::tempdir().context("creating a temporary directory")?;
-    let cache = dir.path().join("cache");
-    let event = Event::pre_tool_use("Bash", json!({"command": "ls -la", "description": "list"}))
-        .with("session_id", "bench")
-        .with("cwd", dir.path().to_string_lossy().as_ref());
-    let plugin = std::path::absolute(&args.plugin)?;
-    let file = hook_file(
-        dir.path(),
-        "wasm",
-        json!({"type": "wasm", "plugin": plugin}),
-    )?;
+    let bench = Setting::new(args)?;
     let exe = std::env::current_exe().context("finding this executable")?;
     super::soak::soak(
         &exe,
-        (&file, dir.path()),
-        &cache,
+        (&bench.wasm_file, bench.dir.path()),
+        &bench.cache,
         (events, args.soak_clients),
-        &event.to_json_string(),
+        &bench.event.to_json_string(),
     )
+}
+
+/// What every case shares: a directory of the bench's own (the project),
+/// the compile cache in it, the event, and a hook file running the plugin.
+struct Setting {
+    dir: tempfile::TempDir,
+    cache: PathBuf,
+    event: Event,
+    wasm_file: PathBuf,
+}
+
+impl Setting {
+    fn new(args: &BenchArgs) -> anyhow::Result<Self> {
+        let dir = tempfile::tempdir().context("creating a temporary directory")?;
+        let cache = dir.path().join("cache");
+        let event =
+            Event::pre_tool_use("Bash", json!({"command": "ls -la", "description": "list"}))
+                .with("session_id", "bench")
+                .with("cwd", dir.path().to_string_lossy().as_ref());
+        let plugin = std::path::absolute(&args.plugin)?;
+        let wasm_file = hook_file(
+            dir.path(),
+            "wasm",
+            json!({"type": "wasm", "plugin": plugin}),
+        )?;
+        Ok(Self {
+            dir,
+            cache,
+            event,
+            wasm_file,
+        })
+    }
 }
 
 /// Run every case, in the order of the report.
 pub(super) fn run_all(args: &BenchArgs) -> anyhow::Result<Vec<Summary>> {
-    let dir = tempfile::tempdir().context("creating a temporary directory")?;
-    let cache = dir.path().join("cache");
-    let event = Event::pre_tool_use("Bash", json!({"command": "ls -la", "description": "list"}))
-        .with("session_id", "bench")
-        .with("cwd", dir.path().to_string_lossy().as_ref());
+    let Setting {
+        dir,
+        cache,
+        event,
+        wasm_file,
+    } = Setting::new(args)?;
     let stdin = event.to_json_string();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -63,12 +86,6 @@ pub(super) fn run_all(args: &BenchArgs) -> anyhow::Result<Vec<Summary>> {
     let n = args.events;
     let mut out = Vec::new();
     let plugin = std::path::absolute(&args.plugin)?;
-
-    let wasm_file = hook_file(
-        dir.path(),
-        "wasm",
-        json!({"type": "wasm", "plugin": plugin}),
-    )?;
     let wasm = engine(&wasm_file, &cache)?;
     check(&rt, &wasm, &event)?;
     out.push(measure(&rt, WASM_CASE, n, || wasm.dispatch(&event)));

@@ -100,16 +100,27 @@ pub(super) fn start_serve(
 
 /// One well-formed request, answered with success.
 async fn answered(client: &reqwest::Client, url: &str, body: String) {
-    let response = client
+    post(client, url, &body).await.expect("serve answers");
+}
+
+/// One request with the token; its answer's body when it succeeds.
+pub(super) async fn post(http: &reqwest::Client, url: &str, body: &str) -> anyhow::Result<Vec<u8>> {
+    let response = http
         .post(format!("{url}/hook"))
         .header("content-type", "application/json")
         .bearer_auth(TOKEN)
-        .body(body)
+        .body(body.to_owned())
         .send()
         .await
-        .expect("serve answers");
-    assert!(response.status().is_success(), "{}", response.status());
-    response.bytes().await.expect("a whole answer");
+        .context("sending")?;
+    if !response.status().is_success() {
+        anyhow::bail!("status {}", response.status());
+    }
+    Ok(response
+        .bytes()
+        .await
+        .context("reading the answer")?
+        .to_vec())
 }
 
 /// What the abusers got from the server.

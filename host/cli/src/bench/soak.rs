@@ -8,9 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
-
-use super::serve::{TOKEN, listening_url, rss_mib, start_serve};
+use super::serve::{listening_url, post, rss_mib, start_serve};
 use super::stats::Summary;
 
 /// What the clients share.
@@ -111,26 +109,6 @@ async fn client(load: Arc<Load>) -> Vec<Duration> {
             .get_or_insert(wrong);
     }
     samples
-}
-
-/// One request; its answer's body when it succeeds.
-async fn post(http: &reqwest::Client, url: &str, body: &str) -> anyhow::Result<Vec<u8>> {
-    let response = http
-        .post(format!("{url}/hook"))
-        .header("content-type", "application/json")
-        .bearer_auth(TOKEN)
-        .body(body.to_owned())
-        .send()
-        .await
-        .context("sending")?;
-    if !response.status().is_success() {
-        bail!("status {}", response.status());
-    }
-    Ok(response
-        .bytes()
-        .await
-        .context("reading the answer")?
-        .to_vec())
 }
 
 /// Serve's resident memory over the run.

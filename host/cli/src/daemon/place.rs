@@ -102,7 +102,9 @@ fn private_dir(dir: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The key: this build (the executable file as it is now), the user, the
+/// The key: this build (the executable file: its path, device, inode,
+/// size and modification time; not its change time, which a hard link to
+/// it or a `chmod` moves without changing a byte), the user, the
 /// working directory and the environment (less [`OWN_VARIABLES`] and
 /// [`SHELL_VARIABLES`]), hashed by two differently seeded SipHashes.
 ///
@@ -130,8 +132,6 @@ fn key(exe: &std::path::Path) -> Result<String, String> {
         meta.size(),
         meta.mtime().cast_unsigned(),
         meta.mtime_nsec().cast_unsigned(),
-        meta.ctime().cast_unsigned(),
-        meta.ctime_nsec().cast_unsigned(),
         u64::from(effective_uid()),
     ] {
         field(&number.to_le_bytes());
