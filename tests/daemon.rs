@@ -286,6 +286,55 @@ fn the_small_client_goes_through_the_daemon_or_else_through_wasm_hooks_hook() {
 }
 
 #[test]
+fn one_daemon_serves_every_project_and_runs_a_plugin_replaced_on_disk() {
+    let place = Place::new();
+    let mut event = support::fixture("PreToolUse");
+    event["tool_input"]["command"] = json!("rm -rf /");
+    let reason = |answer: &Output| {
+        let body: Value =
+            serde_json::from_slice(&answer.stdout).unwrap_or_else(|e| panic!("{e}: {answer:?}"));
+        body["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    // Two projects, each with a hook file of its own, chosen by the
+    // event's `cwd`: both answered by the one daemon.
+    let projects = ["first", "second"].map(|name| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".wasm-hooks")).unwrap();
+        let rule = json!({"field": "tool_input.command", "operator": "contains",
+                          "value": "rm", "action": "deny", "reason": format!("{name} says no")});
+        let file =
+            json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "inline", "rules": [rule]}]}]}});
+        std::fs::write(dir.path().join(".wasm-hooks/hooks.json"), file.to_string()).unwrap();
+        (name, dir)
+    });
+    for (name, dir) in &projects {
+        event["cwd"] = json!(dir.path());
+        let answer = place.hook("only", &[], &event);
+        assert_eq!(reason(&answer), format!("{name} says no"));
+    }
+    assert_eq!(place.sockets().len(), 1);
+    // A plugin file replaced by another build: the next event runs the
+    // new one (a daemon keeps linked plugins by their sha256, not their
+    // path).
+    let plugins = tempfile::tempdir().unwrap();
+    let plugin = plugins.path().join("guard.wasm");
+    std::fs::copy(support::plugin("deny-dangerous-commands"), &plugin).unwrap();
+    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "wasm", "plugin": plugin},
+    ]}]}}));
+    let config = file.path.to_str().unwrap();
+    let guarded = place.hook("only", &["--config", config], &event);
+    assert!(reason(&guarded).contains("rm -rf /"), "{guarded:?}");
+    std::fs::copy(support::plugin("protect-paths"), &plugin).unwrap();
+    let replaced = place.hook("only", &["--config", config], &event);
+    assert_eq!(replaced.stdout, b"{}\n", "{replaced:?}");
+    assert_eq!(place.sockets().len(), 1);
+}
+
+#[test]
 fn each_event_gets_an_empty_kv_through_the_daemon_as_in_a_process_of_its_own() {
     // rate-limit-tools counts calls in `kv`: one call allowed per session.
     let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [{

@@ -190,7 +190,16 @@ impl Workers {
                         .recv();
                     idle.fetch_sub(1, Ordering::SeqCst);
                     let Ok(mut stream) = next else { break };
-                    serve(&daemon, &mut stream);
+                    // A panic answering one request (the client, seeing no
+                    // reply, answers in-process) must not take the worker
+                    // and its count of requests in flight with it: the
+                    // daemon would never be idle again.
+                    let served = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        serve(&daemon, &mut stream);
+                    }));
+                    if served.is_err() {
+                        tracing::warn!("a request panicked; its client answers in-process");
+                    }
                     *daemon
                         .last_request
                         .lock()
