@@ -51,6 +51,8 @@ fn wasm_hooks(args: &[&str], project: &Path) -> assert_cmd::assert::Assert {
         .unwrap()
         .env("PATH", path_with(bin.path()))
         .env("XDG_CONFIG_HOME", "/nonexistent")
+        // No daemon can be used, so the full command is installed.
+        .env_remove("XDG_RUNTIME_DIR")
         .args(args)
         .arg("--project-dir")
         .arg(project)
@@ -63,6 +65,7 @@ fn wasm_hooks_off_path(args: &[&str], project: &Path) -> assert_cmd::assert::Ass
         .unwrap()
         .env("PATH", "/usr/bin:/bin")
         .env("XDG_CONFIG_HOME", "/nonexistent")
+        .env_remove("XDG_RUNTIME_DIR")
         .args(args)
         .arg("--project-dir")
         .arg(project)
@@ -228,6 +231,64 @@ fn claude_settings_with_comments_and_trailing_commas_are_read() {
         .assert()
         .failure()
         .stdout(predicate::str::contains("settings.json:4:"));
+}
+
+#[test]
+fn with_a_runtime_dir_the_small_client_is_installed_in_place_of_the_full_command() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join(".claude")).unwrap();
+    std::fs::write(project.path().join(".claude/settings.json"), SETTINGS).unwrap();
+    // First as before: no $XDG_RUNTIME_DIR, so no daemon and the full command.
+    wasm_hooks(&["install", "claude"], project.path()).success();
+    let runtime_dir = tempfile::tempdir().unwrap();
+    let bin = bin_dir();
+    let client = assert_cmd::cargo::cargo_bin("wasm-hooks-hook");
+    std::os::unix::fs::symlink(client, bin.path().join("wasm-hooks-hook")).unwrap();
+    let with_client = |args: &[&str]| {
+        Command::cargo_bin("wasm-hooks")
+            .unwrap()
+            .env("PATH", path_with(bin.path()))
+            .env("XDG_CONFIG_HOME", "/nonexistent")
+            .env("XDG_RUNTIME_DIR", runtime_dir.path())
+            .args(args)
+            .arg("--project-dir")
+            .arg(project.path())
+            .assert()
+    };
+    with_client(&["install", "claude"]).success();
+    let installed = settings(project.path());
+    let value: Value = serde_json::from_str(&installed).unwrap();
+    for event in ["PreToolUse", "Stop", "SessionStart"] {
+        let ours: Vec<&str> = value["hooks"][event]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|group| group["hooks"].as_array().unwrap())
+            .filter_map(|entry| entry["command"].as_str())
+            .filter(|command| command.contains("wasm-hooks"))
+            .collect();
+        assert_eq!(
+            ours,
+            ["wasm-hooks-hook --protocol claude"],
+            "{event}: the older full command is replaced, not doubled"
+        );
+    }
+    // The installed command answers as the full one does (no daemon here:
+    // it hands the event to `wasm-hooks hook`).
+    Command::new("sh")
+        .args(["-c", "wasm-hooks-hook --protocol claude"])
+        .env("PATH", path_with(bin.path()))
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .env("WASM_HOOKS_DAEMON", "off")
+        .current_dir(project.path())
+        .write_stdin(support::fixture("PreToolUse").to_string())
+        .assert()
+        .code(0)
+        .stdout("{}\n");
+    with_client(&["uninstall", "claude"])
+        .success()
+        .stdout(predicate::str::contains("removed 11 wasm-hooks entries"));
+    assert_eq!(settings(project.path()), SETTINGS);
 }
 
 #[test]

@@ -214,21 +214,49 @@ fn answer(
     let engine = builder
         .build()
         .map_err(|e| format!("the hook files do not load: {e}"))?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("starting the async runtime: {e}"))?;
+    ASYNC_RUNTIME
+        .with(|runtime| {
+            let runtime = (**runtime)
+                .as_ref()
+                .map_err(|e| format!("starting the async runtime: {e}"))?;
+            Ok(run_hooks(args, &place, &builder, &engine, event, runtime))
+        })
+        .map(|outcome| protocol.encode(event, &outcome))
+}
+
+thread_local! {
+    /// This thread's async runtime, made on first use: a process answers
+    /// once, a daemon's worker thread many times (making one is a few
+    /// system calls, not worth repeating per event). Never dropped: a
+    /// runtime dropped while thread-locals are torn down may panic, and
+    /// the hooks it ran are all finished once an answer is made.
+    static ASYNC_RUNTIME: std::mem::ManuallyDrop<std::io::Result<tokio::runtime::Runtime>> =
+        std::mem::ManuallyDrop::new(
+            tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        );
+}
+
+/// Dispatch `event` to `engine` on `runtime` (explaining on [`Stderr`]
+/// when asked), and wait for the hooks it left running in the background.
+fn run_hooks(
+    args: &HookArgs,
+    place: &ProjectChoice,
+    builder: &wasm_hooks::HookEngineBuilder,
+    engine: &wasm_hooks::HookEngine,
+    event: &Event,
+    runtime: &tokio::runtime::Runtime,
+) -> wasm_hooks::Outcome {
     let outcome = if args.explain {
         let explanation = runtime.block_on(engine.explain(event.clone()));
-        match explain::render(&place, &builder, &explanation, false) {
+        match explain::render(place, builder, &explanation, false) {
             Ok(text) => Stderr.write_all(text.as_bytes()),
             Err(e) => writeln!(Stderr, "wasm-hooks: explaining: {e:#}"),
         }
         .unwrap_or_else(|e| tracing::debug!("writing the explanation: {e}"));
         explanation.outcome
     } else {
-        runtime.block_on(engine.dispatch(&*event))
+        runtime.block_on(engine.dispatch(event))
     };
     runtime.block_on(engine.wait_for_background());
-    Ok(protocol.encode(event, &outcome))
+    outcome
 }

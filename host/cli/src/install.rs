@@ -2,8 +2,11 @@
 //! wasm-hooks as the hook of an agent's events, editing its settings in
 //! place, with a backup of the previous version.
 //!
-//! A committed file never gets an absolute path: the hook runs a bare
-//! `wasm-hooks` when that name, on `PATH`, is this very program. When it is
+//! The hook runs `wasm-hooks hook`, or its small client `wasm-hooks-hook`
+//! where that sits beside this program and a warm daemon can answer
+//! (`$XDG_RUNTIME_DIR` is set). A committed file never gets an absolute
+//! path: the hook runs the bare name when that name, on `PATH`, is this
+//! very program (or its client). When it is
 //! not, Claude Code's project hook goes into the uncommitted
 //! `.claude/settings.local.json` with the full path, and Codex's and Gemini
 //! CLI's project installs (which have no uncommitted file) stop and say
@@ -166,18 +169,26 @@ impl InstallArgs {
             });
         }
         let exe = std::env::current_exe().context("finding the wasm-hooks executable")?;
-        let command = |program: &str| {
-            InstalledHook::Command(format!("{program} hook --protocol {}", agent.word()))
+        let program = Program::for_exe(&exe);
+        let command = |program_path: &str| {
+            InstalledHook::Command(format!(
+                "{program_path}{} --protocol {}",
+                program.subcommand,
+                agent.word()
+            ))
         };
-        if on_path_as_this(&exe) {
+        if on_path_as(program.name, &program.path) {
             let file = self.files()?.remove(0);
             return Ok(Plan {
                 file,
-                hook: command("wasm-hooks"),
+                hook: command(program.name),
                 because: None,
             });
         }
-        let path = exe.to_str().context("the executable's path is not UTF-8")?;
+        let path = program
+            .path
+            .to_str()
+            .context("the executable's path is not UTF-8")?;
         let quoted = shlex::try_quote(path).context("quoting the executable's path")?;
         if self.user {
             return Ok(Plan {
@@ -187,8 +198,9 @@ impl InstallArgs {
             });
         }
         let not_found = format!(
-            "`wasm-hooks` on PATH is not {} (or there is none), and a committed file must not hold this machine's path",
-            exe.display()
+            "`{}` on PATH is not {} (or there is none), and a committed file must not hold this machine's path",
+            program.name,
+            program.path.display()
         );
         match agent {
             Agent::Claude => Ok(Plan {
@@ -208,14 +220,46 @@ fn local_file(settings: &Path) -> PathBuf {
     settings.with_file_name("settings.local.json")
 }
 
-/// Whether `wasm-hooks`, looked up on `PATH` as a shell would, is `exe`.
-fn on_path_as_this(exe: &Path) -> bool {
+/// The program an installed command hook runs.
+struct Program {
+    /// Its name on `PATH`.
+    name: &'static str,
+    /// Where it is.
+    path: PathBuf,
+    /// What follows the program: ` hook` for `wasm-hooks`.
+    subcommand: &'static str,
+}
+
+impl Program {
+    /// The small client `wasm-hooks-hook` when it sits beside `exe` and
+    /// `$XDG_RUNTIME_DIR` is set, so that a warm daemon answers (it costs
+    /// a third of `wasm-hooks hook` per event); else `wasm-hooks hook`
+    /// itself (without a daemon the client would only start it).
+    fn for_exe(exe: &Path) -> Self {
+        let client = exe.with_file_name("wasm-hooks-hook");
+        if std::env::var_os("XDG_RUNTIME_DIR").is_some() && is_executable(&client) {
+            return Self {
+                name: "wasm-hooks-hook",
+                path: client,
+                subcommand: "",
+            };
+        }
+        Self {
+            name: "wasm-hooks",
+            path: exe.to_owned(),
+            subcommand: " hook",
+        }
+    }
+}
+
+/// Whether `name`, looked up on `PATH` as a shell would, is `exe`.
+fn on_path_as(name: &str, exe: &Path) -> bool {
     let Some(path) = std::env::var_os("PATH") else {
         return false;
     };
     let exe = exe.canonicalize().unwrap_or_else(|_| exe.to_owned());
     std::env::split_paths(&path)
-        .map(|dir| dir.join("wasm-hooks"))
+        .map(|dir| dir.join(name))
         .find(|candidate| is_executable(candidate))
         .and_then(|found| found.canonicalize().ok())
         .is_some_and(|found| found == exe)
@@ -287,7 +331,8 @@ fn hook_files_note(project: &Path) -> String {
 pub(crate) fn uninstall(args: InstallArgs) -> anyhow::Result<Exit> {
     let hook = match &args.http {
         Some(url) => InstalledHook::Http(url.clone()),
-        // Any command running `wasm-hooks hook` is ours, wherever it is.
+        // Any command running `wasm-hooks hook` or `wasm-hooks-hook` is
+        // ours, wherever it is.
         None => InstalledHook::Command("wasm-hooks hook".to_owned()),
     };
     let mut message = String::new();

@@ -288,12 +288,14 @@ where
             f().await;
         }
         let mut samples = Vec::with_capacity(n);
+        let faults = super::stats::thread_faults();
         for _ in 0..n {
             let started = Instant::now();
             f().await;
             samples.push(started.elapsed());
         }
-        Summary::of(name, samples)
+        let faults = super::stats::thread_faults().saturating_sub(faults);
+        Summary::of(name, samples).with_faults(faults)
     })
 }
 

@@ -81,23 +81,27 @@ fn render(results: &[Summary]) -> String {
         .find(|r| r.name == cases::WASM_CASE)
         .map(|r| r.p50_us);
     let mut out = format!(
-        "{:<58} {:>7} {:>11} {:>11} {:>11}  {:>10}\n",
-        "case", "n", "p50", "p99", "mean", "p50 / wasm"
+        "{:<58} {:>7} {:>11} {:>11} {:>11}  {:>10}  {:>8}\n",
+        "case", "n", "p50", "p99", "mean", "p50 / wasm", "faults"
     );
     for r in results {
         let ratio = match wasm {
             Some(w) if w > 0.0 => format!("{:.1}×", r.p50_us / w),
             _ => "-".into(),
         };
+        let faults = r
+            .faults_per_event
+            .map_or_else(|| "-".to_owned(), |f| format!("{f:.1}"));
         let _ = writeln!(
             out,
-            "{:<58} {:>7} {:>11} {:>11} {:>11}  {:>10}",
+            "{:<58} {:>7} {:>11} {:>11} {:>11}  {:>10}  {:>8}",
             r.name,
             r.n,
             stats::human(r.p50_us),
             stats::human(r.p99_us),
             stats::human(r.mean_us),
-            ratio
+            ratio,
+            faults
         );
     }
     out

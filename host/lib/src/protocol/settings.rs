@@ -136,11 +136,18 @@ impl InstalledHook {
     }
 }
 
-/// `… wasm-hooks hook …`: a program named `wasm-hooks` whose first
-/// argument is `hook`.
+/// `… wasm-hooks hook …` (a program named `wasm-hooks` whose first
+/// argument is `hook`) or `… wasm-hooks-hook …` (its small client).
 fn runs_us(command: &Value) -> bool {
     let words = command.as_str().and_then(shlex::split).unwrap_or_default();
-    matches!(words.as_slice(), [program, sub, ..] if program.rsplit('/').next() == Some("wasm-hooks") && sub == "hook")
+    let Some((program, rest)) = words.split_first() else {
+        return false;
+    };
+    match program.rsplit('/').next() {
+        Some("wasm-hooks-hook") => true,
+        Some("wasm-hooks") => rest.first().is_some_and(|sub| sub == "hook"),
+        _ => false,
+    }
 }
 
 /// A settings file that is not a JSON object.
@@ -169,8 +176,8 @@ fn hooks_object(settings: &CstObject) -> Result<CstObject, SettingsError> {
 }
 
 /// `text`, the settings of `agent`, with `hook` added on every event of
-/// [`Protocol::installed_events`] that lacks it; `None` when it is already
-/// everywhere.
+/// [`Protocol::installed_events`] that lacks it, and an older command of
+/// ours replaced by this one; `None` when it is already everywhere.
 ///
 /// # Errors
 /// When the settings are not a JSON object or their `hooks` (or an event's
@@ -185,14 +192,27 @@ pub fn install(
     let mut changed = false;
     for event in agent.installed_events() {
         let groups = event_list(&hooks, event)?;
-        let present = groups.elements().iter().any(|group| {
-            group.to_serde_value().is_some_and(|g| {
-                g["hooks"]
-                    .as_array()
-                    .is_some_and(|entries| entries.iter().any(|e| hook.is(e)))
-            })
-        });
-        if present {
+        let ours: Vec<CstObject> = groups
+            .elements()
+            .iter()
+            .filter_map(|group| group.as_object()?.array_value("hooks"))
+            .flat_map(|entries| entries.elements())
+            .filter(|entry| entry.to_serde_value().is_some_and(|e| hook.is(&e)))
+            .filter_map(|entry| entry.as_object())
+            .collect();
+        if !ours.is_empty() {
+            // An older entry of ours (another path, or `wasm-hooks hook`
+            // where the small client is now installed) is brought up to
+            // date where it stands.
+            if let InstalledHook::Command(command) = hook {
+                for prop in ours.iter().filter_map(|entry| entry.get("command")) {
+                    let current = prop.value().and_then(|v| v.to_serde_value());
+                    if current.as_ref().and_then(Value::as_str) != Some(command) {
+                        prop.set_value(command.as_str().into());
+                        changed = true;
+                    }
+                }
+            }
             continue;
         }
         let mut group = Vec::new();
@@ -368,11 +388,32 @@ mod tests {
     }
 
     #[test]
+    fn installing_again_brings_an_older_command_of_ours_up_to_date_in_place() {
+        let older = install(SETTINGS, Protocol::Claude, &ours())
+            .unwrap()
+            .unwrap();
+        let client = InstalledHook::Command("wasm-hooks-hook --protocol claude".into());
+        let newer = install(&older, Protocol::Claude, &client).unwrap().unwrap();
+        assert_eq!(
+            newer,
+            older.replace(
+                "/opt/bin/wasm-hooks hook --protocol claude",
+                "wasm-hooks-hook --protocol claude"
+            ),
+            "each entry changed where it stands, nothing added"
+        );
+        assert_eq!(install(&newer, Protocol::Claude, &client).unwrap(), None);
+    }
+
+    #[test]
     fn our_command_is_recognised_by_program_and_subcommand() {
         for (command, ours) in [
             ("wasm-hooks hook", true),
             ("/usr/local/bin/wasm-hooks hook --protocol claude", true),
             ("'/path with space/wasm-hooks' hook", true),
+            ("wasm-hooks-hook --protocol gemini", true),
+            ("/opt/bin/wasm-hooks-hook", true),
+            ("wasm-hooks", false),
             ("wasm-hooks run", false),
             ("my-wasm-hooks hook", false),
             ("./audit.sh", false),
