@@ -96,6 +96,71 @@ fn new_refuses_bad_names_and_full_directories() {
 }
 
 #[test]
+fn a_python_or_js_plugin_copies_the_sdk_of_sdk_path_and_refuses_sdk_version() {
+    let parent = tempfile::tempdir().unwrap();
+    let sdk = parent.path().join("guest-sdk");
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guest-sdk");
+    for (lang, folder, file) in [
+        ("python", "python/wasm_hooks", "__init__.py"),
+        ("js", "js/wasm_hooks", "index.js"),
+    ] {
+        // Another SDK: the checkout's, marked.
+        let theirs = sdk.join(folder);
+        std::fs::create_dir_all(&theirs).unwrap();
+        for entry in std::fs::read_dir(repo.join(folder)).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_file() {
+                std::fs::copy(entry.path(), theirs.join(entry.file_name())).unwrap();
+            }
+        }
+        let marked = format!(
+            "{}\n// marker\n",
+            std::fs::read_to_string(theirs.join(file)).unwrap()
+        );
+        std::fs::write(theirs.join(file), &marked).unwrap();
+        let dir = parent.path().join(format!("from-path-{lang}"));
+        wasm_hooks()
+            .args(["new", "x", "--lang", lang, "--sdk-path"])
+            .arg(&sdk)
+            .arg("--dir")
+            .arg(&dir)
+            .assert()
+            .success();
+        assert_eq!(
+            std::fs::read_to_string(dir.join("wasm_hooks").join(file)).unwrap(),
+            marked,
+            "{lang}: the SDK of --sdk-path, not the built-in one"
+        );
+        let refused = parent.path().join(format!("versioned-{lang}"));
+        wasm_hooks()
+            .args([
+                "new",
+                "x",
+                "--lang",
+                lang,
+                "--sdk-version",
+                "0.1.0",
+                "--dir",
+            ])
+            .arg(&refused)
+            .assert()
+            .code(1)
+            .stderr(contains("only a Rust plugin depends on a published SDK"));
+        assert!(!refused.exists(), "{lang}: nothing written when refused");
+    }
+    let missing = parent.path().join("missing");
+    wasm_hooks()
+        .args(["new", "x", "--lang", "python", "--sdk-path"])
+        .arg(parent.path().join("nowhere"))
+        .arg("--dir")
+        .arg(&missing)
+        .assert()
+        .code(1)
+        .stderr(contains("python/wasm_hooks/__init__.py"));
+    assert!(!missing.exists(), "nothing written when the SDK is missing");
+}
+
+#[test]
 fn build_says_what_is_missing() {
     let empty = tempfile::tempdir().unwrap();
     wasm_hooks()

@@ -5,6 +5,7 @@
 //! `host/cli/templates/python-plugin/`; a Python plugin gets its own copy
 //! of the Python SDK.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -39,12 +40,15 @@ pub(crate) struct NewArgs {
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
 
-    /// Depend on the guest SDK at this path [default: this checkout's
-    /// `guest-sdk/` when there is one, else the published crate].
+    /// Use the guest SDK at this path, a `guest-sdk/` folder [default:
+    /// this checkout's when there is one, else the published crate]. A
+    /// Rust plugin depends on it; a Python or JS plugin gets a copy of its
+    /// `python/wasm_hooks/` or `js/wasm_hooks/` [default: this program's].
     #[arg(long, value_name = "DIR", conflicts_with = "sdk_version")]
     sdk_path: Option<PathBuf>,
 
-    /// Depend on this version of the published `wasm-hooks-guest`.
+    /// Depend on this version of the published `wasm-hooks-guest` (Rust
+    /// only: the Python and JS SDKs are copied into the plugin).
     #[arg(long, value_name = "VERSION")]
     sdk_version: Option<String>,
 }
@@ -152,23 +156,19 @@ pub(crate) fn run(args: NewArgs) -> anyhow::Result<Exit> {
             .map_or_else(|| name.clone(), |f| f.to_string_lossy().into_owned())
             .replace('-', "_"),
     };
-    let (files, sdk, note): (Vec<(String, &str)>, _, _) = match args.lang {
+    let (templates, sdk, note) = match args.lang {
         Lang::Rust => {
             let (sdk, note) = sdk_dependency(&args)?;
-            let files = RUST_TEMPLATES.iter().map(|(p, t)| ((*p).to_owned(), *t));
-            (files.collect(), sdk, note)
+            (RUST_TEMPLATES, sdk, note)
         }
-        Lang::Python | Lang::Js => {
-            let (templates, sdk) = if args.lang == Lang::Python {
-                (PYTHON_TEMPLATES, PYTHON_SDK)
-            } else {
-                (JS_TEMPLATES, JS_SDK)
-            };
-            let sdk = sdk.iter().map(|(p, t)| (format!("wasm_hooks/{p}"), *t));
-            let files = templates.iter().map(|(p, t)| ((*p).to_owned(), *t));
-            (files.chain(sdk).collect(), String::new(), String::new())
-        }
+        Lang::Python => (PYTHON_TEMPLATES, String::new(), String::new()),
+        Lang::Js => (JS_TEMPLATES, String::new(), String::new()),
     };
+    let mut files: Vec<(String, Cow<'_, str>)> = templates
+        .iter()
+        .map(|(path, template)| ((*path).to_owned(), Cow::Borrowed(*template)))
+        .collect();
+    files.extend(sdk_copy(&args)?);
     for (path, template) in files {
         let text = template
             .replace("{{name}}", name)
@@ -194,6 +194,40 @@ pub(crate) fn run(args: NewArgs) -> anyhow::Result<Exit> {
         dir.display()
     );
     Ok(Exit::GoOn)
+}
+
+/// A Python or JS plugin's copy of its SDK (`wasm_hooks/…`): this
+/// program's, or the one in `--sdk-path`; none for a Rust plugin.
+fn sdk_copy(args: &NewArgs) -> anyhow::Result<Vec<(String, Cow<'static, str>)>> {
+    let (sdk, folder) = match args.lang {
+        Lang::Rust => return Ok(Vec::new()),
+        Lang::Python => (PYTHON_SDK, "python/wasm_hooks"),
+        Lang::Js => (JS_SDK, "js/wasm_hooks"),
+    };
+    if let Some(version) = &args.sdk_version {
+        bail!(
+            "--sdk-version {version}: only a Rust plugin depends on a published SDK; a Python or JS plugin gets a copy of the SDK (this program's, {}, or --sdk-path DIR's `{folder}/`)",
+            env!("CARGO_PKG_VERSION")
+        );
+    }
+    sdk.iter()
+        .map(|(file, text)| {
+            let text = match &args.sdk_path {
+                None => Cow::Borrowed(*text),
+                Some(dir) => {
+                    let path = dir.join(folder).join(file);
+                    Cow::Owned(std::fs::read_to_string(&path).with_context(|| {
+                        format!(
+                            "--sdk-path {}: reading {} (a guest-sdk folder holds `{folder}/{file}`)",
+                            dir.display(),
+                            path.display()
+                        )
+                    })?)
+                }
+            };
+            Ok((format!("wasm_hooks/{file}"), text))
+        })
+        .collect()
 }
 
 /// The `wasm-hooks-guest` dependency line, and a sentence for the README.
