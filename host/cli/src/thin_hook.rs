@@ -7,6 +7,14 @@
 //! in-process and starts a daemon for the next event. It links neither
 //! wasmtime nor tokio: its start-up is that of a small program.
 
+// No Rust start-up: `main` below is the C entry point. Rust's own start-up
+// (finding the main thread's stack in /proc/self/maps, a signal stack, the
+// standard streams checked) is a seventh of this small process's time on
+// the machines measured (docs/benchmarks.md), and none of it is needed
+// here. (So no test harness either: `test = false` in Cargo.toml; the
+// shared modules' tests run in `wasm-hooks`.)
+#![no_main]
+
 // The daemon's own modules, shared with `wasm-hooks` (this package has no
 // library); what only the daemon side uses is unused here.
 #[path = "daemon/place.rs"]
@@ -19,16 +27,32 @@ mod wire;
 use std::borrow::Cow;
 use std::ffi::OsString;
 use std::io::{IsTerminal as _, Read as _, Write as _};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, Stdio};
 
 use place::{OWN_VARIABLES, Place};
 use wire::{Reply, Request};
 
-fn main() -> ExitCode {
+/// The exit code of a failure of this program itself.
+const FAILURE: u8 = 1;
+
+/// The C entry point (see `no_main` above); `std::env::args_os` still
+/// works, as glibc hands the arguments to Rust's own initializer.
+#[unsafe(no_mangle)]
+extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
+    // As Rust's start-up would: a reader of our output that went away is a
+    // write error, not a signal that kills us.
+    // SAFETY: setting a signal's disposition to "ignore" has no handler to
+    // make safe.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    libc::c_int::from(run())
+}
+
+/// Forward (or run in full), and the exit code.
+fn run() -> u8 {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let Ok(full) = std::env::current_exe().map(|exe| exe.with_file_name("wasm-hooks")) else {
         eprintln!("wasm-hooks-hook: cannot find its own executable");
-        return ExitCode::FAILURE;
+        return FAILURE;
     };
     let mut stdin = Vec::new();
     // What could not be read is for `wasm-hooks hook` to report.
@@ -42,7 +66,7 @@ fn main() -> ExitCode {
 }
 
 /// The daemon's answer, printed; `None` when it did not answer.
-fn forwarded(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> Option<ExitCode> {
+fn forwarded(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> Option<u8> {
     if std::env::var(OWN_VARIABLES).is_ok_and(|way| way == "off") || std::io::stderr().is_terminal()
     {
         return None;
@@ -65,14 +89,14 @@ fn forwarded(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> Option<
         })) => {
             let _ = std::io::stdout().write_all(stdout.as_bytes());
             let _ = std::io::stderr().write_all(stderr.as_bytes());
-            Some(ExitCode::from(exit))
+            Some(exit)
         }
         _ => None,
     }
 }
 
 /// Run `wasm-hooks hook` with these arguments on `stdin`; its exit code.
-fn in_full(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> ExitCode {
+fn in_full(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> u8 {
     let started = Command::new(full)
         .arg("hook")
         .args(args)
@@ -82,7 +106,7 @@ fn in_full(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> ExitCode 
         Ok(child) => child,
         Err(e) => {
             eprintln!("wasm-hooks-hook: running {}: {e}", full.display());
-            return ExitCode::FAILURE;
+            return FAILURE;
         }
     };
     if let Some(mut pipe) = child.stdin.take() {
@@ -93,10 +117,10 @@ fn in_full(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> ExitCode 
         Ok(status) => status
             .code()
             .and_then(|code| u8::try_from(code).ok())
-            .map_or(ExitCode::FAILURE, ExitCode::from),
+            .unwrap_or(FAILURE),
         Err(e) => {
             eprintln!("wasm-hooks-hook: waiting for {}: {e}", full.display());
-            ExitCode::FAILURE
+            FAILURE
         }
     }
 }
