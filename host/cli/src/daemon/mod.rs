@@ -92,16 +92,7 @@ pub(crate) fn run(args: &DaemonArgs) -> anyhow::Result<Exit> {
             bail!("locking {}: {e}", place.lock.display())
         }
     }
-    // With the lock held, a socket file is a dead daemon's.
-    match std::fs::remove_file(&place.socket) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => bail!("removing the old {}: {e}", place.socket.display()),
-    }
-    let listener = UnixListener::bind(&place.socket)
-        .with_context(|| format!("listening on {}", place.socket.display()))?;
-    std::fs::set_permissions(&place.socket, std::fs::Permissions::from_mode(0o600))
-        .with_context(|| format!("making {} private", place.socket.display()))?;
+    let listener = listen(&place.socket)?;
     let inode = std::fs::symlink_metadata(&place.socket)?.ino();
     let daemon = Arc::new(Daemon {
         key: place.key.clone(),
@@ -293,6 +284,30 @@ impl Daemon {
     }
 }
 
+/// A listening socket at `socket`, private to this user. It is bound and
+/// made private under a name of its own first, then renamed into place:
+/// a client that sees the socket can connect to it (between `bind`, which
+/// makes the file, and `listen` a connection would be refused; a client
+/// that waits for the file, as `WASM_HOOKS_DAEMON=only` does, would take
+/// that for no daemon). With the lock held, a socket already there is a
+/// dead daemon's, and the rename replaces it.
+fn listen(socket: &Path) -> anyhow::Result<UnixListener> {
+    let name = socket.file_name().unwrap_or_default().to_string_lossy();
+    let pending = socket.with_file_name(format!(".{name}.{}", std::process::id()));
+    match std::fs::remove_file(&pending) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => bail!("removing the old {}: {e}", pending.display()),
+    }
+    let listener = UnixListener::bind(&pending)
+        .with_context(|| format!("listening on {}", pending.display()))?;
+    std::fs::set_permissions(&pending, std::fs::Permissions::from_mode(0o600))
+        .with_context(|| format!("making {} private", pending.display()))?;
+    std::fs::rename(&pending, socket)
+        .with_context(|| format!("moving {} to {}", pending.display(), socket.display()))?;
+    Ok(listener)
+}
+
 /// Exit when the socket at `socket` is no longer the one bound (removed,
 /// or another daemon's), or after `idle` without a request.
 fn watch(socket: PathBuf, inode: u64, idle: Duration, daemon: Arc<Daemon>) {
@@ -331,4 +346,28 @@ fn watch(socket: PathBuf, inode: u64, idle: Duration, daemon: Arc<Daemon>) {
 /// Whether `socket` is still the file this daemon bound.
 fn is_bound_at(socket: &Path, inode: u64) -> bool {
     std::fs::symlink_metadata(socket).is_ok_and(|meta| meta.ino() == inode)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_socket_appears_listening_and_private_in_place_of_a_dead_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("key.sock");
+        std::fs::write(&socket, "a dead daemon's").unwrap();
+        let listener = listen(&socket).unwrap();
+        // Whoever sees the file can connect: it was listening before it
+        // had this name.
+        let _client = UnixStream::connect(&socket).unwrap();
+        assert!(listener.accept().is_ok());
+        let meta = std::fs::symlink_metadata(&socket).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["key.sock"], "no name of its own left behind");
+    }
 }
