@@ -135,9 +135,10 @@ struct Workers {
 }
 
 impl Workers {
-    /// Accept and answer connections, one at a time, until accepting fails
-    /// for good; the last worker to leave `accept` starts another (up to
-    /// one more than [`MAX_CLIENTS`]), so one always waits.
+    /// Accept and answer connections, one at a time, for as long as the
+    /// daemon runs (it exits from its watch thread); the last worker to
+    /// leave `accept` starts another (up to one more than [`MAX_CLIENTS`]),
+    /// so one always waits.
     fn work(&self) {
         loop {
             self.idle.fetch_add(1, Ordering::SeqCst);
@@ -147,7 +148,11 @@ impl Workers {
             }
             match accepted {
                 Ok((stream, _)) => take(&self.daemon, stream),
-                Err(e) => tracing::warn!("accepting a connection: {e}"),
+                Err(e) => {
+                    // Out of descriptors, say: not a reason to spin.
+                    tracing::warn!("accepting a connection: {e}");
+                    std::thread::sleep(Duration::from_millis(10));
+                }
             }
         }
     }
