@@ -51,6 +51,20 @@ fn every_case_is_measured_and_reported() {
         );
     }
     assert!(names.iter().any(|n| n.starts_with("throughput: wasm hook")));
+    // Page faults per event: counted where the hook runs on the measuring
+    // thread, left out where it runs in another process.
+    let faults = |name: &str| {
+        let case = cases.iter().find(|c| c["name"] == name).unwrap();
+        case.get("faults_per_event").cloned()
+    };
+    assert!(faults("wasm hook, fresh instance (engine.dispatch)").is_some_and(|f| f.is_f64()));
+    assert!(faults("inline rule hook").is_some_and(|f| f.is_f64()));
+    for elsewhere in [
+        "command hook: /bin/true",
+        "serve: HTTP round trip, keep-alive",
+    ] {
+        assert_eq!(faults(elsewhere), None, "{elsewhere}");
+    }
     for case in &cases {
         assert!(case["n"].as_u64().unwrap() > 0, "{case}");
         assert!(case["p50_us"].as_f64().unwrap() > 0.0, "{case}");

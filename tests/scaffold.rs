@@ -114,7 +114,8 @@ fn a_python_or_js_plugin_copies_the_sdk_of_sdk_path_and_refuses_sdk_version() {
             }
         }
         let marked = format!(
-            "{}\n// marker\n",
+            // A copy, not a template: `{{name}}` stays as it is.
+            "{}\n// marker {{{{name}}}}\n",
             std::fs::read_to_string(theirs.join(file)).unwrap()
         );
         std::fs::write(theirs.join(file), &marked).unwrap();

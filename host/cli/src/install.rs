@@ -237,7 +237,7 @@ impl Program {
     /// itself (without a daemon the client would only start it).
     fn for_exe(exe: &Path) -> Self {
         let client = exe.with_file_name("wasm-hooks-hook");
-        if std::env::var_os("XDG_RUNTIME_DIR").is_some() && is_executable(&client) {
+        if super::daemon::runtime_dir().is_some() && is_executable(&client) {
             return Self {
                 name: "wasm-hooks-hook",
                 path: client,

@@ -164,24 +164,26 @@ pub(crate) fn run(args: NewArgs) -> anyhow::Result<Exit> {
         Lang::Python => (PYTHON_TEMPLATES, String::new(), String::new()),
         Lang::Js => (JS_TEMPLATES, String::new(), String::new()),
     };
-    let mut files: Vec<(String, Cow<'_, str>)> = templates
-        .iter()
-        .map(|(path, template)| ((*path).to_owned(), Cow::Borrowed(*template)))
-        .collect();
-    files.extend(sdk_copy(&args)?);
-    for (path, template) in files {
+    // The SDK is read (and may be refused) before anything is written.
+    let sdk_files = sdk_copy(&args)?;
+    let filled = templates.iter().map(|(path, template)| {
         let text = template
             .replace("{{name}}", name)
             .replace("{{file}}", &file)
             .replace("{{sdk}}", &sdk)
             .replace("{{sdk_note}}", &note)
             .replace("{{sdk_version}}", env!("CARGO_PKG_VERSION"));
+        ((*path).to_owned(), Cow::Owned(text))
+    });
+    // The SDK's files are copies, not templates: written as they are.
+    for (path, text) in filled.chain(sdk_files) {
         let target = dir.join(path);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)
                 .with_context(|| format!("creating {}", parent.display()))?;
         }
-        std::fs::write(&target, text).with_context(|| format!("writing {}", target.display()))?;
+        std::fs::write(&target, text.as_bytes())
+            .with_context(|| format!("writing {}", target.display()))?;
     }
     let what = match args.lang {
         Lang::Rust => "the plugin crate",

@@ -108,27 +108,23 @@ pub(super) fn run_all(args: &BenchArgs) -> anyhow::Result<Vec<Summary>> {
     }));
 
     let spawns = args.processes;
-    let true_file = hook_file(
-        dir.path(),
-        "true",
-        json!({"type": "command", "args": ["/bin/true"]}),
-    )?;
-    let true_engine = engine(&true_file, &cache)?;
-    out.push(measure(&rt, "command hook: /bin/true", spawns, || {
-        true_engine.dispatch(&event)
-    }));
-    let python_file = hook_file(
-        dir.path(),
-        "python",
-        json!({"type": "command", "args": ["python3", "-c", PYTHON_JSON]}),
-    )?;
-    let python = engine(&python_file, &cache)?;
-    out.push(measure(
+    let at = (dir.path(), cache.as_path(), &event);
+    out.push(command_case(
         &rt,
-        "command hook: python3 json.load(stdin)",
+        at,
+        "true",
+        "command hook: /bin/true",
+        json!(["/bin/true"]),
         spawns,
-        || python.dispatch(&event),
-    ));
+    )?);
+    out.push(command_case(
+        &rt,
+        at,
+        "python",
+        "command hook: python3 json.load(stdin)",
+        json!(["python3", "-c", PYTHON_JSON]),
+        spawns,
+    )?);
 
     let exe = std::env::current_exe().context("finding this executable")?;
     out.extend(process_cases(
@@ -240,6 +236,23 @@ fn process_cases(
     Ok(out)
 }
 
+/// A command hook running `argv`, measured `n` times on `event` after one
+/// checked answer; `at` is the bench's directory, compile cache and event.
+/// The hook runs in a process of its own, so no fault count.
+pub(super) fn command_case(
+    rt: &tokio::runtime::Runtime,
+    (dir, cache, event): (&Path, &Path, &Event),
+    file: &str,
+    label: &str,
+    argv: Value,
+    n: usize,
+) -> anyhow::Result<Summary> {
+    let file = hook_file(dir, file, json!({"type": "command", "args": argv}))?;
+    let command = engine(&file, cache)?;
+    check(rt, &command, event)?;
+    Ok(measure(rt, label, n, || command.dispatch(event)).run_elsewhere())
+}
+
 /// A hook file in `dir` with one PreToolUse hook for Bash.
 pub(super) fn hook_file(dir: &Path, name: &str, hook: Value) -> anyhow::Result<PathBuf> {
     let path = dir.join(format!("{name}.json"));
@@ -267,7 +280,7 @@ pub(super) fn check(
 ) -> anyhow::Result<()> {
     let outcome = rt.block_on(engine.dispatch(event));
     if let Some(error) = outcome.failures().next() {
-        bail!("the plugin fails on the bench event: {error}");
+        bail!("the hook fails on the bench event: {error}");
     }
     Ok(())
 }

@@ -10,7 +10,7 @@ use serde_json::json;
 use wasm_hooks::Event;
 
 use super::BenchArgs;
-use super::cases::{check, engine, hook_file, measure};
+use super::cases::{check, command_case, engine, hook_file, measure};
 use super::stats::Summary;
 
 /// The Python twin: `app.py`'s `Handler` on the event from stdin.
@@ -72,17 +72,14 @@ pub(super) fn cases(
         let mut argv = vec![program];
         argv.extend(twin);
         argv.push(plugin.to_str().unwrap_or_default());
-        let command_file = hook_file(
-            dir,
+        out.push(command_case(
+            rt,
+            (dir, cache, event),
             &format!("{language}-twin"),
-            json!({"type": "command", "args": argv}),
-        )?;
-        let command = engine(&command_file, cache)?;
-        check(rt, &command, event)?;
-        let label = format!("command hook: {program} running the same {language} hook");
-        out.push(measure(rt, &label, args.processes, || {
-            command.dispatch(event)
-        }));
+            &format!("command hook: {program} running the same {language} hook"),
+            json!(argv),
+            args.processes,
+        )?);
     }
     Ok(out)
 }

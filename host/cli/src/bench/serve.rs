@@ -45,7 +45,7 @@ pub(super) fn round_trips(
         let url = listening_url(&mut child)?;
         let client = reqwest::Client::new();
         let post = || answered(&client, &url, body.to_owned());
-        let quiet = measure(rt, "serve: HTTP round trip, keep-alive", n, post);
+        let quiet = measure(rt, "serve: HTTP round trip, keep-alive", n, post).run_elsewhere();
         let rss_before = rss_mib(child.id());
         let counts = Arc::new(Counts::default());
         let abusers = abuse(&url, body, &counts)?;
@@ -54,12 +54,13 @@ pub(super) fn round_trips(
         rt.block_on(async { tokio::time::sleep(Duration::from_secs(1)).await });
         let name =
             format!("serve under abuse: {IDLE} idle + {SLOW} slow conns, {FLOODS} session floods");
-        let abused = measure(rt, &name, n / 5, post);
+        let abused = measure(rt, &name, n / 5, post).run_elsewhere();
         let fresh = reqwest::Client::builder()
             .pool_max_idle_per_host(0)
             .build()?;
         let name = "serve under abuse: a new connection per request";
-        let connecting = measure(rt, name, n / 20, || answered(&fresh, &url, body.to_owned()));
+        let connecting =
+            measure(rt, name, n / 20, || answered(&fresh, &url, body.to_owned())).run_elsewhere();
         abusers.shutdown_background();
         eprintln!(
             "abuse, while measured and before: {} flood events answered, {} silent connections closed by the server, {} slow heads cut off; serve's RSS {} MiB before, {} MiB after",

@@ -45,6 +45,14 @@ impl Summary {
         self
     }
 
+    /// This summary without a fault count: for a case whose work runs in
+    /// another process (a command hook, `serve`), where the measuring
+    /// thread's faults are not the case's.
+    pub(crate) fn run_elsewhere(mut self) -> Self {
+        self.faults_per_event = None;
+        self
+    }
+
     /// A case measured as a rate: `per_event` is the wall time divided by
     /// the events handled, so every column holds it.
     pub(crate) fn rate(name: impl Into<String>, n: usize, per_event: Duration) -> Self {

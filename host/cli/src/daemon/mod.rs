@@ -16,6 +16,8 @@ pub(crate) mod client;
 mod place;
 mod wire;
 
+pub(crate) use place::runtime_dir;
+
 use std::collections::HashMap;
 use std::io::Write as _;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
@@ -143,11 +145,14 @@ impl Workers {
         loop {
             self.idle.fetch_add(1, Ordering::SeqCst);
             let accepted = self.listener.accept();
-            if self.idle.fetch_sub(1, Ordering::SeqCst) == 1 {
-                self.start_another();
-            }
+            let last = self.idle.fetch_sub(1, Ordering::SeqCst) == 1;
             match accepted {
-                Ok((stream, _)) => take(&self.daemon, stream),
+                Ok((stream, _)) => {
+                    if last {
+                        self.start_another();
+                    }
+                    take(&self.daemon, stream);
+                }
                 Err(e) => {
                     // Out of descriptors, say: not a reason to spin.
                     tracing::warn!("accepting a connection: {e}");
@@ -357,14 +362,16 @@ fn is_bound_at(socket: &Path, inode: u64) -> bool {
 mod tests {
     use super::*;
 
+    // The race this name-then-rename closes (a socket file not yet
+    // listening) shows only under load: `scripts/test`'s pass of
+    // `agent_hook::` through the daemon failed 8 runs in 10 without it.
+    // This test shows the rest of what `listen` promises.
     #[test]
-    fn the_socket_appears_listening_and_private_in_place_of_a_dead_ones() {
+    fn a_new_socket_is_private_replaces_a_dead_daemons_and_leaves_no_other_name() {
         let dir = tempfile::tempdir().unwrap();
         let socket = dir.path().join("key.sock");
         std::fs::write(&socket, "a dead daemon's").unwrap();
         let listener = listen(&socket).unwrap();
-        // Whoever sees the file can connect: it was listening before it
-        // had this name.
         let _client = UnixStream::connect(&socket).unwrap();
         assert!(listener.accept().is_ok());
         let meta = std::fs::symlink_metadata(&socket).unwrap();

@@ -58,8 +58,7 @@ impl Place {
     /// # Errors
     /// As [`Place::of_this_process`].
     pub(crate) fn of(exe: &std::path::Path) -> Result<Option<Self>, String> {
-        let Some(runtime_dir) = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty())
-        else {
+        let Some(runtime_dir) = runtime_dir() else {
             return Ok(None);
         };
         let dir = PathBuf::from(runtime_dir).join("wasm-hooks");
@@ -71,6 +70,12 @@ impl Place {
             key,
         }))
     }
+}
+
+/// `$XDG_RUNTIME_DIR`, where daemons' sockets live; none (so no daemon)
+/// when it is unset or empty.
+pub(crate) fn runtime_dir() -> Option<std::ffi::OsString> {
+    std::env::var_os("XDG_RUNTIME_DIR").filter(|dir| !dir.is_empty())
 }
 
 /// Make `dir` (mode 0700) if it is missing, and check that it is a
