@@ -28,6 +28,7 @@ mod id;
 mod known;
 mod matcher;
 mod outcome;
+mod regex_memo;
 mod rule;
 mod spec;
 mod suggest;
@@ -54,6 +55,7 @@ pub use outcome::{
     Approval, Attributed, Context, Decision, Flow, Fold, HookOutput, HookResult, OnFailure,
     Outcome, Requests, Role, Severity, TraceEntry, TraceStatus, UserMessage, Verdict,
 };
+pub use regex_memo::compile_regex;
 pub use rule::PermissionRule;
 pub use spec::{HookSource, HookSpec, Misfit};
 pub use suggest::nearest;

@@ -229,7 +229,7 @@ impl ToolMatcher {
         {
             return Ok(Self::Prefix(prefix.to_owned()));
         }
-        Regex::new(m).map(Self::Regex)
+        crate::compile_regex(m).map(Self::Regex)
     }
 
     /// Whether this matcher accepts an event with this subject.

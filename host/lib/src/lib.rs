@@ -53,6 +53,7 @@ mod shell_context;
 mod state_dir;
 mod stop_loop;
 mod template;
+mod tracked;
 mod trust;
 
 pub use config::hook_file_schema;

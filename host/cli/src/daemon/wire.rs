@@ -57,6 +57,10 @@ pub(crate) fn send(stream: &mut UnixStream, message: &impl Serialize) -> std::io
     stream.write_all(&bytes)
 }
 
+/// The first read's size: a request (an event and a command line) or a
+/// reply usually fits.
+const RECEIVE_BUFFER: usize = 16 * 1024;
+
 /// Read one JSON message from `stream`, up to its end and at most `limit`
 /// bytes.
 ///
@@ -67,7 +71,9 @@ pub(crate) fn receive<T: for<'de> Deserialize<'de>>(
     stream: &mut UnixStream,
     limit: u64,
 ) -> std::io::Result<T> {
-    let mut bytes = Vec::new();
+    // Room for a usual message at once: growing from empty reads it in
+    // 32, 32, 64, 128… byte pieces, a system call each.
+    let mut bytes = Vec::with_capacity(RECEIVE_BUFFER);
     stream.take(limit + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         return Err(std::io::Error::other(format!(

@@ -78,7 +78,7 @@ impl Redactor {
     /// A redactor for these variables (name, value).
     pub fn new(vars: impl IntoIterator<Item = (String, String)>, extra_names: &[String]) -> Self {
         // Both patterns are fixed or escaped text: they always compile.
-        let secret_name = Regex::new(SECRET_NAME).expect("fixed pattern");
+        let secret_name = crate::compile_regex(SECRET_NAME).expect("fixed pattern");
         let mut values: Vec<String> = vars
             .into_iter()
             .filter(|(name, value)| {
@@ -94,10 +94,11 @@ impl Redactor {
             .map(|v| regex::escape(v))
             .chain(KEY_SHAPES.iter().map(|s| (*s).to_owned()))
             .collect();
-        let secret_text = Regex::new(&alternatives.join("|")).expect("escaped alternatives");
+        let secret_text =
+            crate::compile_regex(&alternatives.join("|")).expect("escaped alternatives");
         let in_place = SECRETS_IN_PLACE
             .iter()
-            .map(|p| Regex::new(p).expect("fixed pattern"))
+            .map(|p| crate::compile_regex(p).expect("fixed pattern"))
             .collect();
         Self {
             secret_text,

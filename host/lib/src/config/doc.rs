@@ -54,7 +54,7 @@ impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Lenient<T> {
         let mut value = Value::deserialize(d)?;
         let mut misreads = Vec::new();
         loop {
-            let error = match serde_path_to_error::deserialize(&value) {
+            let error = match crate::tracked::from_value(&value) {
                 Ok(read) => {
                     return Ok(Self {
                         value: Some(read),

@@ -385,6 +385,11 @@ pub(crate) fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> 
             ),
         }
     } else {
+        // The path to a failure is tracked on a second pass only (see
+        // `crate::tracked`).
+        if let Ok(doc) = serde_json::from_str(text) {
+            return Ok(doc);
+        }
         let mut document = serde_json::Deserializer::from_str(text);
         match serde_path_to_error::deserialize(&mut document) {
             Ok(doc) => return Ok(doc),

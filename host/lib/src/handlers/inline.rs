@@ -137,7 +137,7 @@ impl InlineHook {
     /// carries a bad glob or regex; the message names the rule by index.
     pub fn from_rules(rules: &Value) -> Result<Self, SetupError> {
         let docs: Vec<RuleDoc> =
-            serde_path_to_error::deserialize(rules.clone()).map_err(|e| SetupError::Rules {
+            crate::tracked::from_value(rules).map_err(|e| SetupError::Rules {
                 path: match e.path().to_string() {
                     root if root == "." => String::new(),
                     path => path,
@@ -308,9 +308,11 @@ fn compile(doc: RuleDoc) -> Result<Rule, RuleProblem> {
         Operator::Glob => Test::Glob(glob(&text(&doc.value)?)?),
         Operator::Regex => {
             let pattern = text(&doc.value)?;
-            Test::Regex(Regex::new(&pattern).map_err(|e| RuleProblem::BadRegex {
-                message: wasm_hooks_core::regex_error(&e),
-                pattern,
+            Test::Regex(wasm_hooks_core::compile_regex(&pattern).map_err(|e| {
+                RuleProblem::BadRegex {
+                    message: wasm_hooks_core::regex_error(&e),
+                    pattern,
+                }
             })?)
         }
         Operator::In => match &doc.value {

@@ -225,12 +225,11 @@ fn build_kind<K: HookKind>(
     fields: Map<String, Value>,
     cx: &mut BuildContext<'_>,
 ) -> Result<Built, FieldsError> {
-    let entry: K::Entry = serde_path_to_error::deserialize(Value::Object(fields)).map_err(|e| {
-        FieldsError::Field {
+    let entry: K::Entry =
+        crate::tracked::from_value(&Value::Object(fields)).map_err(|e| FieldsError::Field {
             path: e.path().to_string(),
             message: e.into_inner().to_string(),
-        }
-    })?;
+        })?;
     K::build(entry, cx).map_err(FieldsError::Problem)
 }
 
