@@ -10,14 +10,19 @@
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex, PoisonError};
 
-use regex::Regex;
+use regex::{Regex, RegexBuilder};
 
 /// Patterns kept compiled; past it the memo starts over.
-const MAX_PATTERNS: usize = 128;
+const MAX_PATTERNS: usize = 64;
 
-/// Longer patterns are compiled each time, never kept: a hostile hook file
-/// cannot fill the memo with large automata.
+/// Longer patterns are compiled each time, never kept.
 const MAX_PATTERN_LEN: usize = 4096;
+
+/// The most a kept pattern's compiled program may take (the `regex`
+/// crate's own limit is 10 MiB). A hook file from a cloned repository is
+/// read (if not run) by the daemon: bigger patterns are compiled for each
+/// use and dropped, so no file can make the daemon keep large automata.
+const MAX_KEPT_SIZE: usize = 256 * 1024;
 
 static COMPILED: LazyLock<Mutex<HashMap<String, Regex>>> = LazyLock::new(Mutex::default);
 
@@ -33,7 +38,11 @@ pub fn compile_regex(pattern: &str) -> Result<Regex, regex::Error> {
     if let Some(regex) = memo().get(pattern) {
         return Ok(regex.clone());
     }
-    let regex = Regex::new(pattern)?;
+    let regex = match RegexBuilder::new(pattern).size_limit(MAX_KEPT_SIZE).build() {
+        Ok(regex) => regex,
+        Err(regex::Error::CompiledTooBig(_)) => return Regex::new(pattern),
+        Err(e) => return Err(e),
+    };
     let mut memo = memo();
     if memo.len() >= MAX_PATTERNS {
         memo.clear();
@@ -59,6 +68,15 @@ mod tests {
         assert!(memo().contains_key("^memo-test [0-9]+$"));
         assert!(compile_regex("(unclosed").is_err());
         assert!(!memo().contains_key("(unclosed"));
+    }
+
+    #[test]
+    fn a_hostile_pattern_too_big_for_the_memo_is_compiled_but_not_kept() {
+        // Within the regex crate's own limit, far beyond the memo's.
+        let big = r"\w{40}";
+        let regex = compile_regex(big).unwrap();
+        assert!(regex.is_match(&"é".repeat(40)));
+        assert!(!memo().contains_key(big));
     }
 
     #[test]
