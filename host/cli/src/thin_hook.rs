@@ -56,7 +56,7 @@ fn run() -> u8 {
     };
     // Room for a usual event at once (from empty, it is read in small
     // pieces, a system call each).
-    let mut stdin = Vec::with_capacity(16 * 1024);
+    let mut stdin = Vec::with_capacity(wire::RECEIVE_BUFFER);
     // What could not be read is for `wasm-hooks hook` to report.
     let read = std::io::stdin().read_to_end(&mut stdin);
     if read.is_ok()

@@ -57,9 +57,9 @@ pub(crate) fn send(stream: &mut UnixStream, message: &impl Serialize) -> std::io
     stream.write_all(&bytes)
 }
 
-/// The first read's size: a request (an event and a command line) or a
-/// reply usually fits.
-const RECEIVE_BUFFER: usize = 16 * 1024;
+/// The first read's size: a request (an event and a command line), a
+/// reply or an event on stdin usually fits.
+pub(crate) const RECEIVE_BUFFER: usize = 16 * 1024;
 
 /// Read one JSON message from `stream`, up to its end and at most `limit`
 /// bytes.
