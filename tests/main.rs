@@ -36,6 +36,7 @@ mod scaffold;
 mod schema;
 mod serve;
 mod session;
+mod silencing;
 mod soak;
 mod trust;
 mod validate;

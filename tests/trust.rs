@@ -12,14 +12,14 @@ use assert_cmd::Command;
 use serde_json::{Value, json};
 
 /// A cloned repository: `hooks` as its `.wasm-hooks/hooks.json`.
-struct Repository {
+pub(crate) struct Repository {
     dir: tempfile::TempDir,
     /// The person's home, config and state (nothing of the repository's).
     home: tempfile::TempDir,
 }
 
 impl Repository {
-    fn new(hooks: &Value) -> Self {
+    pub(crate) fn new(hooks: &Value) -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(".wasm-hooks")).unwrap();
         let repo = Self {
@@ -30,11 +30,19 @@ impl Repository {
         repo
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
-    fn write(&self, relative: &str, text: &str) -> PathBuf {
+    /// Write `relative` in the person's own `wasm-hooks` config directory.
+    pub(crate) fn write_users(&self, relative: &str, text: &str) -> PathBuf {
+        let path = self.home.path().join("config/wasm-hooks").join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    pub(crate) fn write(&self, relative: &str, text: &str) -> PathBuf {
         let path = self.path().join(relative);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, text).unwrap();
@@ -42,7 +50,7 @@ impl Repository {
     }
 
     /// `wasm-hooks <args>` as the person, in the repository.
-    fn wasm_hooks(&self, args: &[&str]) -> Command {
+    pub(crate) fn wasm_hooks(&self, args: &[&str]) -> Command {
         let mut cmd = Command::cargo_bin("wasm-hooks").unwrap();
         cmd.current_dir(self.path())
             .env("HOME", self.home.path())
@@ -56,7 +64,7 @@ impl Repository {
 
     /// Claude Code's `event` (a fixture's name), with this repository as
     /// its `cwd`, through `wasm-hooks hook`: the answer's JSON.
-    fn claude(&self, event: &str, change: impl FnOnce(&mut Value)) -> Value {
+    pub(crate) fn claude(&self, event: &str, change: impl FnOnce(&mut Value)) -> Value {
         let mut payload = support::fixture_of("2.1.330", event);
         payload["cwd"] = json!(self.path());
         change(&mut payload);
@@ -79,18 +87,18 @@ impl Repository {
         }
     }
 
-    fn bash(&self, command: &str) -> Value {
+    pub(crate) fn bash(&self, command: &str) -> Value {
         self.claude("PreToolUse", |e| {
             e["tool_input"]["command"] = json!(command);
         })
     }
 
-    fn trust(&self) {
+    pub(crate) fn trust(&self) {
         self.wasm_hooks(&["trust", "--yes"]).assert().success();
     }
 }
 
-fn command(line: &str) -> Value {
+pub(crate) fn command(line: &str) -> Value {
     json!({"type": "command", "command": line})
 }
 
@@ -110,7 +118,7 @@ fn guard(repo: &Repository, name: &str, extra: Value) -> Value {
     entry
 }
 
-fn denied(answer: &Value) -> bool {
+pub(crate) fn denied(answer: &Value) -> bool {
     answer["hookSpecificOutput"]["permissionDecision"] == "deny"
 }
 

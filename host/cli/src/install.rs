@@ -313,7 +313,7 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<Exit> {
 /// tool calls and prompts from the first event on.
 fn hook_files_note(project: &Path) -> String {
     let mut builder = HookEngineBuilder::new();
-    builder.project_dir(project);
+    builder.project_dir(project).strict_project(true);
     if builder.files().is_empty() {
         return format!(
             "note: {} has no hook files yet (`.wasm-hooks/hooks.json`; `wasm-hooks new` makes a plugin with one)\n",
@@ -323,7 +323,7 @@ fn hook_files_note(project: &Path) -> String {
     match builder.build() {
         Ok(_) => String::new(),
         Err(e) => format!(
-            "warning: the project's hook files do not load, so the agent's tool calls and prompts will be blocked until they do:\n{e}\n"
+            "warning: the project's hook files do not load, so their hooks are left out until they do:\n{e}\n"
         ),
     }
 }

@@ -26,7 +26,7 @@ pub(crate) struct ListArgs {
 }
 
 pub(crate) fn run(args: ListArgs) -> anyhow::Result<Exit> {
-    let engine = args.hook_files.builder(&[])?.build()?;
+    let engine = args.hook_files.builder(&[])?.strict_project(true).build()?;
     let probe = match &args.event {
         Some(name) => {
             let mut event = Event::new(EventName::parse(name).context("--event")?);

@@ -65,7 +65,8 @@ pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
         .project_dir(&project)
         .claude_settings(args.claude_settings)
         .runtime_options(args.cache.runtime_options())
-        .untrusted_projects(UntrustedProjects::TrustAll);
+        .untrusted_projects(UntrustedProjects::TrustAll)
+        .strict_project(true);
     // Built once: its hooks are what trusting would let run.
     let engine = builder.build()?;
     let Some(trust) = engine.project_trust() else {

@@ -29,7 +29,8 @@ fn count(n: usize, thing: &str) -> String {
 }
 
 pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
-    let builder = args.hook_files.builder(&args.files)?;
+    let mut builder = args.hook_files.builder(&args.files)?;
+    builder.strict_project(true);
     let files = builder.files();
     if files.is_empty() {
         report::print("no hook files found\n")?;

@@ -14,10 +14,11 @@ use std::time::Instant;
 use tokio::task::JoinHandle;
 
 use crate::audit::{AuditEntry, AuditKind, AuditLog};
+use crate::dispatch_limits::DispatchLimits;
 use crate::error::HookError;
 use crate::event::Event;
 use crate::id::HookId;
-use crate::outcome::{Decision, Flow, Fold, HookOutput, HookResult, Outcome};
+use crate::outcome::{Decision, Flow, Fold, HookOutput, HookResult, OnFailure, Outcome};
 use crate::spec::{HookSpec, Misfit};
 
 /// The registry of hooks and dispatch. Cheap to clone (clones share one
@@ -52,6 +53,7 @@ struct Shared {
     background: Mutex<Vec<JoinHandle<()>>>,
     audit: Option<AuditLog>,
     review: Option<Arc<dyn Review>>,
+    limits: DispatchLimits,
 }
 
 /// A last look at every folded outcome, before it is recorded in the audit
@@ -83,13 +85,29 @@ impl HookRegistry {
     /// As [`HookRegistry::new`], with `review` looking at every outcome
     /// before it is recorded and returned.
     pub fn reviewed(audit: Option<AuditLog>, review: Option<Arc<dyn Review>>) -> Self {
+        Self::limited(audit, review, DispatchLimits::DEFAULT)
+    }
+
+    /// As [`HookRegistry::reviewed`], each dispatch kept within `limits`
+    /// (the others use [`DispatchLimits::DEFAULT`]).
+    pub fn limited(
+        audit: Option<AuditLog>,
+        review: Option<Arc<dyn Review>>,
+        limits: DispatchLimits,
+    ) -> Self {
         Self {
             inner: Arc::new(Shared {
                 audit,
                 review,
+                limits,
                 ..Shared::default()
             }),
         }
+    }
+
+    /// The limits each dispatch is kept within.
+    pub fn limits(&self) -> DispatchLimits {
+        self.inner.limits
     }
 
     /// Add a hook. It runs after the hooks of lower priority, and after the
@@ -145,7 +163,10 @@ impl HookRegistry {
     /// tool's output); a deny (or a failure under
     /// `on_failure: block`) stops the chain. Background hooks are started
     /// and not awaited. Never fails: a failing hook is handled by its
-    /// `on_failure` policy and recorded in the trace.
+    /// `on_failure` policy and recorded in the trace. The hooks of one
+    /// event are kept within the registry's [`DispatchLimits`]: a hook
+    /// past the event's deadline or past the most hooks per event fails,
+    /// and blocks on an event that guards an action.
     ///
     /// Takes the event by value or by reference (`&event`): it is copied
     /// only when a hook rewrites the tool's input or output.
@@ -163,6 +184,7 @@ impl HookRegistry {
         // `explain` says it), noted in the one pass that matches.
         let mut skipped: Vec<(&HookId, Misfit)> = Vec::new();
         let auditing = self.inner.audit.is_some();
+        let mut cut_off = CutOff::new(self.inner.limits, event.name().guards_action());
         // How many hooks the loop looked at (it stops at a deny).
         let mut looked_at = 0;
         for (at, Registered { spec: hook, .. }) in hooks.iter().enumerate() {
@@ -178,14 +200,14 @@ impl HookRegistry {
                 fold.detached(hook.id.clone());
                 continue;
             }
-            let (result, elapsed, output) = run(hook, &event).await;
+            let (result, elapsed, output) = cut_off.run(hook, &event).await;
             let result = result.and_then(|result| apply_rewrite(&hook.id, &mut event, result));
             if matches!(&result, Ok(r) if matches!(r.decision, Decision::Modify { .. })) {
                 rewritten_at = Some(at);
             }
             flow = match result {
                 Ok(result) => fold.answer(hook.id.clone(), result, elapsed, output),
-                Err(error) => fail(&mut fold, hook, error, elapsed, output),
+                Err(error) => cut_off.fail(&mut fold, hook, error, elapsed, output),
             };
             if flow == Flow::Stop {
                 break;
@@ -203,10 +225,10 @@ impl HookRegistry {
                 .map(|r| &r.spec)
                 .filter(|hook| !hook.background && hook.applies_to(&event));
             for hook in earlier {
-                let (result, elapsed, output) = run(hook, &event).await;
+                let (result, elapsed, output) = cut_off.rerun(hook, &event).await;
                 let flow = match result {
                     Ok(result) => fold.recheck(hook.id.clone(), result, elapsed, output),
-                    Err(error) => fail(&mut fold, hook, error, elapsed, output),
+                    Err(error) => cut_off.fail(&mut fold, hook, error, elapsed, output),
                 };
                 if flow == Flow::Stop {
                     break;
@@ -298,16 +320,93 @@ async fn run(
     (result, elapsed, reply.output)
 }
 
-/// Fold in a hook's failure, logged with where the hook was declared.
-fn fail(
-    fold: &mut Fold,
-    hook: &HookSpec,
-    error: HookError,
-    elapsed: std::time::Duration,
-    output: HookOutput,
-) -> Flow {
-    tracing::warn!(hook = %hook.id, source = %hook.source, "{error}");
-    fold.failure(hook.id.clone(), error, hook.on_failure, elapsed, output)
+/// One dispatch's [`DispatchLimits`] at work: the event's deadline and
+/// how many hooks have run.
+struct CutOff {
+    limits: DispatchLimits,
+    deadline: tokio::time::Instant,
+    /// Foreground hooks started for the event so far.
+    started: usize,
+    /// Whether the event guards an action: what a limit cuts off then
+    /// blocks.
+    guards: bool,
+}
+
+/// What a hook that did not run answers: a failure, no time, no output.
+type NotRun = (
+    Result<HookResult, HookError>,
+    std::time::Duration,
+    HookOutput,
+);
+
+impl CutOff {
+    fn new(limits: DispatchLimits, guards: bool) -> Self {
+        Self {
+            limits,
+            deadline: tokio::time::Instant::now() + limits.event_deadline(),
+            started: 0,
+            guards,
+        }
+    }
+
+    /// Run `hook` as [`run`] does, counted against the most hooks per
+    /// event, and stopped at the event's deadline.
+    async fn run(&mut self, hook: &HookSpec, event: &Event) -> NotRun {
+        self.started += 1;
+        if self.started > self.limits.max_hooks_per_event {
+            let error = HookError::TooManyHooks {
+                hook: hook.id.clone(),
+                limit: self.limits.max_hooks_per_event,
+            };
+            return (Err(error), std::time::Duration::ZERO, HookOutput::default());
+        }
+        self.rerun(hook, event).await
+    }
+
+    /// Run `hook` again (asked about a rewrite): stopped at the event's
+    /// deadline, not counted again.
+    async fn rerun(&self, hook: &HookSpec, event: &Event) -> NotRun {
+        let late = || HookError::EventDeadline {
+            hook: hook.id.clone(),
+            limit_ms: self.limits.event_deadline_ms,
+        };
+        if tokio::time::Instant::now() >= self.deadline {
+            return (
+                Err(late()),
+                std::time::Duration::ZERO,
+                HookOutput::default(),
+            );
+        }
+        let started = Instant::now();
+        match tokio::time::timeout_at(self.deadline, run(hook, event)).await {
+            Ok(ran) => ran,
+            Err(_) => (Err(late()), started.elapsed(), HookOutput::default()),
+        }
+    }
+
+    /// Fold in a hook's failure, logged with where the hook was declared:
+    /// a limit's on an event that guards an
+    /// action blocks, whatever the hook's `on_failure`.
+    fn fail(
+        &self,
+        fold: &mut Fold,
+        hook: &HookSpec,
+        error: HookError,
+        elapsed: std::time::Duration,
+        output: HookOutput,
+    ) -> Flow {
+        let limit = matches!(
+            error,
+            HookError::EventDeadline { .. } | HookError::TooManyHooks { .. }
+        );
+        let policy = if limit && self.guards {
+            OnFailure::Block
+        } else {
+            hook.on_failure
+        };
+        tracing::warn!(hook = %hook.id, source = %hook.source, "{error}");
+        fold.failure(hook.id.clone(), error, policy, elapsed, output)
+    }
 }
 
 /// What an untrusted hook ([`HookSpec::trusted`]) may say: its allow
@@ -395,6 +494,77 @@ mod tests {
     use crate::matcher::{EventPattern, ToolMatcher};
     use crate::outcome::{Approval, OnFailure, TraceStatus, Verdict};
     use crate::rule::PermissionRule;
+
+    /// A hook on every event that counts its runs in `runs`, waits `wait`,
+    /// then proceeds.
+    fn slow(name: &str, runs: &Arc<AtomicUsize>, wait: std::time::Duration) -> HookSpec {
+        let runs = runs.clone();
+        HookSpec::from_fn(name, EventPattern::any(), move |_| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            async move {
+                tokio::time::sleep(wait).await;
+                Ok(HookResult::new(Decision::Proceed))
+            }
+        })
+    }
+
+    fn bash_ls() -> Event {
+        Event::pre_tool_use("Bash", json!({"command": "ls"}))
+    }
+
+    #[tokio::test]
+    async fn a_dozen_slow_hooks_cannot_outlast_the_event_deadline() {
+        let limits = DispatchLimits::DEFAULT.event_deadline_ms(50);
+        let registry = HookRegistry::limited(None, None, limits);
+        let runs = Arc::new(AtomicUsize::new(0));
+        for i in 0..12 {
+            // on_failure warn, the default: the deadline blocks anyway.
+            registry.register(slow(
+                &format!("slow-{i}"),
+                &runs,
+                std::time::Duration::from_secs(5),
+            ));
+        }
+        let outcome = registry.dispatch(bash_ls()).await;
+        let Verdict::Deny { reason } = &outcome.verdict else {
+            panic!("a guard event past its deadline blocks: {outcome:?}");
+        };
+        assert!(reason.contains("event_deadline_ms = 50"), "{reason}");
+        assert_eq!(runs.load(Ordering::SeqCst), 1, "the others never start");
+
+        // An event that guards nothing goes on, saying why.
+        let runs = Arc::new(AtomicUsize::new(0));
+        let registry = HookRegistry::limited(None, None, limits);
+        registry.register(slow("slow", &runs, std::time::Duration::from_secs(5)));
+        registry.register(slow("after", &runs, std::time::Duration::ZERO));
+        let outcome = registry.dispatch(Event::new(EventName::PostToolUse)).await;
+        assert_eq!(outcome.verdict, Verdict::Proceed);
+        assert!(
+            outcome
+                .system_messages
+                .iter()
+                .any(|m| m.value.contains("event_deadline_ms")),
+            "{outcome:?}"
+        );
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn hooks_past_the_most_per_event_do_not_run_and_a_guard_event_blocks() {
+        let limits = DispatchLimits::DEFAULT.max_hooks_per_event(2);
+        let registry = HookRegistry::limited(None, None, limits);
+        let runs = Arc::new(AtomicUsize::new(0));
+        for i in 0..3 {
+            registry.register(slow(&format!("h{i}"), &runs, std::time::Duration::ZERO));
+        }
+        let outcome = registry.dispatch(bash_ls()).await;
+        let Verdict::Deny { reason } = &outcome.verdict else {
+            panic!("{outcome:?}");
+        };
+        assert!(reason.contains("max_hooks_per_event = 2"), "{reason}");
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
+        assert_eq!(outcome.decided_by.as_ref().map(HookId::as_str), Some("h2"));
+    }
 
     fn pre_tool_use() -> EventPattern {
         EventPattern::event(EventName::PreToolUse)

@@ -100,6 +100,30 @@ pub enum HookError {
         /// The configured deadline.
         limit_ms: u64,
     },
+    /// The event's deadline passed before the hook answered (or started):
+    /// the hooks of one event together may take at most
+    /// [`DispatchLimits::event_deadline_ms`](crate::DispatchLimits).
+    #[error(
+        "hook `{hook}` did not answer within the event's deadline (limit event_deadline_ms = {limit_ms})"
+    )]
+    EventDeadline {
+        /// Which hook.
+        hook: HookId,
+        /// The event's deadline.
+        limit_ms: u64,
+    },
+    /// More hooks fit the event than
+    /// [`DispatchLimits::max_hooks_per_event`](crate::DispatchLimits)
+    /// allows; this one, past the limit, did not run.
+    #[error(
+        "hook `{hook}` did not run: more than {limit} hooks fit the event (limit max_hooks_per_event = {limit})"
+    )]
+    TooManyHooks {
+        /// Which hook.
+        hook: HookId,
+        /// The limit.
+        limit: usize,
+    },
     /// The hook used up its instruction budget.
     #[error("hook `{hook}` ran out of fuel (limit fuel = {fuel})")]
     FuelExhausted {
@@ -220,6 +244,8 @@ impl HookError {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::Timeout { .. } => "timeout",
+            Self::EventDeadline { .. } => "event_deadline",
+            Self::TooManyHooks { .. } => "too_many_hooks",
             Self::FuelExhausted { .. } => "fuel",
             Self::MemoryLimit { .. } => "memory",
             Self::ResultTooLarge { .. } => "result_size",

@@ -20,6 +20,7 @@ mod closure;
 mod digest;
 mod dirs;
 mod dispatch;
+mod dispatch_limits;
 mod error;
 mod escape;
 mod event;
@@ -28,6 +29,7 @@ mod id;
 mod known;
 mod matcher;
 mod outcome;
+mod read_file;
 mod regex_memo;
 mod rule;
 mod spec;
@@ -42,6 +44,7 @@ pub use closure::FnHandler;
 pub use digest::sha256_hex;
 pub use dirs::xdg_dir;
 pub use dispatch::{HookHandle, HookRegistry, Review};
+pub use dispatch_limits::DispatchLimits;
 pub use error::{Error, HookError};
 pub use escape::escape_controls;
 pub use event::{
@@ -55,7 +58,8 @@ pub use outcome::{
     Approval, Attributed, Context, Decision, Flow, Fold, HookOutput, HookResult, OnFailure,
     Outcome, Requests, Role, Severity, TraceEntry, TraceStatus, UserMessage, Verdict,
 };
-pub use regex_memo::compile_regex;
+pub use read_file::{ReadRefused, read_regular_file};
+pub use regex_memo::{MAX_REGEX_BUDGET_BYTES, MAX_REGEX_BYTES, compile_regex, with_regex_budget};
 pub use rule::PermissionRule;
 pub use spec::{HookSource, HookSpec, Misfit};
 pub use suggest::nearest;

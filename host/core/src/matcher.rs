@@ -247,6 +247,20 @@ impl ToolMatcher {
 /// A regex syntax error on one line: `regex` spells them over several (the
 /// pattern, a caret, the complaint); the complaint is the last line.
 pub fn regex_error(e: &regex::Error) -> String {
+    match e {
+        regex::Error::CompiledTooBig(crate::regex_memo::MAX_REGEX_BUDGET_BYTES) => {
+            return format!(
+                "the hook files' patterns together compile past the limit of {} bytes (MAX_REGEX_BUDGET_BYTES)",
+                crate::regex_memo::MAX_REGEX_BUDGET_BYTES
+            );
+        }
+        regex::Error::CompiledTooBig(limit) => {
+            return format!(
+                "the pattern compiles past the limit of {limit} bytes (MAX_REGEX_BYTES)"
+            );
+        }
+        _ => {}
+    }
     let text = e.to_string();
     let last = text
         .lines()

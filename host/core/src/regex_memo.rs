@@ -6,6 +6,14 @@
 //! (`docs/benchmarks.md`), and the audit log's redactor compiles four more
 //! each time it is opened. A compiled [`Regex`] depends on its pattern and
 //! nothing else, so a memo keyed by the pattern text can never be stale.
+//!
+//! Patterns come from hook files a cloned repository writes, so what they
+//! may cost is bounded twice: one pattern compiles to at most
+//! [`MAX_REGEX_BYTES`], and while hook files are read ([`with_regex_budget`])
+//! the patterns compiled anew may take at most a budget together, each
+//! counted at the size limit it compiled within (a pattern already kept
+//! costs nothing). Past either limit a pattern is refused with
+//! `CompiledTooBig`, which [`crate::regex_error`] names.
 
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex, PoisonError};
@@ -21,9 +29,59 @@ const MAX_PATTERN_LEN: usize = 4096;
 /// The most a kept pattern's compiled program may take (the `regex`
 /// crate's own limit is 10 MiB). A hook file from a cloned repository is
 /// read (if not run) by the daemon: bigger patterns are compiled for each
-/// use and dropped (twice: the first attempt stops at this limit), so no
-/// file can make the daemon keep large automata.
+/// use and dropped, so no file can make the daemon keep large automata.
 const MAX_KEPT_SIZE: usize = 256 * 1024;
+
+/// The most one pattern may compile to (`MAX_REGEX_BYTES`; the `regex`
+/// crate's own default is 10 MiB).
+pub const MAX_REGEX_BYTES: usize = 4 * 1024 * 1024;
+
+/// What the patterns of one reading of the hook files may compile to
+/// together (`MAX_REGEX_BUDGET_BYTES`).
+pub const MAX_REGEX_BUDGET_BYTES: usize = 64 * 1024 * 1024;
+
+/// The size limits a pattern is tried within, smallest first: a pattern
+/// counts against the budget as the limit it fitted.
+const TIERS: [usize; 3] = [16 * 1024, MAX_KEPT_SIZE, MAX_REGEX_BYTES];
+
+thread_local! {
+    /// The budget left on this thread, while hook files are read.
+    static BUDGET: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// Run `read` with a budget of [`MAX_REGEX_BUDGET_BYTES`] for the
+/// patterns it compiles on this thread (hook files are read on one
+/// thread); outside, only [`MAX_REGEX_BYTES`] per pattern applies.
+pub fn with_regex_budget<T>(read: impl FnOnce() -> T) -> T {
+    let before = BUDGET.with(|b| b.replace(Some(MAX_REGEX_BUDGET_BYTES)));
+    let result = read();
+    BUDGET.with(|b| b.set(before));
+    result
+}
+
+/// Take `cost` from this thread's budget, if one is running.
+fn charge(cost: usize) -> Result<(), regex::Error> {
+    BUDGET.with(|b| match b.get() {
+        Some(left) if left < cost => Err(regex::Error::CompiledTooBig(MAX_REGEX_BUDGET_BYTES)),
+        Some(left) => {
+            b.set(Some(left - cost));
+            Ok(())
+        }
+        None => Ok(()),
+    })
+}
+
+/// `pattern` compiled within the smallest tier it fits, and that tier.
+fn compile_tiered(pattern: &str) -> Result<(Regex, usize), regex::Error> {
+    for tier in TIERS {
+        match RegexBuilder::new(pattern).size_limit(tier).build() {
+            Ok(regex) => return Ok((regex, tier)),
+            Err(regex::Error::CompiledTooBig(_)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Err(regex::Error::CompiledTooBig(MAX_REGEX_BYTES))
+}
 
 /// The process's memo.
 static PROCESS: LazyLock<RegexMemo> = LazyLock::new(RegexMemo::default);
@@ -43,17 +101,16 @@ struct RegexMemo(Mutex<HashMap<String, Regex>>);
 
 impl RegexMemo {
     fn compile(&self, pattern: &str) -> Result<Regex, regex::Error> {
-        if pattern.len() > MAX_PATTERN_LEN {
-            return Regex::new(pattern);
-        }
-        if let Some(regex) = self.kept().get(pattern) {
+        if pattern.len() <= MAX_PATTERN_LEN
+            && let Some(regex) = self.kept().get(pattern)
+        {
             return Ok(regex.clone());
         }
-        let regex = match RegexBuilder::new(pattern).size_limit(MAX_KEPT_SIZE).build() {
-            Ok(regex) => regex,
-            Err(regex::Error::CompiledTooBig(_)) => return Regex::new(pattern),
-            Err(e) => return Err(e),
-        };
+        let (regex, tier) = compile_tiered(pattern)?;
+        charge(tier)?;
+        if pattern.len() > MAX_PATTERN_LEN || tier > MAX_KEPT_SIZE {
+            return Ok(regex);
+        }
         let mut kept = self.kept();
         if kept.len() >= MAX_PATTERNS {
             kept.clear();
@@ -112,6 +169,30 @@ mod tests {
                 .is_match(&long[1..long.len() - 1])
         );
         assert!(memo.kept().is_empty());
+    }
+
+    #[test]
+    fn hundreds_of_hostile_patterns_meet_the_budget_not_the_allocator() {
+        let memo = RegexMemo::default();
+        // Each a new pattern that compiles past the kept size.
+        let refused = with_regex_budget(|| {
+            (0..1000).find_map(|i| memo.compile(&format!(r"\w{{40}}{i}")).err())
+        });
+        let refused = refused.expect("the budget ran out before 1000 patterns");
+        assert!(
+            matches!(
+                refused,
+                regex::Error::CompiledTooBig(MAX_REGEX_BUDGET_BYTES)
+            ),
+            "{refused}"
+        );
+        assert!(crate::regex_error(&refused).contains("MAX_REGEX_BUDGET_BYTES"));
+        // Outside a budget, one pattern is still bounded on its own.
+        let huge = memo.compile(r"\w{2000}").unwrap_err();
+        assert!(
+            crate::regex_error(&huge).contains("MAX_REGEX_BYTES"),
+            "{huge}"
+        );
     }
 
     #[test]

@@ -17,10 +17,12 @@ use crate::handlers::mcp::McpServers;
 use crate::handlers::prompt::PromptDefaults;
 use crate::handlers::wasm::WasmSetup;
 use crate::once::OnceMarks;
-use crate::project_trust::{self, ProjectTrust, Reviews, SkippedHook, UntrustedNotice};
+use crate::project_trust::{self, ProjectNotice, ProjectTrust, Reviews, SkippedHook};
 use crate::stop_loop::{DEFAULT_STOP_LOOP_LIMIT, StopLoopGuard};
 use crate::trust::{TrustStatus, TrustStore, UntrustedProjects};
-use wasm_hooks_core::{AuditKey, AuditLog, Error, HookRegistry, OnFailure, Redactor, Review};
+use wasm_hooks_core::{
+    AuditKey, AuditLog, DispatchLimits, Error, HookRegistry, OnFailure, Redactor, Review,
+};
 use wasm_hooks_wasm::{WasmLimits, WasmRuntime, WasmRuntimeBuilder};
 
 /// Hook files that could not be loaded: every problem found, in file order.
@@ -124,6 +126,8 @@ pub struct HookEngineBuilder {
     trust_store: Option<TrustStore>,
     untrusted_projects: Option<UntrustedProjects>,
     managed_dir: Option<PathBuf>,
+    strict_project: bool,
+    dispatch_limits: DispatchLimits,
 }
 
 /// Where an organisation's managed layer lives unless
@@ -154,6 +158,8 @@ impl Default for HookEngineBuilder {
             state_dir: None,
             trust_store: TrustStore::user(),
             untrusted_projects: None,
+            strict_project: false,
+            dispatch_limits: DispatchLimits::DEFAULT,
             managed_dir: Some(
                 std::env::var_os("WASM_HOOKS_MANAGED_DIR")
                     .map_or_else(|| PathBuf::from(MANAGED_DIR), PathBuf::from),
@@ -315,6 +321,25 @@ impl HookEngineBuilder {
         self
     }
 
+    /// Whether a project file (hook file or `config.*`) that does not
+    /// load fails the build (`true`, for `validate`, `list`, `trust`) or
+    /// is left out with a message while every other layer runs (`false`,
+    /// the default: a repository cannot silence the person's hooks by
+    /// breaking its own file). Files of the user and managed layers, and
+    /// files named with [`HookEngineBuilder::hook_file`], always fail it.
+    pub fn strict_project(&mut self, strict: bool) -> &mut Self {
+        self.strict_project = strict;
+        self
+    }
+
+    /// The limits of each event's dispatch (default
+    /// [`DispatchLimits::DEFAULT`]: 30 s and 64 hooks per event), which the
+    /// user's and the organisation's `config.*` (`limits:`) may lower.
+    pub fn dispatch_limits(&mut self, limits: DispatchLimits) -> &mut Self {
+        self.dispatch_limits = limits;
+        self
+    }
+
     /// The most a hook file's wasm `limits` may ask for (default
     /// [`WasmLimits::CEILINGS`]; the user config's `ceilings` apply over
     /// it); what asks more is cut, with a caveat.
@@ -394,46 +419,42 @@ impl HookEngineBuilder {
     /// from a partly broken setup.
     pub fn build(&self) -> Result<HookEngine, LoadError> {
         let loaded = self.load()?;
-        let policy = self
-            .untrusted_projects
-            .or(loaded.settings.untrusted_projects)
-            .unwrap_or_default();
-        let trusted = loaded.trust.as_ref().is_none_or(|t| t.status.is_trusted())
-            || policy == UntrustedProjects::TrustAll;
         let audit = self
-            .open_audit_log(&loaded.settings, trusted)
+            .open_audit_log(&loaded.settings, loaded.trusted)
             .map_err(|e| LoadError::new(vec![e]))?;
-        let (specs, skipped) = project_trust::apply(
-            loaded.hooks,
-            loaded.trust.as_ref(),
-            policy,
-            loaded.managed.allow_managed_hooks_only,
-        );
         let mut reviews: Vec<Arc<dyn Review>> = vec![stop_guard(
             self.stop_loop_limit,
             self.state_dir.as_ref().map(|d| d.join("stop-loops")),
         )];
-        let settings_ignored = !trusted && loaded.settings.project_audit_log.is_some();
-        if let Some(notice) = loaded.trust.as_ref().and_then(|trust| {
-            UntrustedNotice::new(
-                trust,
-                &skipped,
-                settings_ignored,
-                self.once_marks("notices"),
-            )
-        }) {
+        let settings_ignored = !loaded.trusted && loaded.settings.project_audit_log.is_some();
+        let notices = [
+            loaded.trust.as_ref().and_then(|trust| {
+                ProjectNotice::untrusted(
+                    trust,
+                    &loaded.skipped,
+                    settings_ignored,
+                    self.once_marks("notices"),
+                )
+            }),
+            ProjectNotice::broken(&loaded.left_out, self.once_marks("notices")),
+        ];
+        for notice in notices.into_iter().flatten() {
             reviews.push(Arc::new(notice));
         }
-        let registry = HookRegistry::reviewed(audit, Some(Arc::new(Reviews(reviews))));
-        for spec in specs {
-            registry.register(spec);
+        let limits = loaded
+            .managed_limits
+            .lower(loaded.settings.limits.lower(self.dispatch_limits));
+        let registry = HookRegistry::limited(audit, Some(Arc::new(Reviews(reviews))), limits);
+        for (_, hook) in loaded.hooks {
+            registry.register(hook.spec);
         }
         Ok(HookEngine {
             registry,
-            skipped,
+            skipped: loaded.skipped,
             trust: loaded.trust,
             warnings: Arc::new(loaded.warnings),
             switched_off: loaded.switched_off,
+            left_out: Arc::new(loaded.left_out),
         })
     }
 
@@ -477,9 +498,10 @@ impl HookEngineBuilder {
         }
     }
 
-    /// Read the settings and every hook file, and weigh the project's trust.
+    /// Read the settings and every hook file, weigh the project's trust,
+    /// leave out what may not run, and merge the layers.
     fn load(&self) -> Result<Loaded, LoadError> {
-        let (settings, settings_files) = self.settings().map_err(LoadError::new)?;
+        let (settings, settings_files, mut left_out) = self.settings().map_err(LoadError::new)?;
         let managed = match &self.managed_dir {
             Some(dir) => ManagedSettings::load(dir).map_err(|e| LoadError::new(vec![e]))?,
             None => ManagedSettings::default(),
@@ -497,12 +519,25 @@ impl HookEngineBuilder {
         let mut found = Vec::new();
         let mut errors = Vec::new();
         let mut warnings = Vec::new();
-        for layer in &layers {
-            tracing::debug!(file = %layer.path.display(), scope = ?layer.scope, "reading hook file");
-            match loader.load_file(&layer.path) {
+        // The patterns of every layer together compile within one budget.
+        let loaded: Vec<_> = wasm_hooks_core::with_regex_budget(|| {
+            layers
+                .iter()
+                .map(|layer| {
+                    tracing::debug!(file = %layer.path.display(), scope = ?layer.scope, "reading hook file");
+                    loader.load_file(&layer.path)
+                })
+                .collect()
+        });
+        for (layer, read) in layers.iter().zip(loaded) {
+            match read {
                 Ok(mut hooks) => {
                     warnings.append(&mut hooks.warnings);
                     found.push((layer.scope, hooks));
+                }
+                Err(errs) if layer.scope == Scope::Project && !self.strict_project => {
+                    tracing::warn!(file = %layer.path.display(), "left out a project hook file that does not load");
+                    left_out.extend(errs);
                 }
                 Err(errs) => errors.extend(errs),
             }
@@ -510,24 +545,20 @@ impl HookEngineBuilder {
         if !errors.is_empty() {
             return Err(LoadError { errors, warnings });
         }
-        let (mut hooks, switched_off) = config::merge(found);
-        if managed.block_on_failure {
-            for (scope, hook) in &mut hooks {
-                if *scope == Scope::Managed {
-                    hook.spec.on_failure = OnFailure::Block;
-                }
-            }
-        }
+        // Every file of the project's layers decides what they run, the
+        // scripts of hooks a higher layer also has among them: trust is
+        // weighed before layers merge.
         let mut files: Vec<PathBuf> = layers
             .iter()
             .filter(|l| l.scope == Scope::Project)
             .map(|l| l.path.clone())
             .chain(settings_files)
             .chain(
-                hooks
+                found
                     .iter()
                     .filter(|(scope, _)| *scope == Scope::Project)
-                    .flat_map(|(_, hook)| hook.executes.iter().cloned()),
+                    .flat_map(|(_, file)| file.hooks.iter())
+                    .flat_map(|hook| hook.executes.iter().cloned()),
             )
             .collect();
         files.sort();
@@ -543,13 +574,38 @@ impl HookEngineBuilder {
                 status,
             }
         });
+        let policy = self
+            .untrusted_projects
+            .or(settings.untrusted_projects)
+            .unwrap_or_default();
+        let trusted = trust.as_ref().is_none_or(|t| t.status.is_trusted())
+            || policy == UntrustedProjects::TrustAll;
+        // What may not run is left out of each layer before they merge, so
+        // an untrusted copy never stands in for a higher layer's hook.
+        let (found, skipped) = project_trust::apply(
+            found,
+            trust.as_ref(),
+            policy,
+            managed.allow_managed_hooks_only,
+        );
+        let (mut hooks, switched_off) = config::merge(found);
+        if managed.block_on_failure {
+            for (scope, hook) in &mut hooks {
+                if *scope == Scope::Managed {
+                    hook.spec.on_failure = OnFailure::Block;
+                }
+            }
+        }
         Ok(Loaded {
             settings,
-            managed,
+            managed_limits: managed.limits,
             hooks,
             trust,
+            trusted,
+            skipped,
             warnings,
             switched_off,
+            left_out,
         })
     }
 
@@ -559,20 +615,21 @@ impl HookEngineBuilder {
             .or_else(config::user_config_dir)
     }
 
-    /// The engine settings files' contents, and the project's settings
-    /// files (none without a project).
-    fn settings(&self) -> Result<(EngineSettings, Vec<PathBuf>), Vec<Error>> {
+    /// The engine settings files' contents, the project's settings files
+    /// (none without a project), and the problems of the project's files
+    /// left out (see [`HookEngineBuilder::strict_project`]).
+    fn settings(&self) -> Result<(EngineSettings, Vec<PathBuf>, Vec<Error>), Vec<Error>> {
         let Some(project) = &self.project_dir else {
-            return Ok((EngineSettings::default(), Vec::new()));
+            return Ok((EngineSettings::default(), Vec::new(), Vec::new()));
         };
         let files = config::settings_files(project, self.user_config().as_deref());
-        let settings = EngineSettings::load(&files)?;
+        let (settings, left_out) = EngineSettings::load(&files, !self.strict_project)?;
         let project_files = files
             .into_iter()
             .filter(|f| f.scope == Scope::Project)
             .map(|f| f.path)
             .collect();
-        Ok((settings, project_files))
+        Ok((settings, project_files, left_out))
     }
 
     /// The audit log: the builder's, else the project's while it is
@@ -612,11 +669,19 @@ impl HookEngineBuilder {
 /// What [`HookEngineBuilder::load`] read.
 struct Loaded {
     settings: EngineSettings,
-    managed: ManagedSettings,
+    /// The engine's limits as the organisation lowered them.
+    managed_limits: config::LimitsDoc,
+    /// The hooks that run, merged, with the layer each came from.
     hooks: Vec<(Scope, LoadedHook)>,
     trust: Option<ProjectTrust>,
+    /// Whether the project's layers run as the person's.
+    trusted: bool,
+    /// The project's hooks that may not run.
+    skipped: Vec<SkippedHook>,
     warnings: Vec<Error>,
     switched_off: Vec<SkippedHook>,
+    /// The problems of the project's files left out.
+    left_out: Vec<Error>,
 }
 
 /// The hook engine: a [`HookRegistry`] (register, unregister, dispatch,
@@ -643,6 +708,7 @@ pub struct HookEngine {
     trust: Option<ProjectTrust>,
     warnings: Arc<Vec<Error>>,
     switched_off: Vec<SkippedHook>,
+    left_out: Arc<Vec<Error>>,
 }
 
 impl Default for HookEngine {
@@ -655,6 +721,7 @@ impl Default for HookEngine {
             trust: None,
             warnings: Arc::default(),
             switched_off: Vec::new(),
+            left_out: Arc::default(),
         }
     }
 }
@@ -679,6 +746,13 @@ impl HookEngine {
     /// The hooks a higher layer switched off (`enabled: false`).
     pub fn switched_off(&self) -> &[SkippedHook] {
         &self.switched_off
+    }
+
+    /// The problems of the project's files that did not load and were left
+    /// out (see [`HookEngineBuilder::strict_project`]), each naming its
+    /// file.
+    pub fn left_out(&self) -> &[Error] {
+        &self.left_out
     }
 
     /// The project's hooks left out because the project is not trusted.

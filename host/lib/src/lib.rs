@@ -87,12 +87,12 @@ pub use stop_loop::DEFAULT_STOP_LOOP_LIMIT;
 pub use trust::{FileStamp, TrustRecord, TrustStatus, TrustStore, UntrustedProjects};
 pub use wasm_hooks_core::{
     Approval, Attributed, AuditEntry, AuditKey, AuditKind, AuditLine, AuditLog, Break, CATALOGUE,
-    CheckedLine, Context, Decision, Error, Event, EventError, EventName, EventPattern, Flow,
-    FnHandler, Fold, Handler, HandlerFuture, HookError, HookHandle, HookId, HookOutput,
-    HookRegistry, HookResult, HookSource, HookSpec, OnFailure, Outcome, REDACTED, Redactor, Reply,
-    Requests, Review, Role, Severity, ToolMatcher, TraceEntry, TraceStatus, UnknownEvent,
-    UserMessage, Verdict, Verification, escape_controls, read_audit_log, read_checked_audit_log,
-    verify_audit_log, xdg_dir,
+    CheckedLine, Context, Decision, DispatchLimits, Error, Event, EventError, EventName,
+    EventPattern, Flow, FnHandler, Fold, Handler, HandlerFuture, HookError, HookHandle, HookId,
+    HookOutput, HookRegistry, HookResult, HookSource, HookSpec, OnFailure, Outcome, REDACTED,
+    Redactor, Reply, Requests, Review, Role, Severity, ToolMatcher, TraceEntry, TraceStatus,
+    UnknownEvent, UserMessage, Verdict, Verification, escape_controls, read_audit_log,
+    read_checked_audit_log, verify_audit_log, xdg_dir,
 };
 pub use wasm_hooks_wasm::{
     CacheSurvey, CompileCache, GrantBase, GrantedDir, Grants, LimitOverrides, MAX_HANDLES, Plugin,

@@ -1,18 +1,16 @@
 //! What the project's layers may do, given whether the person trusts the
 //! project ([`crate::trust`]) and the user's `untrusted_projects` policy:
 //! trusted, everything runs; untrusted, only sandboxed hooks run, as
-//! untrusted hooks ([`HookSpec::trusted`]), or nothing does; and the person
-//! is told once per session what was skipped and the command that trusts
-//! it.
+//! untrusted hooks ([`wasm_hooks_core::HookSpec::trusted`]), or nothing
+//! does; and the person is told once per session what was skipped (or
+//! left out as broken) and the command that trusts it.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use wasm_hooks_core::{
-    Attributed, Event, HookId, HookSource, HookSpec, Outcome, Review, sha256_hex,
-};
+use wasm_hooks_core::{Attributed, Error, Event, HookId, HookSource, Outcome, Review, sha256_hex};
 
-use crate::config::{LoadedHook, Scope};
+use crate::config::{FileHooks, Scope};
 use crate::once::OnceMarks;
 use crate::trust::{TrustStatus, UntrustedProjects};
 
@@ -49,46 +47,56 @@ const UNTRUSTED: &str = "the project is not trusted (`wasm-hooks trust`)";
 /// Why a user's or project's hook is left out under a managed-only policy.
 const MANAGED_ONLY: &str = "the organisation runs its managed hooks only";
 
-/// The hooks that run, and those skipped, for this project's trust; with
-/// `managed_only`, every hook below the managed layer is left out.
+/// Each layer's hooks that may run, given this project's trust, and those
+/// left out; with `managed_only`, every hook below the managed layer is
+/// left out. Applied to each layer before layers are merged, so that an
+/// untrusted project's copy of a hook can never stand in for the person's
+/// own (see [`crate::config::merge`]).
 pub(crate) fn apply(
-    hooks: Vec<(Scope, LoadedHook)>,
+    layers: Vec<(Scope, FileHooks)>,
     trust: Option<&ProjectTrust>,
     policy: UntrustedProjects,
     managed_only: bool,
-) -> (Vec<HookSpec>, Vec<SkippedHook>) {
+) -> (Vec<(Scope, FileHooks)>, Vec<SkippedHook>) {
     let trusted =
         trust.is_none_or(|t| t.status.is_trusted()) || policy == UntrustedProjects::TrustAll;
-    let mut run = Vec::new();
     let mut skipped = Vec::new();
-    for (scope, hook) in hooks {
-        let mut spec = hook.spec;
-        let why = if managed_only && scope != Scope::Managed {
-            MANAGED_ONLY
-        } else if scope >= Scope::User || trusted {
-            run.push(spec);
-            continue;
-        } else if policy == UntrustedProjects::SandboxedOnly && hook.sandboxed {
-            spec.trusted = false;
-            run.push(spec);
-            continue;
-        } else {
-            UNTRUSTED
-        };
-        skipped.push(SkippedHook {
-            id: spec.id,
-            kind: hook.kind,
-            source: spec.source,
-            why,
-        });
-    }
-    (run, skipped)
+    let layers = layers
+        .into_iter()
+        .map(|(scope, mut found)| {
+            let hooks = std::mem::take(&mut found.hooks);
+            for mut hook in hooks {
+                let why = if managed_only && scope != Scope::Managed {
+                    MANAGED_ONLY
+                } else if scope >= Scope::User || trusted {
+                    found.hooks.push(hook);
+                    continue;
+                } else if policy == UntrustedProjects::SandboxedOnly && hook.sandboxed {
+                    hook.spec.trusted = false;
+                    found.hooks.push(hook);
+                    continue;
+                } else {
+                    UNTRUSTED
+                };
+                skipped.push(SkippedHook {
+                    id: hook.spec.id,
+                    kind: hook.kind,
+                    source: hook.spec.source,
+                    why,
+                });
+            }
+            (scope, found)
+        })
+        .collect();
+    (layers, skipped)
 }
 
 /// Tells the person, once per session, that an untrusted project's hooks
-/// (or its settings) were left out, and how to trust them.
+/// (or its settings) were left out, and how to trust them; or that a
+/// project file that does not load was left out while every other layer
+/// ran.
 #[derive(Debug)]
-pub(crate) struct UntrustedNotice {
+pub(crate) struct ProjectNotice {
     message: String,
     marks: Arc<OnceMarks>,
 }
@@ -97,10 +105,24 @@ pub(crate) struct UntrustedNotice {
 /// message.
 const NOTICE: &str = "wasm-hooks/untrusted-project";
 
-impl UntrustedNotice {
+impl ProjectNotice {
+    /// A notice naming the project files left out because they do not
+    /// load (`problems`, each naming its file); none when none was.
+    pub(crate) fn broken(problems: &[Error], marks: Arc<OnceMarks>) -> Option<Self> {
+        if problems.is_empty() {
+            return None;
+        }
+        let listed: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        let message = format!(
+            "left out this project's hook or config files that do not load (your own and the organisation's hooks still ran): {}",
+            listed.join("; ")
+        );
+        Some(Self { message, marks })
+    }
+
     /// A notice for `trust`'s project, naming what was `skipped` and
     /// whether its settings were left out; none when nothing was.
-    pub(crate) fn new(
+    pub(crate) fn untrusted(
         trust: &ProjectTrust,
         skipped: &[SkippedHook],
         settings_ignored: bool,
@@ -131,7 +153,7 @@ impl UntrustedNotice {
     }
 }
 
-impl Review for UntrustedNotice {
+impl Review for ProjectNotice {
     fn review(&self, event: &Event, outcome: &mut Outcome) {
         // Marked per message: a new reason (files changed since) is told
         // again in the same session.

@@ -9,8 +9,8 @@ use super::abi;
 use super::digests::FileId;
 use super::runtime::{Reload, WasmRuntime};
 use super::world::{self, HookPre};
-use wasm_hooks_core::Error;
 use wasm_hooks_core::sha256_hex;
+use wasm_hooks_core::{Error, ReadRefused};
 
 /// One loaded plugin. Cheap to clone; clones share the compiled version.
 #[derive(Clone)]
@@ -258,40 +258,17 @@ pub const MAX_PLUGIN_BYTES: u64 = 256 << 20;
 /// A device (`/dev/zero`), a FIFO or a socket is refused without reading
 /// it: it is opened without blocking and looked at before any read.
 fn read_regular_file(path: &Path) -> Result<Vec<u8>, Error> {
-    use std::io::Read as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| read_error(path, &e))?;
-    let meta = file.metadata().map_err(|e| read_error(path, &e))?;
-    if !meta.is_file() {
-        return Err(fail(
+    wasm_hooks_core::read_regular_file(path, MAX_PLUGIN_BYTES).map_err(|refused| match refused {
+        ReadRefused::Io(e) => read_error(path, &e),
+        ReadRefused::NotRegular => fail(
             path,
             "not a regular file; a plugin is a .wasm file".to_owned(),
-        ));
-    }
-    if meta.len() > MAX_PLUGIN_BYTES {
-        return Err(fail(
+        ),
+        other => fail(
             path,
-            format!(
-                "{} bytes, more than a plugin may be ({MAX_PLUGIN_BYTES})",
-                meta.len()
-            ),
-        ));
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(MAX_PLUGIN_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| read_error(path, &e))?;
-    if bytes.len() as u64 > MAX_PLUGIN_BYTES {
-        return Err(fail(
-            path,
-            "grew past the size a plugin may be while read".to_owned(),
-        ));
-    }
-    Ok(bytes)
+            format!("{other} (a plugin may be at most MAX_PLUGIN_BYTES)"),
+        ),
+    })
 }
 
 /// The bytes of the component at `path` and their sha256, which must be

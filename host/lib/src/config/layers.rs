@@ -15,10 +15,11 @@
 //! `enabled: false` entry with a `name` switches off that hook in lower
 //! layers.
 
-use std::collections::HashSet;
+use std::cmp::Reverse;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::{FileHooks, LoadedHook};
+use super::{FileHooks, HookIdentity, LoadedHook};
 use crate::project_trust::SkippedHook;
 
 pub(super) const EXTENSIONS: [&str; 3] = ["json", "yaml", "yml"];
@@ -116,10 +117,12 @@ pub(crate) fn managed_files(dir: &Path) -> Vec<Layer> {
 /// Why a hook switched off by a higher layer does not run.
 const SWITCHED_OFF: &str = "switched off by `enabled: false` in a higher layer";
 
-/// Add layers up, highest precedence first: duplicates run once. A name
-/// disabled in a layer is dropped from the layers below it of the same
-/// scope, and from every layer of a lower scope: a project can switch off
-/// its own hooks, never the person's. The hooks dropped so come second.
+/// Add layers up, highest precedence first: duplicates run once, as the
+/// copy of the highest scope (the first of them in a tie), so a project's
+/// copy of the person's hook never stands in for it. A name disabled in a
+/// layer is dropped from the layers below it of the same scope, and from
+/// every layer of a lower scope: a project can switch off its own hooks,
+/// never the person's. The hooks dropped so come second.
 pub(crate) fn merge(
     layers: Vec<(Scope, FileHooks)>,
 ) -> (Vec<(Scope, LoadedHook)>, Vec<SkippedHook>) {
@@ -149,10 +152,26 @@ pub(crate) fn merge(
                 .collect()
         })
         .collect();
-    let mut seen = HashSet::new();
+    // Which copy of each identity runs: the highest scope's, then the
+    // first layer's.
+    let mut kept: HashMap<&HookIdentity, (Scope, Reverse<usize>)> = HashMap::new();
+    for (at, ((scope, found), off)) in layers.iter().zip(&switched).enumerate() {
+        for (hook, off) in found.hooks.iter().zip(off) {
+            if !off {
+                let rank = (*scope, Reverse(at));
+                kept.entry(&hook.identity)
+                    .and_modify(|best| *best = (*best).max(rank))
+                    .or_insert(rank);
+            }
+        }
+    }
+    let mut kept: HashMap<HookIdentity, usize> = kept
+        .into_iter()
+        .map(|(identity, (_, Reverse(at)))| (identity.clone(), at))
+        .collect();
     let mut merged = Vec::new();
     let mut dropped = Vec::new();
-    for ((scope, found), off) in layers.into_iter().zip(switched) {
+    for (at, ((scope, found), off)) in layers.into_iter().zip(switched).enumerate() {
         for (hook, off) in found.hooks.into_iter().zip(off) {
             if off {
                 dropped.push(SkippedHook {
@@ -161,7 +180,9 @@ pub(crate) fn merge(
                     source: hook.spec.source.clone(),
                     why: SWITCHED_OFF,
                 });
-            } else if seen.insert(hook.identity.clone()) {
+            } else if kept.get(&hook.identity) == Some(&at) {
+                // Once: the same hook twice in one file runs once too.
+                kept.remove(&hook.identity);
                 merged.push((scope, hook));
             }
         }
@@ -246,6 +267,25 @@ mod tests {
             ["guard"],
             "the project's disable does not reach the user's guard; the user's reaches the project's hook"
         );
+    }
+
+    #[test]
+    fn a_projects_copy_of_the_persons_hook_never_stands_in_for_it() {
+        let (merged, _) = merge(vec![
+            layer(
+                Scope::Project,
+                &[("guard", "project-copy"), ("p", "mine")],
+                &[],
+            ),
+            layer(Scope::User, &[("guard", "users-guard")], &[]),
+            layer(Scope::Managed, &[("m", "org"), ("m", "org-twice")], &[]),
+        ]);
+        assert_eq!(
+            names(&merged),
+            ["mine", "users-guard", "org"],
+            "the user's copy runs, once; the same hook twice in one file runs once"
+        );
+        assert_eq!(merged[1].0, Scope::User);
     }
 
     #[test]

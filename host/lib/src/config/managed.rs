@@ -7,6 +7,8 @@
 //!                                         # may call these and nothing else
 //! allowed_mcp_servers: [corp-mcp]         # the programs mcp_tool hooks may start
 //! block_on_failure: true                  # managed hooks fail closed
+//! limits: {event_deadline_ms: 20000}      # lowers the engine's limits; no
+//!                                         # user setting raises them again
 //! ```
 //!
 //! Unknown fields are errors naming the file, line and column.
@@ -16,6 +18,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::layers::EXTENSIONS;
+use super::settings::LimitsDoc;
 use crate::handlers::http::UrlAllowlist;
 use wasm_hooks_core::Error;
 
@@ -34,6 +37,9 @@ pub(crate) struct ManagedSettings {
     /// Managed hooks deny when they fail (`on_failure: block`).
     #[serde(default)]
     pub(crate) block_on_failure: bool,
+    /// The engine's limits, lowered for everyone.
+    #[serde(default)]
+    pub(crate) limits: LimitsDoc,
 }
 
 impl ManagedSettings {
@@ -49,12 +55,7 @@ impl ManagedSettings {
         else {
             return Ok(Self::default());
         };
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::Config {
-            path: path.clone(),
-            line: None,
-            column: None,
-            message: format!("cannot read it: {e}"),
-        })?;
+        let text = super::read_text(&path, "the managed settings file")?;
         let settings: Self = super::parse::<Option<Self>>(&path, &text)?.unwrap_or_default();
         if let Some(urls) = &settings.allowed_urls {
             UrlAllowlist::new(urls.iter().cloned()).map_err(|e| Error::Config {

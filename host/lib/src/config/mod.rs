@@ -38,7 +38,7 @@ pub(crate) use layers::{
 };
 pub(crate) use managed::ManagedSettings;
 pub use schema::hook_file_schema;
-pub(crate) use settings::{EngineSettings, settings_files};
+pub(crate) use settings::{EngineSettings, LimitsDoc, settings_files};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -421,6 +421,35 @@ pub(crate) fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> 
     })
 }
 
+/// The largest hook or settings file read (MAX_HOOK_FILE_BYTES): a file
+/// of a cloned repository is read on every event, so a huge one must not
+/// cost more than a look at its size.
+pub(crate) const MAX_HOOK_FILE_BYTES: u64 = 1 << 20;
+
+/// The text of the hook or settings file at `path` (`what` it is, for the
+/// error), within [`MAX_HOOK_FILE_BYTES`]: a FIFO or a device is refused
+/// unread.
+///
+/// # Errors
+/// What kept it from being read, naming the file.
+pub(crate) fn read_text(path: &Path, what: &str) -> Result<String, Error> {
+    let problem = |message: String| Error::Config {
+        path: path.to_owned(),
+        line: None,
+        column: None,
+        message,
+    };
+    let bytes = wasm_hooks_core::read_regular_file(path, MAX_HOOK_FILE_BYTES).map_err(|e| {
+        problem(match e {
+            wasm_hooks_core::ReadRefused::TooLarge { .. } => {
+                format!("cannot read {what}: {e} (MAX_HOOK_FILE_BYTES)")
+            }
+            e => format!("cannot read {what}: {e}"),
+        })
+    })?;
+    String::from_utf8(bytes).map_err(|e| problem(format!("cannot read {what}: not UTF-8 ({e})")))
+}
+
 impl Loader {
     /// A loader that builds each kind of hook with these settings, and
     /// keeps which `once` hooks ran in `once`.
@@ -434,14 +463,7 @@ impl Loader {
     /// # Errors
     /// Each [`Error`] names the file and where in it.
     pub(crate) fn load_file(&mut self, path: &Path) -> Result<FileHooks, Vec<Error>> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            vec![Error::Config {
-                path: path.to_owned(),
-                line: None,
-                column: None,
-                message: format!("cannot read the hook file: {e}"),
-            }]
-        })?;
+        let text = read_text(path, "the hook file").map_err(|e| vec![e])?;
         let doc: FileDoc = parse(path, &text).map_err(|e| vec![e])?;
         let mut read = FileRead {
             path,

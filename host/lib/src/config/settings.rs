@@ -13,13 +13,16 @@
 //!                                      # hook file's wasm limits may be
 //! audit_key: ~/.config/wasm-hooks/audit.key   # the user's file only: seal
 //!                                      # the audit log with this key
+//! limits: {event_deadline_ms: 20000, max_hooks_per_event: 32}
+//!                                      # the user's file only: may only
+//!                                      # lower the engine's limits
 //! ```
 //!
 //! A project's file may only narrow what the person set: it adds secret
 //! names, and may name an audit log inside the project (which wins over
 //! the user's), and only while the project is trusted. Widening keys
 //! (`allow_urls`, `untrusted_projects`, `hook_secrets`, `ceilings`,
-//! `audit_key`) and an audit log outside the
+//! `audit_key`, `limits`) and an audit log outside the
 //! project are errors there: a cloned repository must not open egress or
 //! append to `~/.bashrc`. Lists add up. Unknown fields are errors naming
 //! the file, line and column.
@@ -31,7 +34,7 @@ use serde::Deserialize;
 use super::layers::{EXTENSIONS, Scope};
 use crate::handlers::http::UrlAllowlist;
 use crate::trust::UntrustedProjects;
-use wasm_hooks_core::Error;
+use wasm_hooks_core::{DispatchLimits, Error};
 use wasm_hooks_wasm::LimitOverrides;
 
 #[derive(Debug, Default, Deserialize)]
@@ -47,6 +50,32 @@ struct SettingsDoc {
     untrusted_projects: Option<UntrustedProjects>,
     ceilings: Option<LimitOverrides>,
     audit_key: Option<PathBuf>,
+    limits: Option<LimitsDoc>,
+}
+
+/// The engine's limits a settings file may lower (`limits:`), in the
+/// user's or the organisation's file: each only lowers what is in force.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LimitsDoc {
+    /// [`DispatchLimits::event_deadline_ms`].
+    event_deadline_ms: Option<u64>,
+    /// [`DispatchLimits::max_hooks_per_event`].
+    max_hooks_per_event: Option<usize>,
+}
+
+impl LimitsDoc {
+    /// `limits` lowered where this says less.
+    pub(crate) fn lower(&self, limits: DispatchLimits) -> DispatchLimits {
+        let mut lowered = limits;
+        if let Some(ms) = self.event_deadline_ms {
+            lowered = lowered.event_deadline_ms(ms);
+        }
+        if let Some(hooks) = self.max_hooks_per_event {
+            lowered = lowered.max_hooks_per_event(hooks);
+        }
+        limits.min(lowered)
+    }
 }
 
 /// The engine settings from every settings file, merged.
@@ -71,6 +100,8 @@ pub(crate) struct EngineSettings {
     pub(crate) ceilings: LimitOverrides,
     /// The key file the audit log is sealed with, from the user's file.
     pub(crate) audit_key: Option<PathBuf>,
+    /// The engine's limits the user's file lowers.
+    pub(crate) limits: LimitsDoc,
 }
 
 /// One settings file: the file, where its relative paths start, whose.
@@ -104,25 +135,31 @@ pub(crate) fn settings_files(project: &Path, user_config: Option<&Path>) -> Vec<
 
 impl EngineSettings {
     /// Read and merge `files` (highest precedence first), as listed by
-    /// [`settings_files`].
+    /// [`settings_files`]. With `leave_out_project`, a project's file that
+    /// cannot be read, parsed or accepted is left out, its problem
+    /// returned second, and the other files still apply.
     ///
     /// # Errors
     /// Every file that cannot be read or parsed, and every key a project's
-    /// file may not set.
-    pub(crate) fn load(files: &[SettingsFile]) -> Result<Self, Vec<Error>> {
+    /// file may not set (a project's only without `leave_out_project`).
+    pub(crate) fn load(
+        files: &[SettingsFile],
+        leave_out_project: bool,
+    ) -> Result<(Self, Vec<Error>), Vec<Error>> {
         let mut merged = Self::default();
         let mut errors = Vec::new();
+        let mut left_out = Vec::new();
         for file in files {
-            let doc = std::fs::read_to_string(&file.path)
-                .map_err(|e| problem(&file.path, format!("cannot read it: {e}")))
+            let doc = super::read_text(&file.path, "the settings file")
                 .and_then(|text| super::parse::<Option<SettingsDoc>>(&file.path, &text));
             match doc.and_then(|doc| checked(file, doc.unwrap_or_default())) {
                 Ok(doc) => merged.add(doc, file),
+                Err(e) if leave_out_project && file.scope == Scope::Project => left_out.push(e),
                 Err(e) => errors.push(e),
             }
         }
         if errors.is_empty() {
-            Ok(merged)
+            Ok((merged, left_out))
         } else {
             Err(errors)
         }
@@ -141,6 +178,7 @@ impl EngineSettings {
                 }
                 let key = doc.audit_key.map(|p| expand_home(&p, &file.base));
                 self.audit_key = self.audit_key.take().or(key);
+                self.limits = doc.limits.unwrap_or(self.limits);
             }
         }
         self.allow_urls.extend(doc.allow_urls);
@@ -183,6 +221,9 @@ fn checked(file: &SettingsFile, doc: SettingsDoc) -> Result<SettingsDoc, Error> 
         }
         if doc.audit_key.is_some() {
             return Err(user_only("audit_key"));
+        }
+        if doc.limits.is_some() {
+            return Err(user_only("limits"));
         }
         if let Some(log) = &doc.audit_log {
             let path = expand_home(log, &file.base);
@@ -246,7 +287,7 @@ mod tests {
         .unwrap();
         std::fs::create_dir_all(project.path().join("logs")).unwrap();
         let files = settings_files(project.path(), Some(user.path()));
-        let settings = EngineSettings::load(&files).unwrap();
+        let settings = EngineSettings::load(&files, false).unwrap().0;
         assert_eq!(
             settings.project_audit_log,
             Some(project.path().join("logs/audit.jsonl"))
@@ -262,7 +303,8 @@ mod tests {
         std::fs::create_dir_all(project.path().join(".wasm-hooks")).unwrap();
         let file = project.path().join(".wasm-hooks/config.yaml");
         std::fs::write(&file, "audit_log: a.jsonl\naudit_logs: b\n").unwrap();
-        let errors = EngineSettings::load(&settings_files(project.path(), None)).unwrap_err();
+        let errors =
+            EngineSettings::load(&settings_files(project.path(), None), false).unwrap_err();
         let message = errors[0].to_string();
         assert!(
             message.starts_with(&format!("{}:2:", file.display())),
@@ -281,11 +323,19 @@ mod widening {
         std::fs::create_dir_all(project.path().join(".wasm-hooks")).unwrap();
         std::fs::write(project.path().join(".wasm-hooks/config.yaml"), text).unwrap();
         std::os::unix::fs::symlink("/tmp", project.path().join("out")).unwrap();
-        EngineSettings::load(&settings_files(project.path(), None))
+        EngineSettings::load(&settings_files(project.path(), None), false).map(|(s, _)| s)
     }
 
     fn refused(text: &str) -> String {
         project_config(text).unwrap_err()[0].to_string()
+    }
+
+    #[test]
+    fn a_projects_config_cannot_set_the_engines_limits() {
+        assert!(
+            refused("limits:\n  event_deadline_ms: 1\n")
+                .contains("`limits` may only be set in the user's config")
+        );
     }
 
     #[test]

@@ -231,7 +231,7 @@ impl CommandHook {
             Ok(child) => child,
             Err(e) => return early(self.spawn_error(hook, &e)),
         };
-        let group = child.id().and_then(|id| i32::try_from(id).ok());
+        let mut group = GroupKiller(child.id().and_then(|id| i32::try_from(id).ok()));
         let (Some(mut stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -250,7 +250,7 @@ impl CommandHook {
 
         let waited =
             tokio::time::timeout(Duration::from_millis(self.timeout_ms), child.wait()).await;
-        kill_group(group);
+        group.kill();
         let timed_out = waited.is_err();
         let status = match waited {
             Ok(status) => status,
@@ -354,14 +354,28 @@ impl Handler for CommandHook {
     }
 }
 
-/// Kill every process left in the hook's group (none, usually).
-fn kill_group(group: Option<i32>) {
-    if let Some(pgid) = group.filter(|g| *g > 0) {
-        // SAFETY: kill(2) with a negative pid signals the process group we
-        // created for this hook; it touches no memory of ours.
-        unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
+/// The process group of a running hook, killed when it is dropped: an
+/// event's deadline that drops the hook mid-wait leaves none of its
+/// processes behind.
+struct GroupKiller(Option<i32>);
+
+impl GroupKiller {
+    /// Kill every process left in the hook's group (none, usually), once:
+    /// after that the group's id may name another group.
+    fn kill(&mut self) {
+        if let Some(pgid) = self.0.take().filter(|g| *g > 0) {
+            // SAFETY: kill(2) with a negative pid signals the process group
+            // we created for this hook; it touches no memory of ours.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
         }
+    }
+}
+
+impl Drop for GroupKiller {
+    fn drop(&mut self) {
+        self.kill();
     }
 }
 

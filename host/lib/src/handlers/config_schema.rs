@@ -2,6 +2,14 @@
 //! carries (`wasm-hooks:config-schema`), so that a misspelt key or a wrong
 //! type is an error at load, at the hook file's line, instead of a setting
 //! the plugin silently ignores.
+//!
+//! The schema comes from the plugin, so it is hostile input: before it is
+//! compiled it must fit [`MAX_SCHEMA_BYTES`], refer only inside itself
+//! (`#/…`), hold no `$ref` cycle, and expand to at most
+//! [`MAX_SCHEMA_NODES`] nodes no deeper than [`MAX_SCHEMA_DEPTH`] (a
+//! validator walks the expansion, and a cycle through `allOf` / `anyOf` /
+//! `not` would otherwise grow without bound); its `pattern`s use the
+//! linear-time `regex` engine within [`MAX_SCHEMA_REGEX_BYTES`].
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
@@ -51,10 +59,7 @@ fn compiled(schema: &str) -> Result<Compiled, (String, String)> {
     if let Some(compiled) = lock().get(schema) {
         return Ok(compiled.clone());
     }
-    let value: Value =
-        serde_json::from_str(schema).map_err(|e| plugin_problem(format!("is not JSON: {e}")))?;
-    let validator = jsonschema::validator_for(&value)
-        .map_err(|e| plugin_problem(format!("is not a valid JSON Schema: {e}")))?;
+    let (value, validator) = parse_bounded(schema).map_err(plugin_problem)?;
     let compiled = Arc::new((value, validator));
     let mut all = lock();
     if all.len() >= MAX_COMPILED {
@@ -68,10 +73,126 @@ fn compiled(schema: &str) -> Result<Compiled, (String, String)> {
 ///
 /// # Errors
 /// When it is not JSON or not a valid JSON Schema.
+/// When it is not JSON, not a valid JSON Schema, or past a limit.
 pub fn check_config_schema(text: &str) -> Result<String, String> {
-    let schema: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    jsonschema::validator_for(&schema).map_err(|e| format!("not a valid JSON Schema: {e}"))?;
+    let (schema, _) = parse_bounded(text)?;
     Ok(schema.to_string())
+}
+
+/// The most bytes a config schema may have.
+pub(crate) const MAX_SCHEMA_BYTES: usize = 64 * 1024;
+/// The most nodes (objects, arrays, values) a config schema may expand to,
+/// every `$ref` replaced by what it refers to.
+pub(crate) const MAX_SCHEMA_NODES: u64 = 10_000;
+/// The deepest a config schema may nest, every `$ref` expanded.
+pub(crate) const MAX_SCHEMA_DEPTH: usize = 64;
+/// The most bytes one `pattern` of a config schema may compile to.
+pub(crate) const MAX_SCHEMA_REGEX_BYTES: usize = 1024 * 1024;
+
+/// `text` parsed, checked against the limits, and compiled; or what is
+/// wrong with it, as the end of a sentence ("is not JSON: …").
+fn parse_bounded(text: &str) -> Result<(Value, jsonschema::Validator), String> {
+    if text.len() > MAX_SCHEMA_BYTES {
+        return Err(format!(
+            "is {} bytes, more than the limit of {MAX_SCHEMA_BYTES} (MAX_SCHEMA_BYTES)",
+            text.len()
+        ));
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("is not JSON: {e}"))?;
+    Expansion::new(&value).size(&value, 0)?;
+    let patterns = jsonschema::PatternOptions::regex()
+        .size_limit(MAX_SCHEMA_REGEX_BYTES)
+        .dfa_size_limit(MAX_SCHEMA_REGEX_BYTES);
+    let validator = jsonschema::options()
+        .with_pattern_options(patterns)
+        .build(&value)
+        .map_err(|e| format!("is not a valid JSON Schema: {e}"))?;
+    Ok((value, validator))
+}
+
+/// How far a schema expands with every `$ref` replaced by its target:
+/// counted once per node (memoised), refusing cycles and references
+/// outside the schema, so that hostile schemas are refused in time linear
+/// in their size.
+struct Expansion<'a> {
+    root: &'a Value,
+    /// Nodes being expanded (`None`) or expanded (their size), by address.
+    seen: HashMap<*const Value, Option<u64>>,
+}
+
+impl<'a> Expansion<'a> {
+    fn new(root: &'a Value) -> Self {
+        Self {
+            root,
+            seen: HashMap::new(),
+        }
+    }
+
+    /// The nodes `node` expands to, or why it is refused.
+    fn size(&mut self, node: &'a Value, depth: usize) -> Result<u64, String> {
+        if depth > MAX_SCHEMA_DEPTH {
+            return Err(format!(
+                "nests deeper than {MAX_SCHEMA_DEPTH} levels with its `$ref`s expanded (MAX_SCHEMA_DEPTH)"
+            ));
+        }
+        let key: *const Value = node;
+        match self.seen.get(&key) {
+            Some(Some(size)) => return Ok(*size),
+            Some(None) => {
+                return Err("has a `$ref` cycle (a schema may not refer to itself)".to_owned());
+            }
+            None => {}
+        }
+        self.seen.insert(key, None);
+        let mut size: u64 = 1;
+        let children: Vec<&'a Value> = match node {
+            Value::Object(map) => {
+                for keyword in ["$dynamicRef", "$recursiveRef"] {
+                    if map.contains_key(keyword) {
+                        return Err(format!("uses `{keyword}`, which is not supported"));
+                    }
+                }
+                if !std::ptr::eq(node, self.root) && map.get("$id").is_some_and(Value::is_string) {
+                    return Err("sets `$id` below its root, which is not supported".to_owned());
+                }
+                let mut children: Vec<&'a Value> = map.values().collect();
+                if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+                    children.push(self.target(reference)?);
+                }
+                children
+            }
+            Value::Array(items) => items.iter().collect(),
+            _ => Vec::new(),
+        };
+        for child in children {
+            size = size.saturating_add(self.size(child, depth + 1)?);
+            if size > MAX_SCHEMA_NODES {
+                return Err(format!(
+                    "expands to more than {MAX_SCHEMA_NODES} nodes with its `$ref`s replaced (MAX_SCHEMA_NODES)"
+                ));
+            }
+        }
+        self.seen.insert(key, Some(size));
+        Ok(size)
+    }
+
+    /// What a `$ref` refers to: only `#` or a JSON pointer `#/…` inside
+    /// the schema.
+    fn target(&self, reference: &str) -> Result<&'a Value, String> {
+        let cut: String = reference.chars().take(80).collect();
+        let shown = wasm_hooks_core::escape_controls(&cut);
+        let pointer = reference
+            .strip_prefix('#')
+            .filter(|p| (p.is_empty() || p.starts_with('/')) && !p.contains('%'))
+            .ok_or_else(|| {
+                format!(
+                    "has `$ref: {shown}`; only references inside the schema (`#/…`) are supported"
+                )
+            })?;
+        self.root
+            .pointer(pointer)
+            .ok_or_else(|| format!("has `$ref: {shown}`, which refers to nothing in the schema"))
+    }
 }
 
 /// A problem with the schema itself, which is the plugin's doing.
@@ -157,6 +278,62 @@ mod tests {
             "{found:?}"
         );
         assert!(problems(SCHEMA, &json!({"max_subject": 60})).is_empty());
+    }
+
+    /// A schema whose definitions refer to each other through `keyword`.
+    fn cycle_through(keyword: &str) -> String {
+        json!({"$defs": {
+            "a": {keyword: [{"$ref": "#/$defs/b"}, {"$ref": "#/$defs/b"}]},
+            "b": {keyword: [{"$ref": "#/$defs/a"}]}},
+            "$ref": "#/$defs/a"})
+        .to_string()
+    }
+
+    #[test]
+    fn a_config_schema_bomb_with_a_ref_cycle_is_refused_before_it_is_compiled() {
+        for keyword in ["allOf", "anyOf", "oneOf"] {
+            let found = problems(&cycle_through(keyword), &json!({"x": 1}));
+            assert_eq!(found[0].0, "plugin", "{keyword}: {found:?}");
+            assert!(found[0].1.contains("`$ref` cycle"), "{keyword}: {found:?}");
+        }
+        let not = json!({"$defs": {"a": {"not": {"$ref": "#/$defs/a"}}}, "$ref": "#/$defs/a"});
+        let found = problems(&not.to_string(), &json!(1));
+        assert!(found[0].1.contains("`$ref` cycle"), "{found:?}");
+        assert!(check_config_schema(&cycle_through("allOf")).is_err());
+    }
+
+    #[test]
+    fn a_config_schema_that_expands_exponentially_meets_its_node_limit() {
+        // Each definition refers to the one before it twice: 2^30 nodes.
+        let mut defs = serde_json::Map::new();
+        defs.insert("d0".into(), json!({"type": "object"}));
+        for i in 1..30 {
+            let before = format!("#/$defs/d{}", i - 1);
+            defs.insert(
+                format!("d{i}"),
+                json!({"allOf": [{"$ref": before}, {"$ref": before}]}),
+            );
+        }
+        let schema = json!({"$defs": defs, "$ref": "#/$defs/d29"}).to_string();
+        let found = problems(&schema, &json!({}));
+        assert!(found[0].1.contains("MAX_SCHEMA_NODES"), "{found:?}");
+    }
+
+    #[test]
+    fn a_config_schema_may_not_refer_outside_itself_or_be_too_large() {
+        let outside = json!({"$ref": "https://example.invalid/s.json"}).to_string();
+        assert!(
+            problems(&outside, &json!({}))[0]
+                .1
+                .contains("only references inside")
+        );
+        let big = format!("{{\"description\": \"{}\"}}", "x".repeat(MAX_SCHEMA_BYTES));
+        assert!(problems(&big, &json!({}))[0].1.contains("MAX_SCHEMA_BYTES"));
+        // A shared definition used twice is no cycle.
+        let shared = json!({"$defs": {"s": {"type": "string"}},
+            "properties": {"a": {"$ref": "#/$defs/s"}, "b": {"$ref": "#/$defs/s"}}});
+        assert!(problems(&shared.to_string(), &json!({"a": "x", "b": "y"})).is_empty());
+        assert!(!problems(&shared.to_string(), &json!({"a": 1})).is_empty());
     }
 
     #[test]
