@@ -123,3 +123,75 @@ fn a_huge_project_hook_file_is_refused_unread_and_the_users_hooks_still_run() {
     let told = answer["systemMessage"].as_str().unwrap_or_default();
     assert!(told.contains("MAX_HOOK_FILE_BYTES"), "{answer}");
 }
+
+/// A PreToolUse Bash event for `repo`, as Claude Code sends it.
+fn bash_event(repo: &Repository) -> String {
+    let mut event = crate::support::fixture_of("2.1.330", "PreToolUse");
+    event["cwd"] = json!(repo.path());
+    event["tool_input"]["command"] = json!("ls");
+    event.to_string()
+}
+
+/// Start `program hook` on a Bash event in a repository whose person's
+/// hook writes the pid of the `wasm-hooks` running it and waits; kill that
+/// `wasm-hooks` with `signal` once it is running the hook; what came out.
+fn killed_mid_answer(program: &str, signal: &str) -> std::process::Output {
+    let repo = Repository::new(&json!({}));
+    let pid_file = repo.path().join("hook-runner.pid");
+    let hook = command(&format!("echo $PPID > '{}'; sleep 10", pid_file.display()));
+    let hooks = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}});
+    repo.write_users("hooks.json", &hooks.to_string());
+    let mut runner = repo.program(program);
+    if program == "wasm-hooks" {
+        runner.arg("hook");
+    }
+    let mut child = runner
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(bash_event(&repo).as_bytes())
+        .unwrap();
+    let mut waited = 0;
+    let pid = loop {
+        match std::fs::read_to_string(&pid_file) {
+            Ok(pid) if pid.ends_with('\n') => break pid.trim().to_owned(),
+            _ if waited < 1500 => {
+                waited += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            _ => panic!("the hook never ran: {:?}", child.wait_with_output()),
+        }
+    };
+    let killed = std::process::Command::new("kill")
+        .args([signal, &pid])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_hook_process_that_aborts_while_answering_still_blocks_a_guard_event() {
+    // An abort is what running out of memory or a stack overflow ends in.
+    let out = killed_mid_answer("wasm-hooks", "-ABRT");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("aborted while answering"), "{stderr}");
+}
+
+#[test]
+fn the_small_client_answers_for_a_hook_process_killed_without_an_answer() {
+    // SIGKILL, as the kernel's out-of-memory killer sends: nothing in the
+    // killed process can answer, so its parent does.
+    let out = killed_mid_answer("wasm-hooks-hook", "-KILL");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("without an answer"), "{stderr}");
+}

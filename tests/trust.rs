@@ -49,6 +49,21 @@ impl Repository {
         path
     }
 
+    /// One of the package's programs as the person, in the repository (a
+    /// process to start and stop, not to assert on).
+    pub(crate) fn program(&self, name: &str) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin(name));
+        cmd.current_dir(self.path())
+            .env("HOME", self.home.path())
+            .env("XDG_CONFIG_HOME", self.home.path().join("config"))
+            .env("XDG_STATE_HOME", self.home.path().join("state"))
+            .env("XDG_CACHE_HOME", self.home.path().join("cache"))
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env("WASM_HOOKS_DAEMON", "off");
+        cmd
+    }
+
     /// `wasm-hooks <args>` as the person, in the repository.
     pub(crate) fn wasm_hooks(&self, args: &[&str]) -> Command {
         let mut cmd = Command::cargo_bin("wasm-hooks").unwrap();

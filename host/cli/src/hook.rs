@@ -10,6 +10,7 @@ use serde_json::Value;
 use wasm_hooks::{Answer, DEFAULT_STOP_LOOP_LIMIT, Event, Protocol, WasmRuntime};
 
 use super::daemon::client::{self, Forwarded};
+use super::last_words;
 use super::stderr::Stderr;
 
 use super::audit::AuditLogArg;
@@ -80,9 +81,9 @@ pub(crate) fn run(args: HookArgs, verbose: u8) -> anyhow::Result<Exit> {
         Ok(Forwarded::Failed(why)) => failed(&args, input.as_deref(), &why),
         Ok(Forwarded::InProcess { start }) => {
             start_daemon = start;
-            respond(&args, input.as_deref(), None)
+            respond_or_last_words(&args, input.as_deref())
         }
-        Err(_) => respond(&args, input.as_deref(), None),
+        Err(_) => respond_or_last_words(&args, input.as_deref()),
     };
     report::print(&reply.stdout)?;
     Stderr.write_all(reply.stderr.as_bytes())?;
@@ -90,6 +91,18 @@ pub(crate) fn run(args: HookArgs, verbose: u8) -> anyhow::Result<Exit> {
         client::start(&place);
     }
     Ok(Exit::of_code(reply.exit))
+}
+
+/// [`respond`] in this process, with the hooks' failure ready to be
+/// written should the process abort on the way (out of memory, a stack
+/// overflow): see [`last_words`].
+fn respond_or_last_words(args: &HookArgs, input: Result<&str, &String>) -> HookReply {
+    let _armed = last_words::arm(&failed(
+        args,
+        input,
+        "wasm-hooks aborted while answering (out of memory, a stack overflow or another fatal fault; see above)",
+    ));
+    respond(args, input, None)
 }
 
 /// What one `hook` invocation prints and exits with.
@@ -139,12 +152,28 @@ pub(crate) fn respond(
         .map_err(Clone::clone)
         .and_then(|text| read_event(protocol, text))
     {
-        Ok(mut event) => answer(args, protocol, &mut event, runtime).unwrap_or_else(|message| {
-            protocol.failure(Some(event.name()), &message, args.fail_open)
-        }),
+        Ok(mut event) => {
+            let name = event.name();
+            // A panic anywhere in answering is the hooks' failure, never
+            // an exit without an answer (which an agent takes for "go on").
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                answer(args, protocol, &mut event, runtime)
+            }))
+            .unwrap_or_else(|panic| Err(format!("wasm-hooks failed: {}", panic_text(&*panic))))
+            .unwrap_or_else(|message| protocol.failure(Some(name), &message, args.fail_open))
+        }
         Err(message) => protocol.failure(None, &message, args.fail_open),
     };
     HookReply::of(&answer)
+}
+
+/// What a panic said, as far as it can be told.
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_owned())
 }
 
 /// The answer when the hooks could not be run, for `why`.

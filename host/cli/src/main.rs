@@ -10,11 +10,14 @@ mod cache;
 mod compile;
 mod daemon;
 mod explain;
+#[cfg(test)]
+mod fallback_answer;
 mod hook;
 mod hook_files;
 mod init;
 mod inspect;
 mod install;
+mod last_words;
 mod list;
 mod new;
 mod report;

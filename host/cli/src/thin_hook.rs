@@ -17,6 +17,8 @@
 
 // The daemon's own modules, shared with `wasm-hooks` (this package has no
 // library); what only the daemon side uses is unused here.
+#[path = "fallback_answer.rs"]
+mod fallback_answer;
 #[path = "daemon/place.rs"]
 #[allow(dead_code)]
 mod place;
@@ -31,9 +33,6 @@ use std::process::{Command, Stdio};
 
 use place::{OWN_VARIABLES, Place};
 use wire::{Reply, Request};
-
-/// The exit code of a failure of this program itself.
-const FAILURE: u8 = 1;
 
 /// The C entry point (see `no_main` above); `std::env::args_os` still
 /// works, as glibc hands the arguments to Rust's own initializer.
@@ -50,21 +49,33 @@ extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> lib
 /// Forward (or run in full), and the exit code.
 fn run() -> u8 {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let Ok(full) = std::env::current_exe().map(|exe| exe.with_file_name("wasm-hooks")) else {
-        eprintln!("wasm-hooks-hook: cannot find its own executable");
-        return FAILURE;
-    };
     // Room for a usual event at once (from empty, it is read in small
     // pieces, a system call each).
     let mut stdin = Vec::with_capacity(wire::RECEIVE_BUFFER);
     // What could not be read is for `wasm-hooks hook` to report.
     let read = std::io::stdin().read_to_end(&mut stdin);
+    let Ok(full) = std::env::current_exe().map(|exe| exe.with_file_name("wasm-hooks")) else {
+        return answer_failure(
+            &stdin,
+            &args,
+            "wasm-hooks-hook cannot find its own executable",
+        );
+    };
     if read.is_ok()
         && let Some(code) = forwarded(&full, &args, &stdin)
     {
         return code;
     }
     in_full(&full, &args, &stdin)
+}
+
+/// Write the hooks' failure for `why` (see `fallback_answer`); its exit
+/// code.
+fn answer_failure(stdin: &[u8], args: &[OsString], why: &str) -> u8 {
+    let answer = fallback_answer::failure(stdin, args, why);
+    let _ = std::io::stdout().write_all(answer.stdout.as_bytes());
+    let _ = std::io::stderr().write_all(answer.stderr.as_bytes());
+    answer.exit
 }
 
 /// The daemon's answer, printed; `None` when it did not answer.
@@ -98,6 +109,9 @@ fn forwarded(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> Option<
 }
 
 /// Run `wasm-hooks hook` with these arguments on `stdin`; its exit code.
+/// When it cannot be run, or ends without an answer of its own (killed by
+/// a signal, or an exit code no answer has), this answers the hooks'
+/// failure in its place: an agent takes a hook that died for "go on".
 fn in_full(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> u8 {
     let started = Command::new(full)
         .arg("hook")
@@ -107,22 +121,21 @@ fn in_full(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> u8 {
     let mut child = match started {
         Ok(child) => child,
         Err(e) => {
-            eprintln!("wasm-hooks-hook: running {}: {e}", full.display());
-            return FAILURE;
+            let why = format!("wasm-hooks-hook: running {}: {e}", full.display());
+            return answer_failure(stdin, args, &why);
         }
     };
     if let Some(mut pipe) = child.stdin.take() {
         // A hook process that stops reading early closes the pipe.
         let _ = pipe.write_all(stdin);
     }
-    match child.wait() {
-        Ok(status) => status
-            .code()
-            .and_then(|code| u8::try_from(code).ok())
-            .unwrap_or(FAILURE),
-        Err(e) => {
-            eprintln!("wasm-hooks-hook: waiting for {}: {e}", full.display());
-            FAILURE
-        }
-    }
+    let why = match child.wait() {
+        Ok(status) => match status.code().and_then(|code| u8::try_from(code).ok()) {
+            Some(code @ 0..=2) => return code,
+            Some(code) => format!("{} hook ended with exit code {code}", full.display()),
+            None => format!("{} hook ended without an answer ({status})", full.display()),
+        },
+        Err(e) => format!("waiting for {}: {e}", full.display()),
+    };
+    answer_failure(stdin, args, &why)
 }

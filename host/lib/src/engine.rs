@@ -9,7 +9,9 @@ use std::ops::Deref;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::config::{self, EngineSettings, Layer, LoadedHook, Loader, ManagedSettings, Scope};
+use crate::config::{
+    self, EngineSettings, FileHooks, Layer, LoadedHook, Loader, ManagedSettings, Scope,
+};
 use crate::handlers::command::CommandDefaults;
 use crate::handlers::http::{HttpSettings, UrlAllowlist};
 use crate::handlers::kind::KindSettings;
@@ -545,35 +547,7 @@ impl HookEngineBuilder {
         if !errors.is_empty() {
             return Err(LoadError { errors, warnings });
         }
-        // Every file of the project's layers decides what they run, the
-        // scripts of hooks a higher layer also has among them: trust is
-        // weighed before layers merge.
-        let mut files: Vec<PathBuf> = layers
-            .iter()
-            .filter(|l| l.scope == Scope::Project)
-            .map(|l| l.path.clone())
-            .chain(settings_files)
-            .chain(
-                found
-                    .iter()
-                    .filter(|(scope, _)| *scope == Scope::Project)
-                    .flat_map(|(_, file)| file.hooks.iter())
-                    .flat_map(|hook| hook.executes.iter().cloned()),
-            )
-            .collect();
-        files.sort();
-        files.dedup();
-        let trust = (!files.is_empty()).then(|| {
-            let status = match &self.trust_store {
-                Some(store) => store.status(&project_dir, &files),
-                None => TrustStatus::Never,
-            };
-            ProjectTrust {
-                project: project_dir,
-                files,
-                status,
-            }
-        });
+        let trust = self.weigh_trust(project_dir, &layers, settings_files, &found);
         let policy = self
             .untrusted_projects
             .or(settings.untrusted_projects)
@@ -606,6 +580,44 @@ impl HookEngineBuilder {
             warnings,
             switched_off,
             left_out,
+        })
+    }
+
+    /// The project's trust: every file of its layers decides what they
+    /// run, the scripts of hooks a higher layer also has among them (trust
+    /// is weighed before layers merge); none without a project file.
+    fn weigh_trust(
+        &self,
+        project_dir: PathBuf,
+        layers: &[Layer],
+        settings_files: Vec<PathBuf>,
+        found: &[(Scope, FileHooks)],
+    ) -> Option<ProjectTrust> {
+        let mut files: Vec<PathBuf> = layers
+            .iter()
+            .filter(|l| l.scope == Scope::Project)
+            .map(|l| l.path.clone())
+            .chain(settings_files)
+            .chain(
+                found
+                    .iter()
+                    .filter(|(scope, _)| *scope == Scope::Project)
+                    .flat_map(|(_, file)| file.hooks.iter())
+                    .flat_map(|hook| hook.executes.iter().cloned()),
+            )
+            .collect();
+        files.sort();
+        files.dedup();
+        (!files.is_empty()).then(|| {
+            let status = match &self.trust_store {
+                Some(store) => store.status(&project_dir, &files),
+                None => TrustStatus::Never,
+            };
+            ProjectTrust {
+                project: project_dir,
+                files,
+                status,
+            }
         })
     }
 
