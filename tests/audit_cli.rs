@@ -156,7 +156,9 @@ fn the_settings_file_turns_the_log_on_and_names_more_secrets() {
 }
 
 #[test]
-fn a_bad_settings_file_is_an_error_naming_it() {
+fn a_bad_settings_file_is_left_out_naming_it() {
+    // As `hook` does (#30): a project's broken file silences nothing else,
+    // and the person is told which file and why.
     let project = project();
     let dir = project.dir.path();
     std::fs::write(dir.join(".wasm-hooks/config.yaml"), "audit: x\n").unwrap();
@@ -164,8 +166,17 @@ fn a_bad_settings_file_is_an_error_naming_it() {
         .current_dir(dir)
         .args(["run", "--event", "Stop"])
         .assert()
+        .code(0)
+        .stdout(predicate::str::contains("left out this project's"))
+        .stdout(predicate::str::contains(
+            "config.yaml:1:1: unknown field `audit`",
+        ));
+    wasm_hooks()
+        .current_dir(dir)
+        .args(["validate"])
+        .assert()
         .code(1)
-        .stderr(predicate::str::contains(
+        .stdout(predicate::str::contains(
             "config.yaml:1:1: unknown field `audit`",
         ));
 }

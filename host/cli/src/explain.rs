@@ -136,7 +136,7 @@ pub(crate) fn render(
     let subject = explanation
         .subject
         .as_deref()
-        .map_or(String::new(), |s| format!(" (`{s}`)"));
+        .map_or(String::new(), |s| format!(" (`{}`)", wasm_hooks::Shown(s)));
     let _ = writeln!(out, "event:    {}{subject}", explanation.event);
     let _ = writeln!(out, "project:  {}", place.dir.display());
     let _ = writeln!(out, "          chosen by {}", place.why);
@@ -165,15 +165,15 @@ pub(crate) fn render(
         let _ = writeln!(
             out,
             "  {word:<9} {}: {}\n            ({})",
-            hook.hook.as_str(),
-            wasm_hooks::escape_controls(&detail),
+            hook.hook,
+            wasm_hooks::Shown(&detail),
             hook.source
         );
     }
     let outcome = &explanation.outcome;
     let _ = write!(out, "decision: {}", outcome.verdict.word());
     if let Some(by) = &outcome.decided_by {
-        let _ = write!(out, ", by {}", by.as_str());
+        let _ = write!(out, ", by {by}");
     }
     out.push('\n');
     Ok(out)

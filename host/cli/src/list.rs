@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use anyhow::Context;
 use clap::Args;
-use wasm_hooks::{Event, EventName};
+use wasm_hooks::{Event, EventName, Shown};
 
 use super::hook_files::HookFileArgs;
 use super::{Exit, report};
@@ -56,7 +56,7 @@ pub(crate) fn run(args: ListArgs) -> anyhow::Result<Exit> {
         );
         let _ = writeln!(out, "     from {}", hook.source);
         for line in hook.handler.details() {
-            let _ = writeln!(out, "     {line}");
+            let _ = writeln!(out, "     {}", Shown(&line));
         }
         if !hook.trusted {
             let _ = writeln!(
@@ -65,10 +65,10 @@ pub(crate) fn run(args: ListArgs) -> anyhow::Result<Exit> {
             );
         }
         for caveat in &hook.caveats {
-            let _ = writeln!(out, "     caveat: {caveat}");
+            let _ = writeln!(out, "     caveat: {}", Shown(caveat));
         }
         if let Some(description) = &hook.description {
-            let _ = writeln!(out, "     {description}");
+            let _ = writeln!(out, "     {}", Shown(description));
         }
     }
     for skipped in engine.skipped() {

@@ -163,7 +163,12 @@ fn main() -> ExitCode {
     match run(cli.command, cli.verbose) {
         Ok(exit) => exit.into(),
         Err(e) => {
-            eprintln!("wasm-hooks: {e:#}");
+            // Line by line, each as a person is shown a value: an error
+            // may quote a hook file's text.
+            for (i, line) in format!("{e:#}").lines().enumerate() {
+                let prefix = if i == 0 { "wasm-hooks: " } else { "" };
+                eprintln!("{prefix}{}", wasm_hooks::Shown(line));
+            }
             Exit::Failed.into()
         }
     }

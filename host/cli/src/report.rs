@@ -6,39 +6,41 @@ use std::io::Write as _;
 use std::time::Duration;
 
 use serde::Serialize;
-use wasm_hooks::{Outcome, TraceStatus};
+use wasm_hooks::{Outcome, Shown, TraceStatus};
 
 /// The outcome for a person.
 pub(crate) fn human(outcome: &Outcome, elapsed: Duration) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "decision: {}", outcome.verdict.word());
     if let Some(reason) = outcome.verdict.reason() {
-        let _ = writeln!(out, "reason:   {reason}");
+        let _ = writeln!(out, "reason:   {}", Shown(reason));
     }
     if let Some(hook) = &outcome.decided_by {
         let _ = writeln!(out, "decided by: {hook}");
     }
     if let Some(input) = &outcome.updated_input {
-        let _ = writeln!(out, "updated input: {input}");
+        let _ = writeln!(out, "updated input: {}", Shown(&input.to_string()));
     }
     if let Some(output) = &outcome.updated_output {
-        let _ = writeln!(out, "updated output: {output}");
+        let _ = writeln!(out, "updated output: {}", Shown(&output.to_string()));
     }
     for c in &outcome.contexts {
-        let _ = writeln!(out, "context ({}): {}", c.hook, c.value.text);
+        let _ = writeln!(out, "context ({}): {}", c.hook, Shown(&c.value.text));
     }
     for m in &outcome.user_messages {
         let _ = writeln!(
             out,
             "message ({}, {:?}): {}",
-            m.hook, m.value.severity, m.value.text
+            m.hook,
+            m.value.severity,
+            Shown(&m.value.text)
         );
     }
     for m in &outcome.system_messages {
-        let _ = writeln!(out, "warning ({}): {}", m.hook, m.value);
+        let _ = writeln!(out, "warning ({}): {}", m.hook, Shown(&m.value));
     }
     if let Some(stop) = &outcome.stop {
-        let _ = writeln!(out, "stop ({}): {}", stop.hook, stop.value);
+        let _ = writeln!(out, "stop ({}): {}", stop.hook, Shown(&stop.value));
     }
     let n = outcome.trace.len();
     let _ = writeln!(
@@ -50,13 +52,13 @@ pub(crate) fn human(outcome: &Outcome, elapsed: Duration) -> String {
     for entry in &outcome.trace {
         let status = match &entry.status {
             TraceStatus::Answered(result) => result.decision.word().to_owned(),
-            TraceStatus::Failed { error, .. } => format!("failed: {error}"),
+            TraceStatus::Failed { error, .. } => format!("failed: {}", Shown(&error.to_string())),
             TraceStatus::Detached => "started in the background".to_owned(),
         };
         let _ = writeln!(
             out,
             "  {:<28} {:>10}  {status}",
-            entry.hook.as_str(),
+            entry.hook,
             millis(entry.elapsed)
         );
         let output = &entry.output;

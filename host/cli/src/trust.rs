@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::Args;
 use wasm_hooks::{
-    HookEngine, HookEngineBuilder, HookSource, TrustStatus, TrustStore, UntrustedProjects,
+    HookEngine, HookEngineBuilder, HookSource, Shown, TrustStatus, TrustStore, UntrustedProjects,
 };
 
 use super::hook_files::CacheArgs;
@@ -31,6 +31,11 @@ pub(crate) struct TrustArgs {
     /// Trust without asking.
     #[arg(long, short)]
     yes: bool,
+
+    /// With --yes: trust even what its hooks run that trust cannot pin
+    /// (listed by `trust`), which may change without untrusting it.
+    #[arg(long, requires = "yes")]
+    accept_unpinned: bool,
 
     /// Only say whether the project is trusted, and what with.
     #[arg(long, conflicts_with_all = ["yes", "revoke"])]
@@ -84,7 +89,7 @@ pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
                 "not trusted: changed since it was trusted: {}",
                 files
                     .iter()
-                    .map(|f| f.display().to_string())
+                    .map(|f| Shown(&f.to_string_lossy()).to_string())
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -96,7 +101,12 @@ pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
             Exit::Failed
         });
     }
-    report::print(&what_would_run(&engine, &trust.files))?;
+    report::print(&what_would_run(&engine, &trust.files, &trust.unpinned))?;
+    if args.yes && !args.accept_unpinned && !trust.unpinned.is_empty() {
+        bail!(
+            "its hooks run code trust cannot pin (above): add --accept-unpinned to trust it anyway"
+        );
+    }
     if !args.yes && !confirmed()? {
         report::print("not trusted\n")?;
         return Ok(Exit::Failed);
@@ -110,9 +120,9 @@ pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
     Ok(Exit::GoOn)
 }
 
-/// Each project hook (name, kind details, where), then every file trusting
-/// records.
-fn what_would_run(engine: &HookEngine, files: &[PathBuf]) -> String {
+/// Each project hook (name, kind details, where), what trust cannot pin,
+/// then every file trusting records.
+fn what_would_run(engine: &HookEngine, files: &[PathBuf], unpinned: &[String]) -> String {
     let mut out = String::from("The project's hooks would run with your rights:\n");
     for hook in engine.hooks() {
         let HookSource::File { file, .. } = &hook.source else {
@@ -134,12 +144,20 @@ fn what_would_run(engine: &HookEngine, files: &[PathBuf]) -> String {
             hook.source
         );
         for line in hook.handler.details() {
-            let _ = writeln!(out, "      {line}");
+            let _ = writeln!(out, "      {}", Shown(&line));
+        }
+    }
+    if !unpinned.is_empty() {
+        out.push_str(
+            "Trust cannot pin what these run: it may change without untrusting the project:\n",
+        );
+        for what in unpinned {
+            let _ = writeln!(out, "  {}", Shown(what));
         }
     }
     out.push_str("Trusting records these files as they are now:\n");
     for file in files {
-        let _ = writeln!(out, "  {}", file.display());
+        let _ = writeln!(out, "  {}", Shown(&file.to_string_lossy()));
     }
     out
 }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use serde::{Serialize, Serializer};
 
+use crate::escape::Shown;
 use crate::id::HookId;
 
 /// A hook file or plugin that cannot be loaded.
@@ -15,7 +16,7 @@ use crate::id::HookId;
 #[non_exhaustive]
 pub enum Error {
     /// A hook file that cannot be read or does not say what is expected.
-    #[error("{}{}: {message}", path.display(), location(*line, *column))]
+    #[error("{}{}: {}", Shown(&path.to_string_lossy()), location(*line, *column), Shown(message))]
     Config {
         /// The hook file.
         path: PathBuf,
@@ -28,7 +29,7 @@ pub enum Error {
     },
     /// A plugin that cannot be loaded: missing, not a component, or not
     /// fitting the hook world.
-    #[error("loading plugin {}: {message}", path.display())]
+    #[error("loading plugin {}: {}", Shown(&path.to_string_lossy()), Shown(message))]
     Plugin {
         /// The plugin file.
         path: PathBuf,

@@ -38,3 +38,36 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
     }
     Cow::Owned(out)
 }
+
+/// The most characters of one value [`Shown`] prints (`MAX_SHOWN_CHARS`).
+pub const MAX_SHOWN_CHARS: usize = 512;
+
+/// A value as a person is shown it (a name, a command, a reason, a path):
+/// control characters and bidirectional overrides escaped as by
+/// [`escape_controls`], and cut after [`MAX_SHOWN_CHARS`] characters with
+/// its whole length said, so that what a person reads is what runs and no
+/// value can push the rest of a prompt off the screen.
+///
+/// # Examples
+/// ```
+/// use wasm_hooks_core::{MAX_SHOWN_CHARS, Shown};
+/// assert_eq!(Shown("rm\x1b[2K").to_string(), r"rm\u{1b}[2K");
+/// let long = "x".repeat(MAX_SHOWN_CHARS + 1);
+/// assert!(Shown(&long).to_string().ends_with(&format!("… ({} bytes in all)", long.len())));
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Shown<'a>(pub &'a str);
+
+impl std::fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `pad`: a width or alignment asked for applies.
+        match self.0.char_indices().nth(MAX_SHOWN_CHARS) {
+            None => f.pad(&escape_controls(self.0)),
+            Some((cut, _)) => f.pad(&format!(
+                "{}… ({} bytes in all)",
+                escape_controls(&self.0[..cut]),
+                self.0.len()
+            )),
+        }
+    }
+}

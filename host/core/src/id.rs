@@ -22,9 +22,12 @@ impl HookId {
     }
 }
 
+/// As a person is shown it ([`Shown`](crate::Shown)): a name comes from a
+/// hook file, maybe a cloned repository's. [`HookId::as_str`] is the name
+/// itself.
 impl fmt::Display for HookId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        crate::Shown(&self.0).fmt(f)
     }
 }
 

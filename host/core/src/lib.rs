@@ -46,7 +46,7 @@ pub use dirs::xdg_dir;
 pub use dispatch::{HookHandle, HookRegistry, Review};
 pub use dispatch_limits::DispatchLimits;
 pub use error::{Error, HookError};
-pub use escape::escape_controls;
+pub use escape::{MAX_SHOWN_CHARS, Shown, escape_controls};
 pub use event::{
     CATALOGUE, Event, EventError, EventName, UnknownEvent, now_rfc3339, plain_text, record_field,
 };

@@ -275,9 +275,9 @@ impl std::fmt::Display for ToolMatcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Any => f.write_str("*"),
-            Self::Names(names) => f.write_str(&names.join("|")),
-            Self::Prefix(prefix) => write!(f, "{prefix}*"),
-            Self::Regex(re) => f.write_str(re.as_str()),
+            Self::Names(names) => crate::Shown(&names.join("|")).fmt(f),
+            Self::Prefix(prefix) => write!(f, "{}*", crate::Shown(prefix)),
+            Self::Regex(re) => crate::Shown(re.as_str()).fmt(f),
         }
     }
 }

@@ -139,7 +139,7 @@ impl PermissionRule {
 
 impl fmt::Display for PermissionRule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
+        crate::Shown(&self.text).fmt(f)
     }
 }
 

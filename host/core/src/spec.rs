@@ -87,7 +87,12 @@ pub enum HookSource {
 impl fmt::Display for HookSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::File { file, entry } => write!(f, "{}: {entry}", file.display()),
+            Self::File { file, entry } => write!(
+                f,
+                "{}: {}",
+                crate::Shown(&file.to_string_lossy()),
+                crate::Shown(entry)
+            ),
             Self::Code => f.write_str("registered in code"),
         }
     }

@@ -527,7 +527,7 @@ impl HookEngineBuilder {
                 .iter()
                 .map(|layer| {
                     tracing::debug!(file = %layer.path.display(), scope = ?layer.scope, "reading hook file");
-                    loader.load_file(&layer.path)
+                    loader.load_file(&layer.path, layer.scope)
                 })
                 .collect()
         });
@@ -608,6 +608,16 @@ impl HookEngineBuilder {
             .collect();
         files.sort();
         files.dedup();
+        let unpinned = found
+            .iter()
+            .filter(|(scope, _)| *scope == Scope::Project)
+            .flat_map(|(_, file)| file.hooks.iter())
+            .flat_map(|hook| {
+                hook.unpinned
+                    .iter()
+                    .map(move |what| format!("hook `{}`: {what}", hook.spec.id))
+            })
+            .collect();
         (!files.is_empty()).then(|| {
             let status = match &self.trust_store {
                 Some(store) => store.status(&project_dir, &files),
@@ -617,6 +627,7 @@ impl HookEngineBuilder {
                 project: project_dir,
                 files,
                 status,
+                unpinned,
             }
         })
     }

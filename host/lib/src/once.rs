@@ -44,7 +44,7 @@ impl OnceMarks {
                 .unwrap_or_else(PoisonError::into_inner)
                 .insert((session.to_owned(), hook.clone())),
             Self::Dir(dir) => {
-                let key = format!("{session}\n{hook}");
+                let key = format!("{session}\n{}", hook.as_str());
                 let file = dir.join(state_dir::file_name(&key, "once"));
                 let created = state_dir::create_private_dir(dir).and_then(|()| {
                     std::fs::OpenOptions::new()

@@ -25,6 +25,9 @@ pub struct ProjectTrust {
     pub files: Vec<PathBuf>,
     /// Whether the person trusts it as it is.
     pub status: TrustStatus,
+    /// What its hooks run that trust cannot pin (`hook `x`: runs `$TOOL`,
+    /// which names a variable`): trusting it trusts these as they will be.
+    pub unpinned: Vec<String>,
 }
 
 /// A hook that does not run: its project is not trusted, the

@@ -211,6 +211,7 @@ mod tests {
                     spec: spec(name),
                     kind: "test",
                     executes: Vec::new(),
+                    unpinned: Vec::new(),
                     sandboxed: false,
                 })
                 .collect(),

@@ -129,11 +129,15 @@ pub(crate) struct LoadedHook {
     pub(crate) executes: Vec<PathBuf>,
     /// Whether it may run in an untrusted project.
     pub(crate) sandboxed: bool,
+    /// What it runs that trust cannot pin (see `handlers::runs`).
+    pub(crate) unpinned: Vec<String>,
 }
 
 /// One file being read: where problems are reported, and what it yields.
 struct FileRead<'a> {
     path: &'a Path,
+    /// Whose the file is.
+    scope: Scope,
     base: &'a Path,
     locator: Locator<'a>,
     found: FileHooks,
@@ -462,11 +466,12 @@ impl Loader {
     ///
     /// # Errors
     /// Each [`Error`] names the file and where in it.
-    pub(crate) fn load_file(&mut self, path: &Path) -> Result<FileHooks, Vec<Error>> {
+    pub(crate) fn load_file(&mut self, path: &Path, scope: Scope) -> Result<FileHooks, Vec<Error>> {
         let text = read_text(path, "the hook file").map_err(|e| vec![e])?;
         let doc: FileDoc = parse(path, &text).map_err(|e| vec![e])?;
         let mut read = FileRead {
             path,
+            scope,
             base: path.parent().unwrap_or(Path::new(".")),
             locator: Locator::new(&text),
             found: FileHooks::default(),
@@ -635,6 +640,7 @@ impl Loader {
             settings: &mut self.kinds,
             base: read.base,
             timeout_ms,
+            from_project: read.scope == Scope::Project,
         };
         let mut built = match (kind.build)(std::mem::take(&mut doc.fields), &mut cx) {
             Ok(built) => built,
@@ -663,15 +669,39 @@ impl Loader {
             matcher,
             condition,
         };
-        let (executes, sandboxed) = (std::mem::take(&mut built.executes), built.sandboxed);
-        let (spec, identity) = spec_of(doc, kind, built, applies, read.path, at);
-        read.found.hooks.push(LoadedHook {
-            identity,
-            spec,
-            kind: kind.name(),
-            executes,
-            sandboxed,
-        });
+        read.found
+            .hooks
+            .push(loaded(read, doc, kind, built, applies, at));
+    }
+}
+
+/// The hook an entry makes, with what trust needs to know of it; in a
+/// project's file, what trust cannot pin of it is a caveat too.
+fn loaded(
+    read: &FileRead<'_>,
+    doc: EntryDoc,
+    kind: &KindEntry,
+    mut built: Built,
+    applies: Applies,
+    at: String,
+) -> LoadedHook {
+    let (executes, sandboxed) = (std::mem::take(&mut built.executes), built.sandboxed);
+    let unpinned = std::mem::take(&mut built.unpinned);
+    if read.scope == Scope::Project {
+        built.caveats.extend(
+            unpinned
+                .iter()
+                .map(|what| format!("trust cannot pin what it runs: {what}")),
+        );
+    }
+    let (spec, identity) = spec_of(doc, kind, built, applies, read.path, at);
+    LoadedHook {
+        identity,
+        spec,
+        kind: kind.name(),
+        executes,
+        sandboxed,
+        unpinned,
     }
 }
 
@@ -990,7 +1020,7 @@ mod tests {
             Arc::new(OnceMarks::new(None)),
             true,
         )
-        .load_file(&path)
+        .load_file(&path, Scope::User)
     }
 
     fn load(json: &str) -> Result<FileHooks, Vec<Error>> {

@@ -28,8 +28,9 @@ use wasm_hooks_core::{
 
 use super::answer;
 use super::kind::{
-    BuildContext, Built, HookKind, HookProblem, files_named, string_list, string_map,
+    BuildContext, Built, HookKind, HookProblem, refuse_code_loading, string_list, string_map,
 };
+use super::runs::Runs;
 use super::setup::SetupError;
 use crate::template::Template;
 
@@ -522,6 +523,7 @@ impl HookKind for CommandKind {
             Some(_) => return Err("`working_dir` must be a string".into()),
         };
         let env = string_map(entry.env.as_ref(), "env")?;
+        refuse_code_loading(&env, "env", cx.from_project)?;
         let default_name = match &program {
             Program::Shell(line) => line.clone(),
             Program::Argv(argv) => argv.join(" "),
@@ -537,16 +539,12 @@ impl HookKind for CommandKind {
         if entry.shell.is_some() && matches!(program, Program::Argv(_)) {
             return Err("`shell` runs `command`; `args` run without a shell".into());
         }
-        let words = match &program {
-            Program::Shell(line) => shlex::split(line).unwrap_or_default(),
-            Program::Argv(argv) => argv.clone(),
+        let project = &cx.settings.wasm.project_dir;
+        let runs_from = project.join(working_dir.as_deref().unwrap_or(Path::new("")));
+        let runs = match &program {
+            Program::Shell(line) => Runs::of_shell(line, &runs_from, project, &env),
+            Program::Argv(argv) => Runs::of_argv(argv, &runs_from, project, &env),
         };
-        let runs_from = cx
-            .settings
-            .wasm
-            .project_dir
-            .join(working_dir.as_deref().unwrap_or(Path::new("")));
-        let executes = files_named(words.iter().map(String::as_str), &runs_from);
         let hook = CommandHook::new(
             program,
             working_dir,
@@ -556,8 +554,10 @@ impl HookKind for CommandKind {
         )?
         .with_shell(entry.shell.unwrap_or_default())?;
         let reads = hook.fields_read();
-        let mut built = Built::new(Arc::new(hook), default_name, identity).executing(executes);
+        let mut built = Built::new(Arc::new(hook), default_name, identity)
+            .executing(runs.files.into_iter().collect());
         built.reads = reads;
+        built.unpinned = runs.unpinned;
         Ok(built)
     }
 }

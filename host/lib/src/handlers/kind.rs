@@ -65,6 +65,9 @@ pub(crate) struct Built {
     /// The event-record fields it reads by name (an inline rule's
     /// `tool_input.command`), for the lint that finds fields no event has.
     pub(crate) reads: Vec<String>,
+    /// What it runs that trust cannot pin (a variable it cannot expand, a
+    /// package runner), each in a few words.
+    pub(crate) unpinned: Vec<String>,
 }
 
 impl Built {
@@ -80,6 +83,7 @@ impl Built {
             sandboxed: false,
             caveats: Vec::new(),
             reads: Vec::new(),
+            unpinned: Vec::new(),
         }
     }
 
@@ -168,6 +172,8 @@ pub(crate) struct BuildContext<'a> {
     pub(crate) base: &'a Path,
     /// The entry's `timeout`/`timeout_ms`, in milliseconds.
     pub(crate) timeout_ms: Option<u64>,
+    /// Whether the hook file is a project's (see [`refuse_code_loading`]).
+    pub(crate) from_project: bool,
 }
 
 /// One kind, type-erased for the loader's table.
@@ -283,6 +289,81 @@ pub(crate) fn string_map(
             .collect::<Option<_>>()
             .ok_or_else(wrong),
         Some(_) => Err(wrong()),
+    }
+}
+
+/// Variables that make a program load code from elsewhere (a search path,
+/// a start-up file, a preloaded library, options an interpreter reads):
+/// set in a hook's `env`, they run code no trust record pins.
+const CODE_LOADING_VARIABLES: &[&str] = &[
+    "PATH",
+    "BASH_ENV",
+    "ENV",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "PS4",
+    "PROMPT_COMMAND",
+    "IFS",
+    "CDPATH",
+    "ZDOTDIR",
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "PYTHONPATH",
+    "PYTHONSTARTUP",
+    "PYTHONHOME",
+    "PYTHONUSERBASE",
+    "PERL5LIB",
+    "PERL5OPT",
+    "PERLLIB",
+    "RUBYLIB",
+    "RUBYOPT",
+    "GEM_HOME",
+    "GEM_PATH",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "JDK_JAVA_OPTIONS",
+    "CLASSPATH",
+    "MAKEFLAGS",
+    "MAKEFILES",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_EXEC_PATH",
+    "GCONV_PATH",
+];
+
+/// Prefixes of more such variables (`LD_PRELOAD`, `DYLD_INSERT_LIBRARIES`,
+/// exported shell functions, npm's and git's configuration).
+const CODE_LOADING_PREFIXES: &[&str] = &["LD_", "DYLD_", "BASH_FUNC_", "npm_config_", "GIT_CONFIG"];
+
+/// Whether the variable `name` makes a program load code from elsewhere.
+pub(crate) fn loads_code(name: &str) -> bool {
+    CODE_LOADING_VARIABLES.contains(&name)
+        || CODE_LOADING_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// Refuse, in a hook of a project's layer, an `env` (the hook file's
+/// `field`) that sets a variable which loads code: trust pins the files a
+/// hook runs, and such a variable would run others.
+pub(crate) fn refuse_code_loading(
+    env: &[(String, String)],
+    field: &str,
+    from_project: bool,
+) -> Result<(), HookProblem> {
+    if !from_project {
+        return Ok(());
+    }
+    match env
+        .iter()
+        .map(|(name, _)| name)
+        .find(|name| loads_code(name))
+    {
+        Some(name) => Err(HookProblem::Message(format!(
+            "`{field}.{}`: a project's hook may not set a variable that loads code (trust cannot pin what it runs); set it in your own hook file if you mean it",
+            wasm_hooks_core::Shown(name)
+        ))),
+        None => Ok(()),
     }
 }
 

@@ -33,7 +33,8 @@ use wasm_hooks_core::{Event, Handler, HandlerFuture, HookError, HookId, HookOutp
 
 use super::answer;
 use super::kind::{
-    BuildContext, Built, HookKind, HookProblem, files_named, string_list, string_map,
+    BuildContext, Built, HookKind, HookProblem, files_named, refuse_code_loading, string_list,
+    string_map,
 };
 
 /// How long an MCP tool hook may take, the server's start included, unless
@@ -335,6 +336,7 @@ impl HookKind for McpToolKind {
                 return Err("an mcp_tool hook needs `server`: a name from `.mcp.json`, or `{\"command\": …, \"args\": […]}`".into());
             }
         };
+        refuse_code_loading(&spec.env, "server.env", cx.from_project)?;
         let identity = json!({
             "server": [&spec.command, &spec.args, &spec.env, &spec.cwd],
             "tool": tool, "input": input, "timeout_ms": cx.timeout_ms,

@@ -14,6 +14,7 @@ pub mod inline;
 pub(crate) mod kind;
 pub mod mcp;
 pub mod prompt;
+pub(crate) mod runs;
 pub mod setup;
 mod unsupported;
 pub(crate) mod wasm;
