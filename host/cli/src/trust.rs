@@ -111,7 +111,7 @@ pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
         report::print("not trusted\n")?;
         return Ok(Exit::Failed);
     }
-    store.trust(&project, &trust.files)?;
+    store.trust_as_read(&project, &trust.files, &trust.read)?;
     report::print(&format!(
         "trusted {} ({} files); any change to them makes it untrusted again\n",
         project.display(),

@@ -4,6 +4,7 @@
 //! those files. Reading the files is `config`'s job; running the hooks is
 //! the registry's.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Deref;
 use std::path::PathBuf;
@@ -519,6 +520,9 @@ impl HookEngineBuilder {
         );
         let layers = self.layers();
         let mut found = Vec::new();
+        // The project's files as read, for trust: the settings files, then
+        // each hook file.
+        let mut read_as: BTreeMap<PathBuf, String> = settings.read.iter().cloned().collect();
         let mut errors = Vec::new();
         let mut warnings = Vec::new();
         // The patterns of every layer together compile within one budget.
@@ -534,6 +538,9 @@ impl HookEngineBuilder {
         for (layer, read) in layers.iter().zip(loaded) {
             match read {
                 Ok(mut hooks) => {
+                    if layer.scope == Scope::Project {
+                        read_as.insert(layer.path.clone(), hooks.sha256.clone());
+                    }
                     warnings.append(&mut hooks.warnings);
                     found.push((layer.scope, hooks));
                 }
@@ -547,7 +554,7 @@ impl HookEngineBuilder {
         if !errors.is_empty() {
             return Err(LoadError { errors, warnings });
         }
-        let trust = self.weigh_trust(project_dir, &layers, settings_files, &found);
+        let trust = self.weigh_trust(project_dir, &layers, settings_files, &found, read_as);
         let policy = self
             .untrusted_projects
             .or(settings.untrusted_projects)
@@ -592,6 +599,7 @@ impl HookEngineBuilder {
         layers: &[Layer],
         settings_files: Vec<PathBuf>,
         found: &[(Scope, FileHooks)],
+        read: BTreeMap<PathBuf, String>,
     ) -> Option<ProjectTrust> {
         let mut files: Vec<PathBuf> = layers
             .iter()
@@ -620,13 +628,14 @@ impl HookEngineBuilder {
             .collect();
         (!files.is_empty()).then(|| {
             let status = match &self.trust_store {
-                Some(store) => store.status(&project_dir, &files),
+                Some(store) => store.status_as_read(&project_dir, &files, &read),
                 None => TrustStatus::Never,
             };
             ProjectTrust {
                 project: project_dir,
                 files,
                 status,
+                read,
                 unpinned,
             }
         })

@@ -25,6 +25,10 @@ pub struct ProjectTrust {
     pub files: Vec<PathBuf>,
     /// Whether the person trusts it as it is.
     pub status: TrustStatus,
+    /// The hook and settings files among `files` as they were read: their
+    /// sha256 (hex), which trust checks and records (not the file as it
+    /// may be by then).
+    pub read: std::collections::BTreeMap<PathBuf, String>,
     /// What its hooks run that trust cannot pin (`hook `x`: runs `$TOOL`,
     /// which names a variable`): trusting it trusts these as they will be.
     pub unpinned: Vec<String>,

@@ -11,6 +11,13 @@
 //! makes it untrusted again. A file whose identity (inode, size, change
 //! times) is as recorded is not hashed again, so the check costs a `stat`
 //! per file.
+//!
+//! What is checked is what was read: the hook and settings files an engine
+//! was built from are checked by the hash of the bytes it parsed
+//! ([`TrustStore::status_as_read`]), not read again, and `trust` records
+//! them only if they are still the bytes it showed
+//! ([`TrustStore::trust_as_read`]); a file is hashed from one open, and
+//! refused if it changed while it was read.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
@@ -83,13 +90,20 @@ pub struct FileStamp {
 }
 
 impl FileStamp {
-    /// The file at `path` as it is now.
+    /// The file at `path` as it is now: its hash and its identity from
+    /// one open file, which must not change while it is read.
     fn of(path: &Path) -> std::io::Result<Self> {
-        let bytes = std::fs::read(path)?;
-        let meta = std::fs::metadata(path)?;
+        use std::io::Read as _;
+        let mut file = std::fs::File::open(path)?;
+        let before = Self::identity(&file.metadata()?);
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        if Self::identity(&file.metadata()?) != before {
+            return Err(std::io::Error::other("it changed while it was read"));
+        }
         Ok(Self {
             sha256: sha256_hex(&bytes),
-            ..Self::identity(&meta)
+            ..before
         })
     }
 
@@ -147,13 +161,31 @@ impl TrustStore {
 
     /// Whether `project` is trusted with exactly these `files` as they are.
     pub fn status(&self, project: &Path, files: &[PathBuf]) -> TrustStatus {
+        self.status_as_read(project, files, &BTreeMap::new())
+    }
+
+    /// Whether `project` is trusted with exactly these `files`, those of
+    /// `read` as they were read (their sha256, hex): the bytes an engine
+    /// parsed, whatever is on disk by now.
+    pub fn status_as_read(
+        &self,
+        project: &Path,
+        files: &[PathBuf],
+        read: &BTreeMap<PathBuf, String>,
+    ) -> TrustStatus {
         let Some(record) = self.record(project) else {
             return TrustStatus::Never;
         };
+        let read: BTreeMap<PathBuf, &String> = read.iter().map(|(f, sha)| (real(f), sha)).collect();
         let now: Vec<PathBuf> = files.iter().map(|f| real(f)).collect();
         let mut changed: Vec<PathBuf> = now
             .iter()
-            .filter(|f| record.files.get(*f).is_none_or(|stamp| !stamp.matches(f)))
+            .filter(|f| {
+                record.files.get(*f).is_none_or(|stamp| match read.get(*f) {
+                    Some(sha) => **sha != stamp.sha256,
+                    None => !stamp.matches(f),
+                })
+            })
             .cloned()
             .collect();
         changed.extend(record.files.keys().filter(|f| !now.contains(f)).cloned());
@@ -169,11 +201,35 @@ impl TrustStore {
     /// # Errors
     /// When a file cannot be read or the record cannot be written.
     pub fn trust(&self, project: &Path, files: &[PathBuf]) -> std::io::Result<TrustRecord> {
+        self.trust_as_read(project, files, &BTreeMap::new())
+    }
+
+    /// Trust `project` with these `files` as they are now, those of `read`
+    /// only if they are still as they were read (their sha256, hex): what
+    /// the person was shown is what is recorded.
+    ///
+    /// # Errors
+    /// When a file cannot be read, changed since it was read, or the
+    /// record cannot be written.
+    pub fn trust_as_read(
+        &self,
+        project: &Path,
+        files: &[PathBuf],
+        read: &BTreeMap<PathBuf, String>,
+    ) -> std::io::Result<TrustRecord> {
+        let read: BTreeMap<PathBuf, &String> = read.iter().map(|(f, sha)| (real(f), sha)).collect();
         let mut stamps = BTreeMap::new();
         for file in files {
             let file = real(file);
-            let stamp = FileStamp::of(&file)
-                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", file.display())))?;
+            let failed = |e: std::io::Error| {
+                std::io::Error::new(e.kind(), format!("{}: {e}", file.display()))
+            };
+            let stamp = FileStamp::of(&file).map_err(failed)?;
+            if read.get(&file).is_some_and(|sha| **sha != stamp.sha256) {
+                return Err(failed(std::io::Error::other(
+                    "it changed since it was read and shown; run `wasm-hooks trust` again",
+                )));
+            }
             stamps.insert(file, stamp);
         }
         let record = TrustRecord {
@@ -210,6 +266,42 @@ fn real(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trust_checks_and_records_the_bytes_that_were_read_not_what_is_on_disk_by_then() {
+        let state = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        let store = TrustStore::new(state.path());
+        let hooks = project.path().join("hooks.json");
+        std::fs::write(&hooks, "{}").unwrap();
+        let files = vec![hooks.clone()];
+        let as_read = |text: &str| BTreeMap::from([(hooks.clone(), sha256_hex(text.as_bytes()))]);
+        store
+            .trust_as_read(project.path(), &files, &as_read("{}"))
+            .unwrap();
+        // An engine read other bytes (swapped in, then swapped back before
+        // the check): not trusted, whatever the disk holds now.
+        assert!(
+            !store
+                .status_as_read(project.path(), &files, &as_read("{\"evil\": 1}"))
+                .is_trusted()
+        );
+        assert!(
+            store
+                .status_as_read(project.path(), &files, &as_read("{}"))
+                .is_trusted()
+        );
+        // The person was shown one thing; the file changed before they said
+        // yes: nothing is recorded.
+        std::fs::write(&hooks, "{\"evil\": 1}").unwrap();
+        let refused = store
+            .trust_as_read(project.path(), &files, &as_read("{}"))
+            .unwrap_err();
+        assert!(
+            refused.to_string().contains("changed since it was read"),
+            "{refused}"
+        );
+    }
 
     #[test]
     fn a_project_stays_trusted_until_a_file_changes_appears_or_goes() {

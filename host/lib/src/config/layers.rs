@@ -216,7 +216,7 @@ mod tests {
                 })
                 .collect(),
             disabled: disabled.iter().map(|d| (*d).to_owned()).collect(),
-            warnings: Vec::new(),
+            ..FileHooks::default()
         };
         (scope, found)
     }

@@ -114,6 +114,9 @@ pub(crate) struct FileHooks {
     pub(crate) disabled: Vec<String>,
     /// What loads but may not do what it says (see `lints`).
     pub(crate) warnings: Vec<Error>,
+    /// The sha256 (hex) of the bytes read: trust checks those, not the
+    /// file as it may be by then.
+    pub(crate) sha256: String,
 }
 
 /// One hook as loaded from a file, with what trust needs to know of it.
@@ -468,6 +471,7 @@ impl Loader {
     /// Each [`Error`] names the file and where in it.
     pub(crate) fn load_file(&mut self, path: &Path, scope: Scope) -> Result<FileHooks, Vec<Error>> {
         let text = read_text(path, "the hook file").map_err(|e| vec![e])?;
+        let sha256 = wasm_hooks_core::sha256_hex(text.as_bytes());
         let doc: FileDoc = parse(path, &text).map_err(|e| vec![e])?;
         let mut read = FileRead {
             path,
@@ -509,7 +513,10 @@ impl Loader {
             }
         }
         if read.errors.is_empty() {
-            Ok(read.found)
+            Ok(FileHooks {
+                sha256,
+                ..read.found
+            })
         } else {
             Err(read.errors)
         }

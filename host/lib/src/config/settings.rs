@@ -102,6 +102,9 @@ pub(crate) struct EngineSettings {
     pub(crate) audit_key: Option<PathBuf>,
     /// The engine's limits the user's file lowers.
     pub(crate) limits: LimitsDoc,
+    /// Each project's file read, with the sha256 (hex) of its bytes: trust
+    /// checks those.
+    pub(crate) read: Vec<(PathBuf, String)>,
 }
 
 /// One settings file: the file, where its relative paths start, whose.
@@ -151,6 +154,12 @@ impl EngineSettings {
         let mut left_out = Vec::new();
         for file in files {
             let doc = super::read_text(&file.path, "the settings file")
+                .inspect(|text| {
+                    if file.scope == Scope::Project {
+                        let sha = wasm_hooks_core::sha256_hex(text.as_bytes());
+                        merged.read.push((file.path.clone(), sha));
+                    }
+                })
                 .and_then(|text| super::parse::<Option<SettingsDoc>>(&file.path, &text));
             match doc.and_then(|doc| checked(file, doc.unwrap_or_default())) {
                 Ok(doc) => merged.add(doc, file),
