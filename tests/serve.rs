@@ -662,3 +662,67 @@ async fn m5_a_client_that_sends_slowly_is_cut_off() {
     // Meanwhile a well-formed request is answered.
     assert_eq!(post(&server, bash("ls").to_string()).await.0, 200);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_served_project_stops_running_its_script_after_trust_revoke_or_a_change() {
+    let home = tempfile::tempdir().unwrap();
+    let repo = tempfile::tempdir().unwrap();
+    let script = repo.path().join("guard.sh");
+    std::fs::write(&script, "#!/bin/sh\necho 'no rm' >&2\nexit 2\n").unwrap();
+    let guard = json!({"type": "command", "command": "sh guard.sh"});
+    let hooks = repo.path().join(".wasm-hooks/hooks.json");
+    std::fs::create_dir_all(hooks.parent().unwrap()).unwrap();
+    std::fs::write(
+        &hooks,
+        json!({"hooks": {"PreToolUse": [{"hooks": [guard]}]}}).to_string(),
+    )
+    .unwrap();
+    let as_person = |cmd: &mut Command| {
+        cmd.env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env("XDG_STATE_HOME", home.path().join("state"))
+            .current_dir(repo.path());
+    };
+    let wasm_hooks = |args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+        as_person(cmd.args(args));
+        assert!(cmd.output().unwrap().status.success(), "{args:?}");
+    };
+    wasm_hooks(&["trust", "--yes"]);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+    as_person(&mut command);
+    command
+        .args([
+            "serve",
+            "--no-token",
+            "--listen",
+            "127.0.0.1:0",
+            "--project",
+        ])
+        .arg(repo.path());
+    let server = Server::start(command);
+    let event = || {
+        let mut event = bash("ls");
+        event["cwd"] = json!(repo.path());
+        event.to_string()
+    };
+    let denied = |body: &Value| body["hookSpecificOutput"]["permissionDecision"] == "deny";
+    let (status, body) = post(&server, event()).await;
+    assert_eq!(status, 200);
+    assert!(denied(&body), "trusted, the script runs: {body}");
+    // Revoked: the next request is answered as by an untrusted project.
+    wasm_hooks(&["trust", "--revoke"]);
+    let (_, body) = post(&server, event()).await;
+    assert!(
+        !denied(&body),
+        "after --revoke the script must not run: {body}"
+    );
+    // Trusted again: it runs again, without a restart.
+    wasm_hooks(&["trust", "--yes"]);
+    let (_, body) = post(&server, event()).await;
+    assert!(denied(&body), "trusted again: {body}");
+    // The script changed: it must not run as trusted.
+    std::fs::write(&script, "#!/bin/sh\nexit 2 # changed\n").unwrap();
+    let (_, body) = post(&server, event()).await;
+    assert!(!denied(&body), "a changed script must not run: {body}");
+}

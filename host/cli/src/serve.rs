@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use clap::Args;
 use wasm_hooks::{
     DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT,
-    HookEngine, HookServer,
+    HookEngineBuilder, HookServer,
 };
 
 use super::Exit;
@@ -92,8 +92,9 @@ pub(crate) struct ServeArgs {
 }
 
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
-    let projects = engines(&args)?;
-    let mut server = HookServer::for_projects(projects, args.protocol.into())
+    let projects = builders(&args)?;
+    let mut server = HookServer::for_project_builders(projects, args.protocol.into())
+        .context("loading the hooks of the served projects")?
         .max_body(args.max_body_kb * 1024)
         .max_connections(args.max_connections)
         .idle_timeout(std::time::Duration::from_millis(args.idle_timeout_ms))
@@ -132,9 +133,9 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
     Ok(Exit::GoOn)
 }
 
-/// Each served project's directory (resolved) and engine; the projects
-/// share one wasm runtime, so a plugin is compiled once.
-fn engines(args: &ServeArgs) -> anyhow::Result<Vec<(PathBuf, HookEngine)>> {
+/// Each served project's directory (resolved) and engine builder; the
+/// projects share one wasm runtime, so a plugin is compiled once.
+fn builders(args: &ServeArgs) -> anyhow::Result<Vec<(PathBuf, HookEngineBuilder)>> {
     let mut options = args.hook_files.runtime_options();
     options.pooling(true);
     if args.reload_ms > 0 {
@@ -157,10 +158,7 @@ fn engines(args: &ServeArgs) -> anyhow::Result<Vec<(PathBuf, HookEngine)>> {
             let mut builder = args.hook_files.builder_in(&[], Some(dir.clone()))?;
             args.audit.apply(&mut builder);
             builder.runtime(runtime.clone()).lints(false);
-            let engine = builder
-                .build()
-                .with_context(|| format!("loading the hooks of {}", dir.display()))?;
-            Ok((dir, engine))
+            Ok((dir, builder))
         })
         .collect()
 }

@@ -458,6 +458,7 @@ impl HookEngineBuilder {
             warnings: Arc::new(loaded.warnings),
             switched_off: loaded.switched_off,
             left_out: Arc::new(loaded.left_out),
+            trust_store: self.trust_store.clone(),
         })
     }
 
@@ -741,6 +742,8 @@ pub struct HookEngine {
     warnings: Arc<Vec<Error>>,
     switched_off: Vec<SkippedHook>,
     left_out: Arc<Vec<Error>>,
+    /// Where the project's trust is recorded, to see it change.
+    trust_store: Option<TrustStore>,
 }
 
 impl Default for HookEngine {
@@ -754,6 +757,7 @@ impl Default for HookEngine {
             warnings: Arc::default(),
             switched_off: Vec::new(),
             left_out: Arc::default(),
+            trust_store: None,
         }
     }
 }
@@ -790,6 +794,24 @@ impl HookEngine {
     /// The project's hooks left out because the project is not trusted.
     pub fn skipped(&self) -> &[SkippedHook] {
         &self.skipped
+    }
+
+    /// Whether the project is trusted now as it was when this engine was
+    /// built: not after `wasm-hooks trust --revoke`, a new `trust`, or a
+    /// change to a script its hooks run. Costs a read of the trust record
+    /// and a `stat` per script; a long-lived host (`serve`) asks on every
+    /// request and builds the engine again when not.
+    pub fn trust_is_current(&self) -> bool {
+        let Some(trust) = &self.trust else {
+            return true;
+        };
+        let now = self
+            .trust_store
+            .as_ref()
+            .map_or(TrustStatus::Never, |store| {
+                store.status_as_read(&trust.project, &trust.files, &trust.read)
+            });
+        now == trust.status
     }
 
     /// The project's trust as the engine was built: the files trusting it

@@ -34,11 +34,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 
-use crate::engine::HookEngine;
-use crate::protocol::Protocol;
+use crate::engine::{HookEngine, HookEngineBuilder, LoadError};
+use crate::protocol::{Answer, Protocol};
 use crate::server_conn::{
     ConnectionLimits, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT,
 };
+use wasm_hooks_core::Event;
 
 /// The default request body limit: 1 MiB.
 pub const DEFAULT_MAX_BODY: usize = 1024 * 1024;
@@ -61,23 +62,95 @@ pub struct HookServer {
 #[derive(Debug, Clone)]
 enum Served {
     /// One engine answers every event.
-    Any(HookEngine),
+    Any(Arc<ServedEngine>),
     /// Each project's engine answers the events from inside it.
-    Projects(Vec<(PathBuf, HookEngine)>),
+    Projects(Vec<(PathBuf, Arc<ServedEngine>)>),
+}
+
+/// An engine as served: rebuilt from its builder, when it has one, once
+/// the project's trust is no longer what it was built with (checked on
+/// every request: a revoked trust, a new one, a changed script).
+#[derive(Debug)]
+struct ServedEngine {
+    engine: std::sync::RwLock<HookEngine>,
+    builder: Option<HookEngineBuilder>,
+}
+
+impl ServedEngine {
+    fn new(engine: HookEngine, builder: Option<HookEngineBuilder>) -> Arc<Self> {
+        Arc::new(Self {
+            engine: std::sync::RwLock::new(engine),
+            builder,
+        })
+    }
+
+    fn engine(&self) -> HookEngine {
+        self.engine
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The engine to answer with now; or why there is none.
+    fn current(&self) -> Result<HookEngine, String> {
+        let engine = self.engine();
+        if engine.trust_is_current() {
+            return Ok(engine);
+        }
+        let Some(builder) = &self.builder else {
+            return Err(
+                "the project's trust changed since this server started; restart it".to_owned(),
+            );
+        };
+        tracing::info!("the project's trust changed: building its engine again");
+        let fresh = builder
+            .build()
+            .map_err(|e| format!("the project's trust changed, and its hooks do not load: {e}"))?;
+        *self
+            .engine
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = fresh.clone();
+        Ok(fresh)
+    }
 }
 
 impl HookServer {
     /// Answer every event with `engine`'s hooks, in `protocol`, with no
     /// token and a 1 MiB body limit.
     pub fn new(engine: HookEngine, protocol: Protocol) -> Self {
-        Self::serving(Served::Any(engine), protocol)
+        Self::serving(Served::Any(ServedEngine::new(engine, None)), protocol)
     }
 
     /// Answer an event with the hooks of the project (directory, engine)
     /// its `cwd` lies in (the innermost), refusing events from anywhere
     /// else. (An event decoded without a `cwd` has this process's.)
     pub fn for_projects(projects: Vec<(PathBuf, HookEngine)>, protocol: Protocol) -> Self {
+        let projects = projects
+            .into_iter()
+            .map(|(dir, engine)| (dir, ServedEngine::new(engine, None)))
+            .collect();
         Self::serving(Served::Projects(projects), protocol)
+    }
+
+    /// As [`HookServer::for_projects`], each project's engine built from
+    /// its builder now and again whenever the project's trust changes
+    /// (see [`HookEngine::trust_is_current`]), so that a revoked trust or
+    /// a changed script takes effect on the next request.
+    ///
+    /// # Errors
+    /// The first project whose hooks do not load.
+    pub fn for_project_builders(
+        projects: Vec<(PathBuf, HookEngineBuilder)>,
+        protocol: Protocol,
+    ) -> Result<Self, LoadError> {
+        let projects = projects
+            .into_iter()
+            .map(|(dir, builder)| {
+                let engine = builder.build()?;
+                Ok((dir, ServedEngine::new(engine, Some(builder))))
+            })
+            .collect::<Result<_, LoadError>>()?;
+        Ok(Self::serving(Served::Projects(projects), protocol))
     }
 
     fn serving(served: Served, protocol: Protocol) -> Self {
@@ -186,7 +259,7 @@ impl HookServer {
     /// The engine whose hooks answer an event from `cwd`, and its project
     /// directory (none when one engine answers everything), or why none
     /// does.
-    fn engine_for(&self, cwd: Option<&str>) -> Result<(&HookEngine, Option<&Path>), String> {
+    fn engine_for(&self, cwd: Option<&str>) -> Result<(&ServedEngine, Option<&Path>), String> {
         let projects = match &self.served {
             Served::Any(engine) => return Ok((engine, None)),
             Served::Projects(projects) => projects,
@@ -203,7 +276,7 @@ impl HookServer {
                     .filter(|(dir, _)| place.starts_with(dir))
                     .max_by_key(|(dir, _)| dir.components().count())
             })
-            .map(|(dir, engine)| (engine, Some(dir.as_path())))
+            .map(|(dir, engine)| (&**engine, Some(dir.as_path())))
             .ok_or_else(|| {
                 format!(
                     "the event's cwd `{cwd}` is in no project this server serves (start it with --project for that directory)"
@@ -213,8 +286,10 @@ impl HookServer {
 
     fn hook_count(&self) -> usize {
         match &self.served {
-            Served::Any(engine) => engine.hooks().len(),
-            Served::Projects(projects) => projects.iter().map(|(_, e)| e.hooks().len()).sum(),
+            Served::Any(engine) => engine.engine().hooks().len(),
+            Served::Projects(projects) => {
+                projects.iter().map(|(_, e)| e.engine().hooks().len()).sum()
+            }
         }
     }
 }
@@ -340,17 +415,19 @@ async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: B
             );
         }
     };
-    let engine = match server.engine_for(event.cwd()) {
-        Ok((engine, project)) => {
+    let served = match server.engine_for(event.cwd()) {
+        Ok((served, project)) => {
             if let Some(dir) = project {
                 event.set_project_dir(dir);
             }
-            engine
+            served
         }
         Err(why) => return error(StatusCode::FORBIDDEN, why),
     };
-    let outcome = engine.dispatch(&event).await;
-    let answer = server.protocol.encode(&event, &outcome);
+    let answer = match served.current() {
+        Ok(engine) => answer(engine, event, server.protocol).await,
+        Err(why) => server.protocol.failure_over_http(&event, &why),
+    };
     for line in &answer.stderr {
         tracing::warn!("{line}");
     }
@@ -360,6 +437,25 @@ async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: B
         body => body,
     };
     Json(body).into_response()
+}
+
+/// The hooks' answer to `event`; a panic while answering is their
+/// failure (a block on an event that guards an action), never a dropped
+/// connection, which an agent takes for "go on".
+async fn answer(engine: HookEngine, event: Event, protocol: Protocol) -> Answer {
+    let asked = event.clone();
+    let answered = tokio::spawn(async move {
+        let outcome = engine.dispatch(&asked).await;
+        protocol.encode(&asked, &outcome)
+    });
+    match answered.await {
+        Ok(answer) => answer,
+        Err(failed) => {
+            let why = format!("wasm-hooks failed answering: {failed}");
+            tracing::error!("{why}");
+            protocol.failure_over_http(&event, &why)
+        }
+    }
 }
 
 async fn health(State(server): State<Arc<HookServer>>) -> Json<Value> {

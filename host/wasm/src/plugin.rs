@@ -187,10 +187,21 @@ impl WasmRuntime {
     /// As [`WasmRuntime::load`], and [`Error::Plugin`] naming both hashes
     /// on a mismatch.
     pub fn load_pinned(&self, path: &Path, expected: Option<&str>) -> Result<Plugin, Error> {
-        let plugin = Plugin::load(self.clone(), path, expected.map(str::to_ascii_lowercase))?;
+        let plugin = self.load_unwatched(path, expected)?;
         let watched: Weak<dyn Reload> = Arc::downgrade(&plugin.inner) as Weak<PluginInner>;
         self.watch(watched);
         Ok(plugin)
+    }
+
+    /// Like [`WasmRuntime::load_pinned`], never hot-reloaded: the bytes
+    /// loaded are the bytes that run. For a plugin whose grants were
+    /// decided for these bytes (a trusted project's): other bytes must be
+    /// weighed again, not inherit them.
+    ///
+    /// # Errors
+    /// As [`WasmRuntime::load_pinned`].
+    pub fn load_unwatched(&self, path: &Path, expected: Option<&str>) -> Result<Plugin, Error> {
+        Plugin::load(self.clone(), path, expected.map(str::to_ascii_lowercase))
     }
 }
 

@@ -69,7 +69,17 @@ impl WasmSetup {
                 runtime
             }
         };
-        let plugin = runtime.load_pinned(path, sha256)?;
+        // A project's plugin is never hot-reloaded: its grants were
+        // weighed (and trusted) for these bytes; other bytes untrust the
+        // project, and a host that checks trust builds its engine again.
+        let inside = path
+            .canonicalize()
+            .is_ok_and(|p| p.starts_with(self.project_dir.canonicalize().unwrap_or_default()));
+        let plugin = if inside {
+            runtime.load_unwatched(path, sha256)?
+        } else {
+            runtime.load_pinned(path, sha256)?
+        };
         self.plugins.insert(key, plugin.clone());
         Ok(plugin)
     }

@@ -102,6 +102,25 @@ impl Protocol {
     }
 }
 
+impl Protocol {
+    /// [`Protocol::failure`] for an HTTP hook, which has no exit code: an
+    /// event that guards an action gets the agent's own deny in the body
+    /// (a status other than 2xx, or a dropped connection, lets the agent
+    /// go on); any other, the message for the person.
+    pub fn failure_over_http(self, event: &Event, message: &str) -> Answer {
+        if !event.name().guards_action() {
+            return self.failure(Some(event.name()), message, false);
+        }
+        let outcome = Outcome {
+            verdict: Verdict::Deny {
+                reason: format!("wasm-hooks: {message}"),
+            },
+            ..Outcome::proceed()
+        };
+        self.encode(event, &outcome)
+    }
+}
+
 /// The answer to an event the catalogue does not know: no opinion, always
 /// (its answer fields are unknown too); what the `*` hooks said goes to
 /// stderr, so that it is not lost.
