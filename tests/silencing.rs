@@ -422,3 +422,24 @@ fn what_trust_cannot_pin_is_shown_and_needs_its_own_yes() {
         .assert()
         .success();
 }
+
+#[test]
+fn templates_handed_to_a_second_parser_are_refused_at_load() {
+    let hooks = [
+        json!({"type": "command", "args": ["sh", "-c", "echo {{tool_args.command}}"]}),
+        json!({"type": "command", "command": "eval {{tool_args.command}}"}),
+        json!({"type": "command", "command": "echo `echo {{tool_args.command}}`"}),
+        json!({"type": "command", "command": "ls # {{tool_args.command}}"}),
+    ];
+    for hook in hooks {
+        let repo = Repository::new(&json!({}));
+        repo.write_users(
+            "hooks.json",
+            &json!({"hooks": {"PreToolUse": [{"hooks": [hook.clone()]}]}}).to_string(),
+        );
+        let out = repo.wasm_hooks(&["validate"]).output().unwrap();
+        let shown = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{hook}: {shown}");
+        assert!(shown.contains("template"), "{hook}: {shown}");
+    }
+}

@@ -4,7 +4,13 @@
 //! in an unquoted here-document `$(…)` runs whatever quotes surround it.
 //! So a template may only stand outside quotes and here-documents, and a
 //! command line with one elsewhere is refused at load, saying where and
-//! what to write instead.
+//! what to write instead. The same holds inside backquotes, `$(…)`,
+//! `$((…))` and `((…))` (whose text the shell parses again, or evaluates
+//! as arithmetic, which runs `$(…)` in array subscripts) and after a `#`
+//! that starts a comment (a newline in the value ends it). A template
+//! handed to a command that reads its argument as code (`eval`, `sh -c`,
+//! `source`, `python -c`, `node -e`) is refused too: quoting cannot
+//! protect a value that is parsed twice.
 
 use crate::handlers::setup::SetupError;
 
@@ -26,17 +32,62 @@ pub(crate) fn check(line: &str) -> Result<(), SetupError> {
     let bytes = line.as_bytes();
     let mut quoting = Quoting::None;
     let mut pending: Vec<String> = Vec::new();
+    // What each open parenthesis opened: a substitution or arithmetic
+    // (with the quoting outside it), or a plain subshell (`None`).
+    let mut nested: Vec<Option<(&'static str, Quoting)>> = Vec::new();
     let mut at = 0;
     while at < bytes.len() {
-        if bytes[at..].starts_with(b"{{") && quoting != Quoting::None {
-            let inside = if quoting == Quoting::Single {
-                "single quotes"
-            } else {
-                "double quotes"
-            };
-            return Err(refused(at, inside));
+        if bytes[at..].starts_with(b"{{") {
+            if let Some((inside, _)) = nested.iter().rev().flatten().next() {
+                return Err(refused(at, inside));
+            }
+            if quoting != Quoting::None {
+                let inside = if quoting == Quoting::Single {
+                    "single quotes"
+                } else {
+                    "double quotes"
+                };
+                return Err(refused(at, inside));
+            }
         }
         match (quoting, bytes[at]) {
+            (Quoting::None | Quoting::Double, b'`') => {
+                at = backquoted(line, at + 1)?;
+                continue;
+            }
+            (Quoting::None | Quoting::Double, b'$') if bytes[at..].starts_with(b"$((") => {
+                nested.push(Some(("an arithmetic expansion `$((…))`", quoting)));
+                nested.push(None);
+                quoting = Quoting::None;
+                at += 3;
+                continue;
+            }
+            (Quoting::None | Quoting::Double, b'$') if bytes[at..].starts_with(b"$(") => {
+                nested.push(Some(("a command substitution `$(…)`", quoting)));
+                quoting = Quoting::None;
+                at += 2;
+                continue;
+            }
+            (Quoting::None, b'(') if bytes[at..].starts_with(b"((") && word_start(bytes, at) => {
+                nested.push(Some(("an arithmetic command `((…))`", Quoting::None)));
+                nested.push(None);
+                at += 2;
+                continue;
+            }
+            (Quoting::None, b'(') => nested.push(None),
+            (Quoting::None, b')') => {
+                if let Some(Some((_, outside))) = nested.pop() {
+                    quoting = outside;
+                }
+            }
+            (Quoting::None, b'#') if word_start(bytes, at) => {
+                let end = line[at..].find('\n').map_or(line.len(), |n| at + n);
+                if let Some(offset) = line[at..end].find("{{") {
+                    return Err(refused(at + offset, "a comment"));
+                }
+                at = end;
+                continue;
+            }
             (Quoting::None | Quoting::Double, b'\\') => at += 1,
             (Quoting::None, b'\'') => quoting = Quoting::Single,
             (Quoting::Single, b'\'') | (Quoting::Double, b'"') => quoting = Quoting::None,
@@ -99,6 +150,58 @@ fn skip_bodies(line: &str, from: usize, pending: &mut Vec<String>) -> Result<usi
     Ok(at.min(line.len()))
 }
 
+/// Whether the byte at `at` starts a word (a `#` there starts a comment,
+/// `((` an arithmetic command).
+fn word_start(bytes: &[u8], at: usize) -> bool {
+    at == 0 || b" \t\n;&|()".contains(&bytes[at - 1])
+}
+
+/// Skip a backquoted command substitution whose text starts at `from`;
+/// where it ends. A template in it is refused.
+fn backquoted(line: &str, from: usize) -> Result<usize, SetupError> {
+    let bytes = line.as_bytes();
+    let mut at = from;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 1,
+            b'`' => return Ok(at + 1),
+            _ if bytes[at..].starts_with(b"{{") => return Err(refused(at, "backquotes")),
+            _ => {}
+        }
+        at += 1;
+    }
+    Ok(line.len())
+}
+
+/// The first command among `words` (a simple command, a program and its
+/// arguments) that reads a template's value as code: `eval`, `source`,
+/// a shell's `-c`, an interpreter's `-c`/`-e`; none when no template is
+/// handed to one.
+pub(crate) fn reparser(words: &[String]) -> Option<String> {
+    let templated = |w: &String| w.contains("{{");
+    let mut rest = words.iter().skip_while(|w| {
+        (w.contains('=') && !w.starts_with('-'))
+            || ["env", "exec", "command", "nohup", "time"].contains(&w.as_str())
+    });
+    let program = rest.next()?;
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let args: Vec<&String> = rest.collect();
+    let after = |flags: &[&str]| {
+        args.windows(2)
+            .any(|pair| flags.contains(&pair[0].as_str()) && templated(pair[1]))
+    };
+    let by = match name {
+        "eval" | "source" | "." if args.iter().any(|a| templated(a)) => name.to_owned(),
+        "sh" | "bash" | "dash" | "zsh" | "ksh" if after(&["-c"]) => format!("`{name} -c`"),
+        "node" | "deno" | "bun" | "perl" | "ruby" if after(&["-e", "--eval", "-p"]) => {
+            format!("`{name} -e`")
+        }
+        _ if name.starts_with("python") && after(&["-c"]) => format!("`{name} -c`"),
+        _ => return None,
+    };
+    Some(by)
+}
+
 fn refused(at: usize, inside: &'static str) -> SetupError {
     SetupError::QuotedTemplate { at, inside }
 }
@@ -132,6 +235,38 @@ mod tests {
     }
 
     #[test]
+    fn h6_templates_in_backquotes_substitutions_arithmetic_or_comments_are_refused() {
+        for (line, inside) in [
+            ("echo `cat {{tool_name}}`", "backquotes"),
+            ("echo $(( {{tool_name}} + 1 ))", "an arithmetic expansion `$((…))`"),
+            ("(( {{tool_name}} > 1 )) && echo big", "an arithmetic command `((…))`"),
+            ("echo \"$( echo \" {{tool_name}} \" )\"", "a command substitution `$(…)`"),
+            ("x=$(basename {{tool_name}})", "a command substitution `$(…)`"),
+            ("ls # {{tool_name}}", "a comment"),
+        ] {
+            match check(line) {
+                Err(SetupError::QuotedTemplate { inside: got, .. }) => {
+                    assert_eq!(got, inside, "{line}");
+                }
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_template_handed_to_eval_or_sh_c_is_named() {
+        let words = |line: &str| shlex::split(line).unwrap();
+        assert_eq!(reparser(&words("eval {{tool_args.command}}")).as_deref(), Some("eval"));
+        assert_eq!(reparser(&words("sh -c {{tool_args.command}}")).as_deref(), Some("`sh -c`"));
+        assert_eq!(
+            reparser(&words("FOO=1 python3 -c {{tool_name}}")).as_deref(),
+            Some("`python3 -c`")
+        );
+        assert_eq!(reparser(&words("sh -c 'echo \"$1\"' _ {{tool_name}}")), None);
+        assert_eq!(reparser(&words("echo {{tool_name}}")), None);
+    }
+
+    #[test]
     fn templates_outside_quotes_pass_whatever_quotes_stand_elsewhere() {
         for line in [
             "echo {{tool_args.command}}",
@@ -140,6 +275,11 @@ mod tests {
             "cat <<EOF > out\nplain text\nEOF\necho {{tool_name}}",
             "echo \\\"{{tool_name}}",
             "cat <<< {{tool_name}}",
+            "echo $(date) {{tool_name}}",
+            "echo a#b {{tool_name}}",
+            "echo '#' {{tool_name}}",
+            "( cd src && echo {{tool_name}} )",
+            "echo \"$(date)\" {{tool_name}}",
         ] {
             assert!(check(line).is_ok(), "{line}");
         }

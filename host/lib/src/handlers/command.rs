@@ -132,11 +132,21 @@ impl CommandHook {
         timeout_ms: Option<u64>,
         defaults: &CommandDefaults,
     ) -> Result<Self, SetupError> {
-        let compiled = match &program {
+        let reparsed = match &program {
             Program::Shell(line) => {
                 crate::shell_context::check(line)?;
-                Compiled::Shell(Template::parse(line)?)
+                super::runs::segments(line)
+                    .iter()
+                    .filter_map(|segment| shlex::split(segment))
+                    .find_map(|words| crate::shell_context::reparser(&words))
             }
+            Program::Argv(argv) => crate::shell_context::reparser(argv),
+        };
+        if let Some(by) = reparsed {
+            return Err(SetupError::ReparsedTemplate { by });
+        }
+        let compiled = match &program {
+            Program::Shell(line) => Compiled::Shell(Template::parse(line)?),
             Program::Argv(argv) => Compiled::Argv(
                 argv.iter()
                     .map(|a| Template::parse(a))

@@ -346,7 +346,7 @@ const WRAPPERS: &[&str] = &["env", "exec", "command", "builtin", "nohup", "time"
 
 /// `line` cut into simple commands at unquoted `;`, `&`, `|`, newlines,
 /// parentheses and backquotes (a substitution is a command too).
-fn segments(line: &str) -> Vec<String> {
+pub(crate) fn segments(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
     let (mut single, mut double, mut escaped) = (false, false, false);

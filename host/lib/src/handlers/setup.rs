@@ -50,6 +50,15 @@ pub enum SetupError {
         /// `single quotes`, `double quotes` or `a here-document`.
         inside: &'static str,
     },
+    /// A `{{…}}` template handed to a command that reads its value as code
+    /// again (`eval`, `sh -c`), where quoting cannot protect it.
+    #[error(
+        "a `{{{{…}}}}` template is handed to {by}, which reads its value as code again (quoting cannot protect it): pass it as an argument (`sh -c 'echo \"$1\"' _ {{{{tool_name}}}}`) or read the event from stdin"
+    )]
+    ReparsedTemplate {
+        /// The command that reads it again.
+        by: String,
+    },
     /// A PowerShell command line with `{{…}}` templates.
     #[error(
         "`{{{{…}}}}` templates are quoted for POSIX shells: with `shell: powershell`, read the event from stdin instead"
