@@ -150,6 +150,13 @@ impl EventName {
         self.tool_ran() || matches!(self, EventName::Stop | EventName::SubagentStop)
     }
 
+    /// Whether a block of the event makes the agent go on working (Stop,
+    /// SubagentStop): not a safer answer, so one an untrusted hook may not
+    /// give.
+    pub fn block_keeps_working(self) -> bool {
+        matches!(self, EventName::Stop | EventName::SubagentStop)
+    }
+
     /// Whether the tool already ran: PostToolUse and PostToolUseFailure,
     /// where a new tool input changes nothing.
     pub fn tool_ran(self) -> bool {

@@ -238,10 +238,22 @@ mod tests {
     fn h6_templates_in_backquotes_substitutions_arithmetic_or_comments_are_refused() {
         for (line, inside) in [
             ("echo `cat {{tool_name}}`", "backquotes"),
-            ("echo $(( {{tool_name}} + 1 ))", "an arithmetic expansion `$((…))`"),
-            ("(( {{tool_name}} > 1 )) && echo big", "an arithmetic command `((…))`"),
-            ("echo \"$( echo \" {{tool_name}} \" )\"", "a command substitution `$(…)`"),
-            ("x=$(basename {{tool_name}})", "a command substitution `$(…)`"),
+            (
+                "echo $(( {{tool_name}} + 1 ))",
+                "an arithmetic expansion `$((…))`",
+            ),
+            (
+                "(( {{tool_name}} > 1 )) && echo big",
+                "an arithmetic command `((…))`",
+            ),
+            (
+                "echo \"$( echo \" {{tool_name}} \" )\"",
+                "a command substitution `$(…)`",
+            ),
+            (
+                "x=$(basename {{tool_name}})",
+                "a command substitution `$(…)`",
+            ),
             ("ls # {{tool_name}}", "a comment"),
         ] {
             match check(line) {
@@ -256,13 +268,22 @@ mod tests {
     #[test]
     fn a_template_handed_to_eval_or_sh_c_is_named() {
         let words = |line: &str| shlex::split(line).unwrap();
-        assert_eq!(reparser(&words("eval {{tool_args.command}}")).as_deref(), Some("eval"));
-        assert_eq!(reparser(&words("sh -c {{tool_args.command}}")).as_deref(), Some("`sh -c`"));
+        assert_eq!(
+            reparser(&words("eval {{tool_args.command}}")).as_deref(),
+            Some("eval")
+        );
+        assert_eq!(
+            reparser(&words("sh -c {{tool_args.command}}")).as_deref(),
+            Some("`sh -c`")
+        );
         assert_eq!(
             reparser(&words("FOO=1 python3 -c {{tool_name}}")).as_deref(),
             Some("`python3 -c`")
         );
-        assert_eq!(reparser(&words("sh -c 'echo \"$1\"' _ {{tool_name}}")), None);
+        assert_eq!(
+            reparser(&words("sh -c 'echo \"$1\"' _ {{tool_name}}")),
+            None
+        );
         assert_eq!(reparser(&words("echo {{tool_name}}")), None);
     }
 
