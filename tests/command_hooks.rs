@@ -625,6 +625,25 @@ async fn h5_a_command_guard_still_runs_on_an_event_over_128_kib() {
 }
 
 #[tokio::test]
+async fn h5_a_guard_reading_tool_args_from_the_environment_blocks_an_event_too_large_for_it() {
+    // It would see an empty `$WASM_HOOKS_TOOL_ARGS` and let `rm -rf` by.
+    let engine = engine_with(vec![json!({"type": "command", "on_failure": "warn",
+        "command": r#"echo "$WASM_HOOKS_TOOL_ARGS" | grep -q 'rm -rf' && exit 2; exit 0"#})]);
+    let dir = tempfile::tempdir().unwrap();
+    let huge = format!("rm -rf ~ #{}", "x".repeat(140 * 1024));
+    let outcome = engine.dispatch(bash_in(dir.path(), &huge)).await;
+    assert_eq!(failure(&outcome).kind(), "variable_too_large");
+    assert!(
+        matches!(&outcome.verdict, Verdict::Deny { reason } if reason.contains("WASM_HOOKS_TOOL_ARGS")),
+        "{outcome:?}"
+    );
+    assert_eq!(
+        engine.dispatch(bash_in(dir.path(), "ls")).await.verdict,
+        Verdict::Proceed
+    );
+}
+
+#[tokio::test]
 async fn h5_an_event_too_large_for_a_templates_arguments_blocks_whatever_on_failure_says() {
     // The guard takes the command in its arguments, and warns on failure:
     // an event over 128 KiB cannot start it, and must not slip past it.

@@ -125,6 +125,17 @@ pub enum HookError {
         /// The limit.
         limit: usize,
     },
+    /// A command hook that reads an event variable the event left out for
+    /// its size: it would have seen an empty value.
+    #[error(
+        "hook `{hook}` reads `${variable}`, which this event left out for its size (over 32 KiB): blocked whatever on_failure says; read the event from stdin instead"
+    )]
+    VariableTooLarge {
+        /// Which hook.
+        hook: HookId,
+        /// The variable left out.
+        variable: String,
+    },
     /// The hook used up its instruction budget.
     #[error("hook `{hook}` ran out of fuel (limit fuel = {fuel})")]
     FuelExhausted {
@@ -237,7 +248,10 @@ impl HookError {
     /// Whether this failure blocks whatever the hook's `on_failure` says:
     /// one the event's author can cause at will.
     pub fn fails_closed(&self) -> bool {
-        matches!(self, Self::ArgumentsTooLarge { .. })
+        matches!(
+            self,
+            Self::ArgumentsTooLarge { .. } | Self::VariableTooLarge { .. }
+        )
     }
 
     /// A short, stable name for the kind of failure (`timeout`, `fuel`, …),
@@ -247,6 +261,7 @@ impl HookError {
             Self::Timeout { .. } => "timeout",
             Self::EventDeadline { .. } => "event_deadline",
             Self::TooManyHooks { .. } => "too_many_hooks",
+            Self::VariableTooLarge { .. } => "variable_too_large",
             Self::FuelExhausted { .. } => "fuel",
             Self::MemoryLimit { .. } => "memory",
             Self::ResultTooLarge { .. } => "result_size",

@@ -104,6 +104,9 @@ pub struct CommandHook {
     timeout_ms: u64,
     max_output: usize,
     env_prefix: Arc<str>,
+    /// The event variables its command or scripts name: one of them left
+    /// out (over [`MAX_VARIABLE_BYTES`]) fails it closed.
+    variables_read: Vec<String>,
 }
 
 /// The program with its templates compiled.
@@ -163,7 +166,37 @@ impl CommandHook {
             max_output: usize::try_from(defaults.max_output_kb.saturating_mul(1024))
                 .unwrap_or(usize::MAX),
             env_prefix: Arc::from(defaults.env_prefix.as_str()),
+            variables_read: Vec::new(),
         })
+    }
+
+    /// This hook, told which event variables it reads (`$WASM_HOOKS_TOOL_ARGS`
+    /// in its command or its scripts): an event that leaves one of them out
+    /// for size fails it closed instead of letting it see an empty value.
+    #[must_use]
+    pub fn reading_variables(mut self, names: Vec<String>) -> Self {
+        self.variables_read = names;
+        self
+    }
+
+    /// The event variables named in `texts` (a command line, its scripts).
+    fn variables_named<'t>(&self, texts: impl IntoIterator<Item = &'t str>) -> Vec<String> {
+        let pattern = format!(r"\b{}_[A-Z_]+\b", regex::escape(&self.env_prefix));
+        let Ok(named) = regex::Regex::new(&pattern) else {
+            return Vec::new();
+        };
+        let mut found: Vec<String> = texts
+            .into_iter()
+            .flat_map(|text| {
+                named
+                    .find_iter(text)
+                    .map(|m| m.as_str().to_owned())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        found.sort();
+        found.dedup();
+        found
     }
 
     /// The record fields its templates read (see [`Template::fields_read`]).
@@ -189,7 +222,7 @@ impl CommandHook {
         Ok(self)
     }
 
-    fn command(&self, event: &Event) -> Command {
+    fn command(&self, event: &Event, variables: Vec<(String, String)>) -> Command {
         let mut cmd = match &self.compiled {
             Compiled::Shell(line) => {
                 let (program, before) = self.shell.argv();
@@ -216,7 +249,7 @@ impl CommandHook {
         if let Some(dir) = dir {
             cmd.current_dir(dir);
         }
-        cmd.envs(event_variables(&self.env_prefix, event))
+        cmd.envs(variables)
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -238,7 +271,23 @@ impl CommandHook {
             result: Err(error),
             output: HookOutput::default(),
         };
-        let mut child = match self.command(event).spawn() {
+        let variables = event_variables(&self.env_prefix, event);
+        let omitted = format!("{}_OMITTED", self.env_prefix);
+        let cut = variables
+            .iter()
+            .find(|(name, _)| *name == omitted)
+            .and_then(|(_, names)| {
+                names
+                    .split(',')
+                    .find(|name| self.variables_read.iter().any(|read| read == name))
+            });
+        if let Some(variable) = cut {
+            return early(HookError::VariableTooLarge {
+                hook: hook.clone(),
+                variable: variable.to_owned(),
+            });
+        }
+        let mut child = match self.command(event, variables).spawn() {
             Ok(child) => child,
             Err(e) => return early(self.spawn_error(hook, &e)),
         };
@@ -555,6 +604,14 @@ impl HookKind for CommandKind {
             Program::Shell(line) => Runs::of_shell(line, &runs_from, project, &env),
             Program::Argv(argv) => Runs::of_argv(argv, &runs_from, project, &env),
         };
+        // What it runs, as text: the command, then its scripts.
+        let mut texts = vec![default_name.clone()];
+        texts.extend(
+            runs.files
+                .iter()
+                .filter_map(|f| wasm_hooks_core::read_regular_file(f, 1 << 20).ok())
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
+        );
         let hook = CommandHook::new(
             program,
             working_dir,
@@ -563,6 +620,8 @@ impl HookKind for CommandKind {
             &cx.settings.commands,
         )?
         .with_shell(entry.shell.unwrap_or_default())?;
+        let read = hook.variables_named(texts.iter().map(String::as_str));
+        let hook = hook.reading_variables(read);
         let reads = hook.fields_read();
         let mut built = Built::new(Arc::new(hook), default_name, identity)
             .executing(runs.files.into_iter().collect());
