@@ -443,3 +443,96 @@ fn templates_handed_to_a_second_parser_are_refused_at_load() {
         assert!(shown.contains("template"), "{hook}: {shown}");
     }
 }
+
+#[test]
+fn the_managed_layer_cannot_be_moved_by_a_variable_to_a_folder_others_can_write() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let repo = Repository::new(&json!({}));
+    let planted = tempfile::tempdir().unwrap();
+    // "Managed" hooks anyone could have written: always trusted, they
+    // would run a repository's command as the organisation's.
+    let ran = repo.path().join("planted-ran");
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [command(&format!("touch '{}'", ran.display()))]}]}});
+    std::fs::write(planted.path().join("hooks.json"), hooks.to_string()).unwrap();
+    std::fs::set_permissions(planted.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = repo
+        .wasm_hooks(&["hook"])
+        .env("WASM_HOOKS_MANAGED_DIR", planted.path())
+        .write_stdin(bash_event(&repo))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !ran.exists(),
+        "a folder others can write is no managed layer"
+    );
+    // Only root can write it: the organisation's, and it runs (when the
+    // tests run as root, as here and in CI, the folder is root's).
+    std::fs::set_permissions(planted.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    if std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(planted.path()).unwrap()) != 0 {
+        return;
+    }
+    repo.wasm_hooks(&["hook"])
+        .env("WASM_HOOKS_MANAGED_DIR", planted.path())
+        .write_stdin(bash_event(&repo))
+        .assert()
+        .success();
+    assert!(ran.exists());
+}
+
+#[test]
+fn an_allowed_mcp_server_name_matches_no_file_of_that_name_and_loads_no_other_code() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let repo = Repository::new(&json!({}));
+    let managed = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(managed.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    if std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(managed.path()).unwrap()) != 0 {
+        return; // Only root's folder is a managed layer.
+    }
+    std::fs::write(
+        managed.path().join("config.yaml"),
+        "allowed_mcp_servers: [node]\n",
+    )
+    .unwrap();
+    for server in [
+        json!({"command": "./node"}),
+        json!({"command": "tools/node"}),
+        json!({"command": "node", "env": {"NODE_OPTIONS": "--require ./evil.js"}}),
+    ] {
+        let hook = json!({"type": "mcp_tool", "server": server, "tool": "x"});
+        repo.write_users(
+            "hooks.json",
+            &json!({"hooks": {"PreToolUse": [{"hooks": [hook]}]}}).to_string(),
+        );
+        let out = repo
+            .wasm_hooks(&["validate"])
+            .env("WASM_HOOKS_MANAGED_DIR", managed.path())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{server}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+#[test]
+fn a_session_started_in_a_subdirectory_still_runs_the_repositorys_guard() {
+    let deny = json!({"type": "inline", "rules": [{"field": "tool_input.command",
+        "operator": "contains", "value": "rm -rf", "action": "deny", "reason": "not here"}]});
+    let repo = Repository::new(&json!({"hooks": {"PreToolUse": [{"hooks": [deny]}]}}));
+    let deep = repo.path().join("src/deep");
+    std::fs::create_dir_all(&deep).unwrap();
+    let answer = repo.claude("PreToolUse", |e| {
+        e["cwd"] = json!(deep);
+        e["tool_input"]["command"] = json!("rm -rf build");
+    });
+    assert!(denied(&answer), "{answer}");
+}

@@ -4,7 +4,7 @@
 //! and the decision.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Args;
@@ -36,10 +36,32 @@ pub(crate) struct ProjectChoice {
     pub(crate) why: &'static str,
 }
 
+/// The project `dir` is in: the nearest directory at or above it with
+/// hook files (`.wasm-hooks/`, `.claude/settings*.json`), else the nearest
+/// with `.git` (a repository's root); never the home directory (whose
+/// `~/.claude` is the person's, not a project's) nor above it. A session
+/// started in a subdirectory still runs the repository's hooks.
+fn project_root(dir: &Path) -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let below_home = || {
+        dir.ancestors()
+            .take_while(|d| home.as_deref().is_none_or(|home| *d != home))
+    };
+    let has_hooks = |d: &Path| {
+        d.join(".wasm-hooks").is_dir()
+            || d.join(".claude/settings.json").is_file()
+            || d.join(".claude/settings.local.json").is_file()
+    };
+    below_home()
+        .find(|d| has_hooks(d))
+        .or_else(|| below_home().find(|d| d.join(".git").exists()))
+        .map(Path::to_owned)
+}
+
 impl ProjectChoice {
     /// As `hook` chooses for an agent's event: `--project-dir`, else
-    /// `CLAUDE_PROJECT_DIR`, else the event's `cwd`, else the current
-    /// directory.
+    /// `CLAUDE_PROJECT_DIR`, else the project the event's `cwd` is in
+    /// ([`project_root`]), else the current directory.
     pub(crate) fn for_agent_event(args: &HookFileArgs, event: &Event) -> anyhow::Result<Self> {
         if let Some(dir) = args.project_dir() {
             return Ok(Self {
@@ -54,9 +76,16 @@ impl ProjectChoice {
             });
         }
         if let Some(cwd) = event.cwd() {
-            return Ok(Self {
-                dir: cwd.into(),
-                why: "the event's `cwd` (no $CLAUDE_PROJECT_DIR)",
+            let cwd = PathBuf::from(cwd);
+            return Ok(match project_root(&cwd) {
+                Some(root) if root != cwd => Self {
+                    dir: root,
+                    why: "the project the event's `cwd` is in (no $CLAUDE_PROJECT_DIR)",
+                },
+                _ => Self {
+                    dir: cwd,
+                    why: "the event's `cwd` (no $CLAUDE_PROJECT_DIR)",
+                },
             });
         }
         Self::current("the current directory (the event has no `cwd`)")

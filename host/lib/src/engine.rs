@@ -138,6 +138,30 @@ pub struct HookEngineBuilder {
 /// otherwise.
 pub const MANAGED_DIR: &str = "/etc/wasm-hooks";
 
+/// The managed layer's directory: `WASM_HOOKS_MANAGED_DIR` when it names a
+/// directory only root can write (owned by root, not writable by its group
+/// or others), else [`MANAGED_DIR`]. The managed layer is the
+/// organisation's and always trusted: a variable anyone can set (an
+/// agent's settings `env`, a repository's) must not move it to a folder
+/// they wrote, nor remove it.
+fn managed_dir_from_env() -> PathBuf {
+    use std::os::unix::fs::MetadataExt as _;
+    let Some(dir) = std::env::var_os("WASM_HOOKS_MANAGED_DIR").map(PathBuf::from) else {
+        return PathBuf::from(MANAGED_DIR);
+    };
+    let only_root_writes = std::fs::metadata(&dir)
+        .is_ok_and(|meta| meta.is_dir() && meta.uid() == 0 && meta.mode() & 0o022 == 0);
+    if only_root_writes {
+        dir
+    } else {
+        tracing::warn!(
+            dir = %dir.display(),
+            "WASM_HOOKS_MANAGED_DIR ignored: not a directory only root can write; the managed layer stays in {MANAGED_DIR}"
+        );
+        PathBuf::from(MANAGED_DIR)
+    }
+}
+
 impl Default for HookEngineBuilder {
     fn default() -> Self {
         Self {
@@ -163,10 +187,7 @@ impl Default for HookEngineBuilder {
             untrusted_projects: None,
             strict_project: false,
             dispatch_limits: DispatchLimits::DEFAULT,
-            managed_dir: Some(
-                std::env::var_os("WASM_HOOKS_MANAGED_DIR")
-                    .map_or_else(|| PathBuf::from(MANAGED_DIR), PathBuf::from),
-            ),
+            managed_dir: Some(managed_dir_from_env()),
         }
     }
 }
@@ -307,8 +328,9 @@ impl HookEngineBuilder {
     }
 
     /// The organisation's managed layer: `hooks.*` and `config.*` in this
-    /// directory (default: `WASM_HOOKS_MANAGED_DIR`, else [`MANAGED_DIR`];
-    /// none: no managed layer). Its hooks are always trusted, load first,
+    /// directory (default: `WASM_HOOKS_MANAGED_DIR` when it names a
+    /// directory only root can write, else [`MANAGED_DIR`]; none: no
+    /// managed layer). Its hooks are always trusted, load first,
     /// and cannot be switched off below; its `config.*` may run managed
     /// hooks only, restrict URLs and MCP servers, and make its hooks fail
     /// closed.

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::toolchain::{installed, run, wit_dir, write_files};
+use super::write::remove_symlink;
 
 /// The module a JavaScript plugin's hook class is the default export of.
 pub(crate) const APP: &str = "app.js";
@@ -71,6 +72,7 @@ pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<Path
     }
     let build = write_files(&dir.join("build"), &[("entry.js", ENTRY)])?;
     let out = build.join(format!("{name}.wasm"));
+    remove_symlink(&out)?;
     run(
         Command::new(componentize)
             .arg(build.join("entry.js"))

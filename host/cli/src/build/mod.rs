@@ -4,12 +4,14 @@
 //! componentize-js) — installing the toolchain it needs and saying what it
 //! installs, then print each component's path, size, sha256 and WIT world.
 //! Python and JavaScript components are stamped with their world, as the
-//! Rust SDK stamps its plugins.
+//! Rust SDK stamps its plugins. Nothing is written through a symbolic
+//! link in the plugin's folder (see `write`).
 
 mod js;
 mod python;
 mod rust;
 mod toolchain;
+mod write;
 
 pub(crate) use js::SDK as JS_SDK;
 pub(crate) use python::SDK as PYTHON_SDK;
@@ -66,7 +68,7 @@ pub(crate) fn run(args: BuildArgs) -> anyhow::Result<Exit> {
         if let Some(schema) = &schema {
             let mut bytes = std::fs::read(&path)?;
             wasm_hooks::embed_config_schema(&mut bytes, schema);
-            std::fs::write(&path, bytes)?;
+            write::replace_file(&path, &bytes)?;
         }
         let info = PluginInfo::read(&path)?;
         println!("{}", path.display());
@@ -116,6 +118,6 @@ fn name(dir: &Path) -> anyhow::Result<String> {
 fn stamped(component: PathBuf) -> anyhow::Result<PathBuf> {
     let mut bytes = std::fs::read(&component)?;
     wasm_hooks::stamp_wit(&mut bytes, wasm_hooks::WIT_PACKAGE);
-    std::fs::write(&component, bytes)?;
+    write::replace_file(&component, &bytes)?;
     Ok(component)
 }

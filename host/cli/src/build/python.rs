@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::toolchain::{installed, run, wit_dir, write_files};
+use super::write::{plain_dir, remove_symlink};
 
 /// The module a Python plugin's `Handler` class lives in.
 pub(crate) const APP: &str = "app.py";
@@ -50,7 +51,10 @@ pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<Path
         write_files(&sdk.join("wasm_hooks"), SDK)?;
         command.arg("-p").arg(sdk);
     }
-    let out = write_files(&dir.join("build"), &[])?.join(format!("{name}.wasm"));
+    let build = dir.join("build");
+    plain_dir(&build)?;
+    let out = build.join(format!("{name}.wasm"));
+    remove_symlink(&out)?;
     command.arg("app").arg("-o").arg(&out);
     run(&mut command, "componentize-py (its messages are above)")?;
     Ok(out)

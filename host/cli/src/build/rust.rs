@@ -9,6 +9,8 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, bail};
 
+use super::write::{plain_dir, replace_file};
+
 const TARGET: &str = "wasm32-wasip2";
 
 /// Build the crate of `manifest`; its components, as copied to `build/`.
@@ -21,13 +23,14 @@ pub(super) fn build(manifest: &Path, release: bool) -> anyhow::Result<Vec<PathBu
         );
     }
     let stable = manifest.with_file_name("build");
-    std::fs::create_dir_all(&stable).with_context(|| format!("creating {}", stable.display()))?;
+    plain_dir(&stable)?;
     components
         .iter()
         .map(|built| {
             let copy = stable.join(built.file_name().unwrap_or_default());
-            std::fs::copy(built, &copy)
-                .with_context(|| format!("copying {} to {}", built.display(), copy.display()))?;
+            let bytes =
+                std::fs::read(built).with_context(|| format!("reading {}", built.display()))?;
+            replace_file(&copy, &bytes)?;
             Ok(copy)
         })
         .collect()

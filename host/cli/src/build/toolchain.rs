@@ -1,10 +1,13 @@
 //! What the guest-language builders share: the WIT world they build
-//! against, running a tool, and writing files only where they differ.
+//! against, running a tool, and writing files only where they differ
+//! (never through a symbolic link).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, bail};
+
+use super::write::{plain_dir, replace_file};
 
 /// The WIT world Python and JavaScript plugins are built against: the
 /// newest.
@@ -49,13 +52,14 @@ pub(super) fn run(command: &mut Command, what: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `files` written into `dir` where they differ; `dir`.
+/// `files` written into `dir` where they differ (`dir` made if missing,
+/// refused if it is a symbolic link); `dir`.
 pub(super) fn write_files(dir: &Path, files: &[(&str, &str)]) -> anyhow::Result<PathBuf> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    plain_dir(dir)?;
     for (name, text) in files {
         let path = dir.join(name);
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
-            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+            replace_file(&path, text.as_bytes())?;
         }
     }
     Ok(dir.to_owned())

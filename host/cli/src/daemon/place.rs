@@ -111,7 +111,9 @@ fn private_dir(dir: &std::path::Path) -> Result<(), String> {
 /// size and modification time; not its change time, which a hard link to
 /// it or a `chmod` moves without changing a byte), the user, the
 /// working directory and the environment (less [`OWN_VARIABLES`] and
-/// [`SHELL_VARIABLES`]), hashed by two differently seeded SipHashes.
+/// [`SHELL_VARIABLES`]), and what else a hook process inherits that the
+/// daemon cannot set per request ([`inherited`]: umask, resource limits,
+/// groups), hashed by two differently seeded SipHashes.
 ///
 /// Not a cryptographic hash, on purpose: only this user can make a socket
 /// in the directory, so the key guards against mix-ups, not forgery; and
@@ -142,6 +144,9 @@ fn key(exe: &std::path::Path) -> Result<String, String> {
         field(&number.to_le_bytes());
     }
     field(cwd.as_os_str().as_encoded_bytes());
+    for number in inherited() {
+        field(&number.to_le_bytes());
+    }
     let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
         .filter(|(name, _)| name != OWN_VARIABLES && !SHELL_VARIABLES.iter().any(|v| name == v))
         .collect();
@@ -152,6 +157,50 @@ fn key(exe: &std::path::Path) -> Result<String, String> {
     }
     let [first, second] = hashers.map(|h| h.finish());
     Ok(format!("{first:016x}{second:016x}"))
+}
+
+/// What a hook run by this process inherits besides its environment, and
+/// a daemon (one process for many requests) cannot change per request:
+/// the umask, every resource limit, the effective group and the groups.
+/// A caller with another of these gets a daemon of its own.
+fn inherited() -> Vec<u64> {
+    // SAFETY: umask(2) cannot fail; the old mask is put back at once (the
+    // key is computed before any other thread of ours starts).
+    let mask = unsafe {
+        let mask = libc::umask(0o077);
+        libc::umask(mask);
+        mask
+    };
+    let mut numbers = vec![u64::from(mask)];
+    for resource in [
+        libc::RLIMIT_AS,
+        libc::RLIMIT_CORE,
+        libc::RLIMIT_CPU,
+        libc::RLIMIT_DATA,
+        libc::RLIMIT_FSIZE,
+        libc::RLIMIT_MEMLOCK,
+        libc::RLIMIT_NOFILE,
+        libc::RLIMIT_NPROC,
+        libc::RLIMIT_STACK,
+    ] {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: `limit` is a valid rlimit for getrlimit(2) to fill.
+        unsafe { libc::getrlimit(resource, &raw mut limit) };
+        numbers.extend([limit.rlim_cur, limit.rlim_max]);
+    }
+    // SAFETY: getegid(2) has no preconditions; getgroups(2) writes at most
+    // the length given into a buffer of that length.
+    unsafe {
+        numbers.push(u64::from(libc::getegid()));
+        let mut groups = [0 as libc::gid_t; 64];
+        let n = libc::getgroups(64, groups.as_mut_ptr());
+        let n = usize::try_from(n).unwrap_or(0);
+        numbers.extend(groups[..n].iter().map(|g| u64::from(*g)));
+    }
+    numbers
 }
 
 /// This process's effective user id.
@@ -213,5 +262,31 @@ mod tests {
         assert!(here.bytes().all(|b| b.is_ascii_hexdigit()));
         assert_eq!(key(&this).unwrap(), here, "the same process, the same key");
         assert_ne!(key(std::path::Path::new("/bin/sh")).unwrap(), here);
+        a_caller_with_other_limits_gets_a_daemon_of_its_own(&this, &here);
+    }
+
+    /// A daemon runs hooks with the limits (and umask) of whoever started
+    /// it: another caller's must not be answered by it. (Part of the test
+    /// above: the limits are the process's, and tests run side by side.)
+    fn a_caller_with_other_limits_gets_a_daemon_of_its_own(this: &std::path::Path, before: &str) {
+        let mut core = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: valid rlimit values for get/setrlimit(2); the core-dump
+        // size is put back as it was.
+        unsafe {
+            libc::getrlimit(libc::RLIMIT_CORE, &raw mut core);
+            let lowered = libc::rlimit {
+                rlim_cur: if core.rlim_cur == 0 { 1 } else { 0 },
+                rlim_max: core.rlim_max,
+            };
+            libc::setrlimit(libc::RLIMIT_CORE, &raw const lowered);
+        }
+        let other = key(this).unwrap();
+        // SAFETY: as above.
+        unsafe { libc::setrlimit(libc::RLIMIT_CORE, &raw const core) };
+        assert_ne!(other, before);
+        assert_eq!(key(this).unwrap(), before);
     }
 }

@@ -6,13 +6,21 @@
 //!   (`*KEY*`, `*TOKEN*`, `*SECRET*`, `*PASS*`, `*CREDENTIAL*`, `*AUTH*`,
 //!   `*WEBHOOK*`, `*DSN*`, `*COOKIE*`), and of any variable named
 //!   explicitly;
-//! - text shaped like a known API key or credential: Anthropic and OpenAI
-//!   keys, GitHub and GitLab tokens, AWS access key ids, Slack tokens and
-//!   webhooks, Discord webhooks, Stripe secret keys, Google API keys, npm
-//!   tokens, JWTs, Sentry DSNs, bearer tokens, private key blocks;
-//! - the password of a URL (`postgres://app:[REDACTED]@db/x`) and the
-//!   value of an assignment to a secret-named variable
-//!   (`MY_DB_PASS=[REDACTED]`), the rest kept;
+//! - text shaped like a known API key or credential: Anthropic, OpenAI,
+//!   Groq, xAI, Replicate and Hugging Face keys, GitHub and GitLab tokens,
+//!   AWS access key ids, Slack tokens and webhooks, Discord webhooks,
+//!   Stripe secret keys and webhook secrets, Google API keys, OAuth tokens
+//!   and client secrets, npm and PyPI tokens, SendGrid, DigitalOcean,
+//!   Shopify, Vault and Supabase tokens, JWTs, Sentry DSNs, bearer tokens,
+//!   private key blocks (PEM and PGP; one whose END line is missing is
+//!   hidden to the end of the text);
+//! - the password of a URL (`postgres://app:[REDACTED]@db/x`), the value
+//!   of an assignment to a secret-named variable or header
+//!   (`MY_DB_PASS=[REDACTED]`, `X-Api-Key: [REDACTED]`), the credentials
+//!   of an `Authorization` header (`Basic [REDACTED]`), the argument of a
+//!   secret-named flag (`--password [REDACTED]`), an Azure account or
+//!   shared access key and a SAS signature (`&sig=[REDACTED]`), the rest
+//!   kept;
 //! - the value of any JSON field whose name says it is secret (`api_key`,
 //!   `password`, `token`, `authorization`…).
 
@@ -28,8 +36,11 @@ pub const REDACTED: &str = "[REDACTED]";
 /// `true` everywhere would hide more than it protects.
 const MIN_SECRET_LEN: usize = 8;
 
+/// Environment variable names whose values are secret.
 const SECRET_NAME: &str = r"(?i)key|token|secret|pass|credential|auth|webhook|dsn|cookie";
 
+/// Text shaped like a credential, hidden whole. Each shape is its own group
+/// once joined, so a flag such as `(?i)` stays within its shape.
 const KEY_SHAPES: &[&str] = &[
     r"sk-ant-[A-Za-z0-9_\-]{16,}",
     r"sk-(proj-)?[A-Za-z0-9_\-]{20,}",
@@ -37,14 +48,28 @@ const KEY_SHAPES: &[&str] = &[
     r"github_pat_[A-Za-z0-9_]{20,}",
     r"\bA(KIA|SIA)[0-9A-Z]{16}\b",
     r"xox[abprs]-[A-Za-z0-9\-]{10,}",
+    r"\bxapp-[A-Za-z0-9\-]{10,}",
     r"(?i)\bbearer\s+[A-Za-z0-9._~+/=\-]{16,}",
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
-    r"glpat-[A-Za-z0-9_\-]{20,}",
+    r"-----BEGIN [A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)",
+    r"gl(?:pat|rt|dt|ptt)-[A-Za-z0-9_\-]{20,}",
     r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
     r"https://(?:discord|discordapp)\.com/api/webhooks/[0-9]+/[A-Za-z0-9_\-]+",
     r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}",
+    r"\bwhsec_[A-Za-z0-9+/=]{24,}",
     r"\bAIza[0-9A-Za-z_\-]{35}",
+    r"\bya29\.[A-Za-z0-9_\-]{20,}",
+    r"\bGOCSPX-[A-Za-z0-9_\-]{20,}",
     r"\bnpm_[A-Za-z0-9]{36}",
+    r"\bpypi-AgE[A-Za-z0-9_\-]{16,}",
+    r"\bhf_[A-Za-z0-9]{30,}",
+    r"\bgsk_[A-Za-z0-9]{32,}",
+    r"\bxai-[A-Za-z0-9]{32,}",
+    r"\br8_[A-Za-z0-9]{32,}",
+    r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}",
+    r"\bdo[opr]_v1_[a-f0-9]{64}",
+    r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+    r"\bhv[sbr]\.[A-Za-z0-9_\-]{24,}",
+    r"\bsbp_[a-f0-9]{40}",
     r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
     r"https://[0-9a-f]{32}(?::[0-9a-f]{32})?@[A-Za-z0-9.\-]+",
 ];
@@ -54,11 +79,19 @@ const KEY_SHAPES: &[&str] = &[
 const IN_PLACE_REPLACEMENT: &str = "${keep}[REDACTED]${tail}";
 
 /// Secrets inside something worth keeping: a URL's password (the scheme,
-/// user and host stay), and the value assigned to a secret-named variable
-/// (`DB_PASS=…`, `api_key: …`). Groups `keep` and `tail` stay.
+/// user and host stay); the value assigned to a secret-named variable or
+/// header (`DB_PASS=…`, `api_key: …`, `X-Api-Key: …`); the credentials of
+/// an `Authorization` header whatever its scheme; the argument of a flag
+/// whose name ends in a secret word (`--password …`, `--api-key=…`, not
+/// `--token-file …`); an Azure connection string's key and a SAS URL's
+/// signature. Groups `keep` and `tail` stay.
 const SECRETS_IN_PLACE: &[&str] = &[
     r"(?P<keep>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]*:)[^@\s/]+(?P<tail>@)",
-    r#"(?i)(?P<keep>\b[a-z0-9_]*(?:pass|secret|token|api_?key|credential|private_?key)[a-z0-9_]*\s*[=:]\s*["']?)[^\s"']{6,}"#,
+    r#"(?i)(?P<keep>\b[a-z0-9_\-]*(?:pass|secret|token|api[_\-]?key|credential|private[_\-]?key)[a-z0-9_\-]*\s*[=:]\s*["']?)[^\s"']{6,}"#,
+    r#"(?i)(?P<keep>\bauthorization["']?\s*[:=]\s*["']?(?:basic|bearer|token|bot)\s+)[A-Za-z0-9._~+/=\-]+"#,
+    r#"(?i)(?P<keep>--(?:[a-z0-9]+-)*(?:password|passwd|token|secret|api-?key|secret-?key)(?:\s+|=))(?:"[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s"']*)"#,
+    r#"(?i)(?P<keep>\b(?:Account|SharedAccess)Key=)[^;\s"']+"#,
+    r#"(?P<keep>[?&]sig=)[^&#\s"']+"#,
 ];
 
 /// Replaces secrets in audit records.
@@ -92,7 +125,7 @@ impl Redactor {
         let alternatives: Vec<String> = values
             .iter()
             .map(|v| regex::escape(v))
-            .chain(KEY_SHAPES.iter().map(|s| (*s).to_owned()))
+            .chain(KEY_SHAPES.iter().map(|shape| format!("(?:{shape})")))
             .collect();
         let secret_text =
             crate::compile_regex(&alternatives.join("|")).expect("escaped alternatives");
@@ -322,6 +355,108 @@ mod tests {
             "the rest of the URL stays"
         );
         for ordinary in ORDINARY {
+            assert_eq!(r.text(ordinary), *ordinary, "{ordinary}");
+        }
+    }
+
+    /// Headers, flags, key blocks and newer key prefixes, each with a part
+    /// that must not survive.
+    const MORE_SECRETS: &[(&str, &str)] = &[
+        (
+            "curl -H 'Authorization: Basic dXNlcjpodW50ZXIy' https://x.invalid",
+            "dXNlcjpodW50ZXIy",
+        ),
+        ("Authorization: Token 0123456789abcdef", "0123456789abcdef"),
+        ("\"Authorization\": \"Bot MTk4NjIy.Cl2FMQ\"", "MTk4NjIy"),
+        ("curl -H 'X-Api-Key: k3y-0123456789'", "k3y-0123456789"),
+        ("api-key: k3y-0123456789", "k3y-0123456789"),
+        ("x-goog-api-key: k3y-0123456789", "k3y-0123456789"),
+        ("deploy --password hunter2 --host db", "hunter2"),
+        ("tool --token abc", "abc"),
+        ("tool --api-key abc", "abc"),
+        ("tool --client-secret 'two words'", "two words"),
+        (
+            "-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF\n-----END PGP PRIVATE KEY BLOCK-----",
+            "lQOYBF",
+        ),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nsecond-line",
+            "second-line",
+        ),
+        ("hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", "hf_abc"),
+        ("xapp-1-A0123456789-1234567890123-abcdef", "xapp-1-A01"),
+        ("glrt-abcdefghijklmnopqrstu", "glrt-abc"),
+        ("gldt-abcdefghijklmnopqrstu", "gldt-abc"),
+        ("glptt-abcdefghijklmnopqrstu", "glptt-abc"),
+        ("pypi-AgEIcHlwaS5vcmcCJGFiY2RlZg", "pypi-AgEIcH"),
+        (
+            "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ",
+            "SG.abc",
+        ),
+        ("ya29.a0AfH6SMBabcdefghijklmnopqrstuvwxyz", "ya29.a0A"),
+        ("GOCSPX-abcdefghijklmnopqrstuvwxyz12", "GOCSPX-abc"),
+        (
+            "dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+            "dop_v1_012",
+        ),
+        ("shpat_0123456789abcdef0123456789abcdef", "shpat_012"),
+        ("hvs.CAESIabcdefghijklmnopqrstuvwxyz", "hvs.CAES"),
+        ("sbp_0123456789abcdef0123456789abcdef01234567", "sbp_012"),
+        (
+            "gsk_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+            "gsk_abc",
+        ),
+        ("xai-abcdefghijklmnopqrstuvwxyzABCDEFGHIJ", "xai-abc"),
+        ("r8_abcdefghijklmnopqrstuvwxyzABCDEFGHIJK", "r8_abc"),
+        ("whsec_abcdefghijklmnopqrstuvwxyz012345", "whsec_abc"),
+        (
+            "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=bXlrZXk0NTY3ODkw==;EndpointSuffix=core.windows.net",
+            "bXlrZXk0",
+        ),
+        (
+            "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=c2FzLWtleS0x=",
+            "c2FzLWtl",
+        ),
+        (
+            "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&sp=r&sig=abcDEF123%2Bxyz%3D",
+            "abcDEF123",
+        ),
+    ];
+
+    /// Prose near these shapes that must stay as it is.
+    const MORE_ORDINARY: &[&str] = &[
+        "the password is asked for at login",
+        "use --token-file to read it",
+        "Basic usage",
+        "Basic authentication is enabled by default",
+        "claude --max-tokens 256",
+        "the sig=ok check",
+    ];
+
+    #[test]
+    fn m9b_headers_flags_and_newer_prefixes_are_redacted() {
+        let r = Redactor::new([], &[]);
+        for (text, secret) in MORE_SECRETS {
+            let redacted = r.text(text);
+            assert!(!redacted.contains(secret), "{text} -> {redacted}");
+            assert!(redacted.contains(REDACTED), "{text} -> {redacted}");
+        }
+        assert_eq!(
+            r.text("deploy --password hunter2 --host db"),
+            "deploy --password [REDACTED] --host db",
+            "the flag and the next one stay"
+        );
+        assert_eq!(
+            r.text("x-goog-api-key: k3y-0123456789"),
+            "x-goog-api-key: [REDACTED]",
+            "the header name stays"
+        );
+        assert_eq!(
+            r.text("key: -----BEGIN EC PRIVATE KEY-----\nMHcC\nAoGB"),
+            "key: [REDACTED]",
+            "a block with no END line is hidden to the end"
+        );
+        for ordinary in MORE_ORDINARY {
             assert_eq!(r.text(ordinary), *ordinary, "{ordinary}");
         }
     }

@@ -55,6 +55,7 @@ use crate::handlers::kind::{
     BuildContext, Built, FieldsError, HookProblem, KindEntry, KindSettings,
 };
 use crate::once::{OnceHook, OnceMarks};
+use crate::protocol::{argv_runs_us, runs_us};
 
 /// Reads hook files into [`HookSpec`]s. Which kinds there are and what
 /// their fields mean is the kinds' business ([`KINDS`]); this reads the
@@ -148,6 +149,12 @@ struct FileRead<'a> {
 }
 
 impl FileRead<'_> {
+    /// Whether the file is one of wasm-hooks' own (in a `.wasm-hooks`
+    /// folder), not an agent's settings file.
+    fn in_wasm_hooks_folder(&self) -> bool {
+        self.base.file_name().is_some_and(|d| d == ".wasm-hooks")
+    }
+
     /// The value, or `None` after reporting what is wrong with it (at
     /// `at`, or the place inside it).
     fn lenient<T>(&mut self, at: &str, read: Lenient<T>) -> Option<T> {
@@ -609,6 +616,14 @@ impl Loader {
             read.found.disabled.extend(doc.name);
             return;
         }
+        if !read.in_wasm_hooks_folder() && runs_wasm_hooks_hook(&doc) {
+            tracing::debug!(
+                file = %read.path.display(),
+                entry = %at,
+                "skipped the entry `wasm-hooks install` wrote: it would run wasm-hooks inside itself"
+            );
+            return;
+        }
         // Each check reports its own problem and the next still runs, so
         // that one run finds every problem of the entry.
         let matcher = match group {
@@ -870,6 +885,22 @@ fn kind_of(doc: &EntryDoc) -> Result<&'static KindEntry, String> {
     }
 }
 
+/// Whether the entry is a command hook running wasm-hooks as an agent's
+/// hook (`wasm-hooks hook …` or `wasm-hooks-hook …`, as `command` or
+/// `args`): the entry `wasm-hooks install` writes into agents' settings.
+fn runs_wasm_hooks_hook(doc: &EntryDoc) -> bool {
+    let args: Vec<&str> = doc
+        .fields
+        .get("args")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|arg| arg.as_str().unwrap_or_default())
+        .collect();
+    kind_of(doc).is_ok_and(|kind| kind.name() == "command")
+        && (doc.fields.get("command").is_some_and(runs_us) || argv_runs_us(args.as_slice()))
+}
+
 /// Whether every field the entry sets beyond the common ones is one of its
 /// kind's; each that is not is reported where it stands, as belonging to
 /// another kind or as unknown (with the nearest field it may have meant).
@@ -902,7 +933,7 @@ fn fields_fit(read: &mut FileRead<'_>, at: &str, kind: &KindEntry, doc: &EntryDo
 /// keys of its own, such as Claude Code's `permissions`), only a near miss
 /// of `hooks`.
 fn top_level_keys<'k>(read: &mut FileRead<'_>, keys: impl Iterator<Item = &'k String>) {
-    let ours = read.base.file_name().is_some_and(|d| d == ".wasm-hooks");
+    let ours = read.in_wasm_hooks_folder();
     for key in keys {
         let message = match nearest(key, FILE_KEYS.iter().copied()) {
             Some(near) => format!("unknown top-level key `{key}` (did you mean `{near}`?)"),
@@ -1243,6 +1274,17 @@ hooks:
                 "{message}"
             );
         }
+    }
+
+    #[test]
+    fn our_own_entry_in_an_agents_settings_is_not_run_by_ourselves() {
+        let settings = r#"{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
+            {"type": "command", "command": "wasm-hooks hook --protocol claude"},
+            {"type": "command", "args": ["/opt/bin/wasm-hooks-hook", "--protocol", "claude"]},
+            {"type": "command", "command": "./check.sh"}]}]}}"#;
+        let found = load_named(".claude/settings.json", settings).unwrap();
+        let names: Vec<&str> = found.hooks.iter().map(|h| h.spec.id.as_str()).collect();
+        assert_eq!(names, ["./check.sh"]);
     }
 
     #[test]

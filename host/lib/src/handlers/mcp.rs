@@ -276,7 +276,9 @@ fn lookup<'a>(record: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
 pub(crate) struct McpServers {
     started: HashMap<McpServerSpec, Arc<McpServer>>,
     /// The organisation's `allowed_mcp_servers`: the only programs hooks
-    /// may start, by name or path.
+    /// may start: a path matches only itself, a bare name only the same bare
+    /// name (found on `PATH`), and no layer may set a variable that makes
+    /// them load other code.
     pub(crate) allowed: Option<Vec<String>>,
 }
 
@@ -336,16 +338,19 @@ impl HookKind for McpToolKind {
                 return Err("an mcp_tool hook needs `server`: a name from `.mcp.json`, or `{\"command\": …, \"args\": […]}`".into());
             }
         };
-        refuse_code_loading(&spec.env, "server.env", cx.from_project)?;
+        // Under the organisation's allowlist, no layer may make an allowed
+        // program load other code.
+        let restricted = cx.settings.mcp.allowed.is_some();
+        refuse_code_loading(&spec.env, "server.env", cx.from_project || restricted)?;
         let identity = json!({
             "server": [&spec.command, &spec.args, &spec.env, &spec.cwd],
             "tool": tool, "input": input, "timeout_ms": cx.timeout_ms,
         });
         if let Some(allowed) = &cx.settings.mcp.allowed {
-            let program = Path::new(&spec.command);
-            let named = |a: &String| {
-                Path::new(a) == program || program.file_name().is_some_and(|f| f == a.as_str())
-            };
+            // A path matches only itself; a bare name only the same bare
+            // name (found on PATH), never a file of that name elsewhere
+            // (a repository's own `node`).
+            let named = |a: &String| *a == spec.command;
             if !allowed.iter().any(named) {
                 return Err(format!(
                     "MCP server `{}` (`{}`) is not among the organisation's allowed_mcp_servers ({})",

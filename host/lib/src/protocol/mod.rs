@@ -15,6 +15,7 @@ pub(crate) use answer::{
     ClaudeAnswer, ClaudeSpecific, DecisionWord, ElicitationAction, PermissionWord, RequestDecision,
 };
 pub use settings::{InstalledHook, SettingsError, TOKEN_VARIABLE, install, uninstall};
+pub(crate) use settings::{argv_runs_us, runs_us};
 
 use serde_json::Value;
 

@@ -136,16 +136,25 @@ impl InstalledHook {
     }
 }
 
-/// `… wasm-hooks hook …` (a program named `wasm-hooks` whose first
-/// argument is `hook`) or `… wasm-hooks-hook …` (its small client).
-fn runs_us(command: &Value) -> bool {
+/// Whether a command line runs `… wasm-hooks hook …` or
+/// `… wasm-hooks-hook …` (see [`argv_runs_us`]): the entry `install`
+/// writes, which wasm-hooks must not load as a hook of its own.
+pub(crate) fn runs_us(command: &Value) -> bool {
     let words = command.as_str().and_then(shlex::split).unwrap_or_default();
-    let Some((program, rest)) = words.split_first() else {
+    argv_runs_us(words.as_slice())
+}
+
+/// Whether a program and its arguments, given one by one (a command
+/// hook's `args`), are `… wasm-hooks hook …` (a program named
+/// `wasm-hooks` whose first argument is `hook`) or `… wasm-hooks-hook …`
+/// (its small client).
+pub(crate) fn argv_runs_us(argv: &[impl AsRef<str>]) -> bool {
+    let Some((program, rest)) = argv.split_first() else {
         return false;
     };
-    match program.rsplit('/').next() {
+    match program.as_ref().rsplit('/').next() {
         Some("wasm-hooks-hook") => true,
-        Some("wasm-hooks") => rest.first().is_some_and(|sub| sub == "hook"),
+        Some("wasm-hooks") => rest.first().is_some_and(|sub| sub.as_ref() == "hook"),
         _ => false,
     }
 }
@@ -420,5 +429,9 @@ mod tests {
         ] {
             assert_eq!(runs_us(&Value::from(command)), ours, "{command}");
         }
+        assert!(argv_runs_us(&["/opt/bin/wasm-hooks", "hook"]));
+        assert!(!argv_runs_us(&["wasm-hooks hook"]), "one word, not two");
+        let nothing: &[&str] = &[];
+        assert!(!argv_runs_us(nothing));
     }
 }
