@@ -202,3 +202,36 @@ fn h2_an_http_hooks_header_may_send_only_the_persons_hook_secrets() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn a_redirect_off_the_allowlist_is_not_followed_and_the_target_sees_nothing() {
+    let elsewhere = Server::start(|_, _| Response::json(200, "{}")).await;
+    let target = elsewhere.url("/x");
+    let redirecting =
+        Server::start(move |_, _| Response::json(307, "").with_header("location", &target)).await;
+    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [{
+        "type": "http", "url": redirecting.url("/hook"), "on_failure": "block",
+        "headers": {"X-Package": "${CARGO_PKG_NAME}"}, "allowed_env": ["CARGO_PKG_NAME"]}]}]}}));
+    let only_the_hook = UrlAllowlist::new([format!("http://{}/*", redirecting.addr)]).unwrap();
+    let engine = HookEngine::builder()
+        .hook_file(&file.path)
+        .http_allowlist(only_the_hook)
+        .hook_secrets(["CARGO_PKG_NAME".to_owned()])
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let outcome = engine
+        .dispatch(Event::pre_tool_use("Bash", json!({"command": "ls"})))
+        .await;
+    assert!(
+        matches!(failure(&outcome), HookError::HttpStatus { status: 307, .. }),
+        "{:?}",
+        failure(&outcome)
+    );
+    assert!(outcome.is_denied(), "on_failure: block");
+    assert_eq!(redirecting.requests().len(), 1);
+    assert!(
+        elsewhere.requests().is_empty(),
+        "the redirect's target got {:?}",
+        elsewhere.requests()
+    );
+}

@@ -109,11 +109,19 @@ expect:
   context: rewritten
 ";
     std::fs::write(dir.path().join("rewrite.yaml"), fixture).unwrap();
-    failing(dir.path()).stdout(
-        contains("updated_input.timeout\n       - expected: 6\n       + got:      5")
-            .and(contains("updated_input.command").not())
-            .and(contains("context").not()),
-    );
+    // A command hook: the person's own file, named with -c.
+    wasm_hooks()
+        .arg("test")
+        .arg("-c")
+        .arg(dir.path().join("hooks.json"))
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(
+            contains("updated_input.timeout\n       - expected: 6\n       + got:      5")
+                .and(contains("updated_input.command").not())
+                .and(contains("context").not()),
+        );
 }
 
 #[test]
@@ -155,4 +163,29 @@ tests:
             .and(contains("ok   "))
             .and(contains("2 tests: 1 passed, 1 failed")),
     );
+}
+
+#[test]
+fn test_in_a_cloned_repository_does_not_run_its_command_hooks_unless_named_with_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let ran = dir.path().join("ran");
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": format!("touch '{}'", ran.display())}]}]}});
+    std::fs::write(dir.path().join("hooks.json"), hooks.to_string()).unwrap();
+    std::fs::create_dir(dir.path().join("fixtures")).unwrap();
+    std::fs::write(
+        dir.path().join("fixtures/ls.yaml"),
+        "name: ls\nevent: {hook_event_name: PreToolUse, tool_name: Bash, tool_input: {command: ls}}\nexpect: {decision: proceed}\n",
+    )
+    .unwrap();
+    failing(dir.path()).stdout(contains("name the file with -c"));
+    assert!(!ran.exists(), "a repository's command ran under `test`");
+    wasm_hooks()
+        .arg("test")
+        .arg("-c")
+        .arg(dir.path().join("hooks.json"))
+        .arg(dir.path().join("fixtures"))
+        .assert()
+        .success();
+    assert!(ran.exists(), "named with -c, it is the person's choice");
 }

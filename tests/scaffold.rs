@@ -3,6 +3,8 @@
 //! passes its generated fixtures against its generated hook file, and
 //! `cargo test` passes its native tests (the SDK's mock host).
 
+use std::path::{Path, PathBuf};
+
 use crate::support;
 
 use assert_cmd::Command;
@@ -11,6 +13,22 @@ use predicates::str::contains;
 
 fn wasm_hooks() -> Command {
     Command::cargo_bin("wasm-hooks").unwrap()
+}
+
+/// A copy of this checkout's SDK `folder` (`python/wasm_hooks`) under
+/// `sdk`, another guest-sdk folder: its regular files only. The copy's
+/// folder.
+fn copy_of_the_checkouts_sdk(sdk: &Path, folder: &str) -> PathBuf {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guest-sdk");
+    let theirs = sdk.join(folder);
+    std::fs::create_dir_all(&theirs).unwrap();
+    for entry in std::fs::read_dir(repo.join(folder)).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            std::fs::copy(entry.path(), theirs.join(entry.file_name())).unwrap();
+        }
+    }
+    theirs
 }
 
 #[test]
@@ -99,20 +117,12 @@ fn new_refuses_bad_names_and_full_directories() {
 fn a_python_or_js_plugin_copies_the_sdk_of_sdk_path_and_refuses_sdk_version() {
     let parent = tempfile::tempdir().unwrap();
     let sdk = parent.path().join("guest-sdk");
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guest-sdk");
     for (lang, folder, file) in [
         ("python", "python/wasm_hooks", "__init__.py"),
         ("js", "js/wasm_hooks", "index.js"),
     ] {
         // Another SDK: the checkout's, marked.
-        let theirs = sdk.join(folder);
-        std::fs::create_dir_all(&theirs).unwrap();
-        for entry in std::fs::read_dir(repo.join(folder)).unwrap() {
-            let entry = entry.unwrap();
-            if entry.file_type().unwrap().is_file() {
-                std::fs::copy(entry.path(), theirs.join(entry.file_name())).unwrap();
-            }
-        }
+        let theirs = copy_of_the_checkouts_sdk(&sdk, folder);
         let marked = format!(
             // A copy, not a template: `{{name}}` stays as it is.
             "{}\n// marker {{{{name}}}}\n",
@@ -159,6 +169,44 @@ fn a_python_or_js_plugin_copies_the_sdk_of_sdk_path_and_refuses_sdk_version() {
         .code(1)
         .stderr(contains("python/wasm_hooks/__init__.py"));
     assert!(!missing.exists(), "nothing written when the SDK is missing");
+}
+
+#[test]
+fn new_sdk_path_refuses_an_sdk_file_that_is_a_symlink() {
+    const SECRET: &str = "-----BEGIN OPENSSH PRIVATE KEY----- the person's own";
+    let parent = tempfile::tempdir().unwrap();
+    let secret = parent.path().join("id_rsa");
+    std::fs::write(&secret, SECRET).unwrap();
+    // A checkout whose SDK file is a link to the person's key.
+    let sdk = parent.path().join("guest-sdk");
+    let linked = copy_of_the_checkouts_sdk(&sdk, "python/wasm_hooks").join("_host.py");
+    std::fs::remove_file(&linked).unwrap();
+    std::os::unix::fs::symlink(&secret, &linked).unwrap();
+    let dir = parent.path().join("plugin");
+    wasm_hooks()
+        .args(["new", "x", "--lang", "python", "--sdk-path"])
+        .arg(&sdk)
+        .arg("--dir")
+        .arg(&dir)
+        .assert()
+        .code(1)
+        .stderr(contains("python/wasm_hooks/_host.py").and(contains("refusing to copy it")));
+    let mut folders = vec![dir];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                assert!(
+                    !text.contains(SECRET),
+                    "the key copied to {}",
+                    path.display()
+                );
+            }
+        }
+    }
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! `wasm-hooks serve` as a process, over real HTTP on 127.0.0.1 and on a
 //! Unix socket: the answers of `wasm-hooks hook` for real payloads,
-//! concurrent requests, the body limit, bad JSON, the token, the health
-//! endpoint and a graceful shutdown.
+//! concurrent requests, the body limit, bad JSON, the token (longer and
+//! more varied on a public address), the health endpoint (refused to a
+//! web page) and a graceful shutdown.
 
 use crate::support;
 
@@ -260,6 +261,29 @@ fn a_public_address_needs_a_token() {
 }
 
 #[test]
+fn a_public_address_needs_a_long_varied_token() {
+    let public = ["--listen", "0.0.0.0:0", "--token-env", "HOOK_TOKEN"];
+    for (weak, why) in [
+        ("s3cret-token-0123456789", "23 characters"),
+        ("abababababababababababababab1212", "4 different characters"),
+    ] {
+        let said = refused_to_serve(&public, &[("HOOK_TOKEN", weak)]);
+        assert!(said.contains("too weak for 0.0.0.0:0"), "{why}: {said}");
+        assert!(
+            said.contains("at least 32 characters, at least 12 of them different"),
+            "{why}: {said}"
+        );
+    }
+    // On loopback, 16 varied characters are still enough: it starts.
+    let hooks = guard();
+    serve(
+        &hooks.path,
+        &["--listen", "127.0.0.1:0", "--token-env", "HOOK_TOKEN"],
+        &[("HOOK_TOKEN", "0123456789abcdef")],
+    );
+}
+
+#[test]
 fn m11_l5_serve_needs_a_strong_token_unless_told_otherwise() {
     let said = refused_to_serve(&["--listen", "127.0.0.1:0"], &[]);
     assert!(said.contains("serve needs a token"), "{said}");
@@ -330,12 +354,24 @@ async fn sigterm_finishes_the_request_in_flight_then_stops() {
 /// A raw HTTP/1.1 request to the server's TCP address, with these extra
 /// header lines: the status code.
 async fn raw(server: &Server, headers: &str, body: &str) -> u16 {
-    let address = server.host_port();
-    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
     let request = format!(
         "POST /hook HTTP/1.1\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
+    status_of(server, &request).await
+}
+
+/// A raw `GET /health` to the server's TCP address, with these extra
+/// header lines: the status code.
+async fn raw_health(server: &Server, headers: &str) -> u16 {
+    let request = format!("GET /health HTTP/1.1\r\n{headers}Connection: close\r\n\r\n");
+    status_of(server, &request).await
+}
+
+/// The status code the server answers this raw HTTP/1.1 request with.
+async fn status_of(server: &Server, request: &str) -> u16 {
+    let address = server.host_port();
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut response = String::new();
     stream.read_to_string(&mut response).await.unwrap();
@@ -389,6 +425,19 @@ async fn h7_h8_a_browser_origin_or_a_foreign_host_is_refused() {
     let port = named.address.rsplit(':').next().unwrap().to_owned();
     let ok = format!("Host: hooks.internal:{port}\r\n{json}");
     assert_eq!(raw(&named, &ok, &body).await, 200);
+}
+
+#[tokio::test]
+async fn health_refuses_a_foreign_host_and_a_page_origin() {
+    let hooks = guard();
+    let server = serve(&hooks.path, &default_listen(), &[]);
+    let port = server.address.rsplit(':').next().unwrap().to_owned();
+    let own = format!("Host: 127.0.0.1:{port}\r\n");
+    assert_eq!(raw_health(&server, &own).await, 200);
+    let from_page = format!("{own}Origin: https://evil.example\r\n");
+    assert_eq!(raw_health(&server, &from_page).await, 403);
+    let rebound = format!("Host: evil.example:{port}\r\n");
+    assert_eq!(raw_health(&server, &rebound).await, 421, "DNS rebinding");
 }
 
 #[test]

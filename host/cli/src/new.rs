@@ -3,7 +3,9 @@
 //! policy-test fixtures, native tests of its logic (Python), a README. The
 //! templates are `host/cli/templates/plugin/` (Rust) and
 //! `host/cli/templates/python-plugin/`; a Python plugin gets its own copy
-//! of the Python SDK.
+//! of the Python SDK. Only the SDK's own regular files are copied (never a
+//! symbolic link's target), and every file is written new, never through
+//! an existing link.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -182,8 +184,7 @@ pub(crate) fn run(args: NewArgs) -> anyhow::Result<Exit> {
             std::fs::create_dir_all(parent)
                 .with_context(|| format!("creating {}", parent.display()))?;
         }
-        std::fs::write(&target, text.as_bytes())
-            .with_context(|| format!("writing {}", target.display()))?;
+        create_file(&target, &text)?;
     }
     let what = match args.lang {
         Lang::Rust => "the plugin crate",
@@ -216,20 +217,51 @@ fn sdk_copy(args: &NewArgs) -> anyhow::Result<Vec<(String, Cow<'static, str>)>> 
         .map(|(file, text)| {
             let text = match &args.sdk_path {
                 None => Cow::Borrowed(*text),
-                Some(dir) => {
-                    let path = dir.join(folder).join(file);
-                    Cow::Owned(std::fs::read_to_string(&path).with_context(|| {
-                        format!(
-                            "--sdk-path {}: reading {} (a guest-sdk folder holds `{folder}/{file}`)",
-                            dir.display(),
-                            path.display()
-                        )
-                    })?)
-                }
+                Some(root) => Cow::Owned(sdk_file(root, folder, file)?),
             };
             Ok((format!("wasm_hooks/{file}"), text))
         })
         .collect()
+}
+
+/// The text of `folder/file` in the SDK at `root` (`--sdk-path`), refused
+/// unless it is a regular file at exactly that place: a checkout's SDK
+/// file linked to `~/.ssh/id_rsa` must not be copied into a plugin.
+fn sdk_file(root: &Path, folder: &str, file: &str) -> anyhow::Result<String> {
+    let path = root.join(folder).join(file);
+    let reading = || {
+        format!(
+            "--sdk-path {}: reading {} (a guest-sdk folder holds `{folder}/{file}`)",
+            root.display(),
+            path.display()
+        )
+    };
+    let found = path.canonicalize().with_context(reading)?;
+    let expected = root
+        .canonicalize()
+        .with_context(reading)?
+        .join(folder)
+        .join(file);
+    if found != expected || !found.is_file() {
+        bail!(
+            "--sdk-path {}: {} is not a regular file of the SDK (a symbolic link, or a special file); refusing to copy it",
+            root.display(),
+            path.display()
+        );
+    }
+    std::fs::read_to_string(&found).with_context(reading)
+}
+
+/// `text` as a new file at `path`: never an existing file, nor one a
+/// symbolic link there points to.
+fn create_file(path: &Path, text: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .and_then(|mut file| file.write_all(text.as_bytes()))
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// The `wasm-hooks-guest` dependency line, and a sentence for the README.

@@ -41,7 +41,8 @@ pub(crate) struct ServeArgs {
 
     /// Require `Authorization: Bearer <token>`, the token being this
     /// environment variable's value (at least 16 characters: `openssl
-    /// rand -hex 16`). Required unless --no-token.
+    /// rand -hex 16`; on an address that is not loopback, at least 32 with
+    /// 12 different: `openssl rand -hex 32`). Required unless --no-token.
     #[arg(long, value_name = "VAR", conflicts_with = "no_token")]
     token_env: Option<String>,
 
@@ -184,17 +185,27 @@ fn listen(address: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
 /// The shortest token accepted.
 const MIN_TOKEN_LEN: usize = 16;
 
+/// The shortest token accepted on an address other machines can reach.
+const MIN_PUBLIC_TOKEN_LEN: usize = 32;
+
+/// How many different characters a token must have on an address other
+/// machines can reach.
+const MIN_PUBLIC_TOKEN_CHARS: usize = 12;
+
 /// The token requests must carry: required unless `--no-token`, which
 /// only a loopback address or a Unix socket allows; at least
-/// [`MIN_TOKEN_LEN`] characters, not one repeated.
+/// [`MIN_TOKEN_LEN`] characters, not one repeated; on any other address,
+/// at least [`MIN_PUBLIC_TOKEN_LEN`], [`MIN_PUBLIC_TOKEN_CHARS`] of them
+/// different (anyone on the network may guess it).
 fn token(args: &ServeArgs) -> anyhow::Result<Option<String>> {
+    let public = args.socket.is_none() && !args.listen.ip().is_loopback();
     let Some(var) = &args.token_env else {
         if !args.no_token {
             bail!(
                 "serve needs a token: set one in a variable and name it, e.g. `WASM_HOOKS_TOKEN=$(openssl rand -hex 16) wasm-hooks serve --token-env WASM_HOOKS_TOKEN` (or --no-token, on loopback only)"
             );
         }
-        if args.socket.is_none() && !args.listen.ip().is_loopback() {
+        if public {
             bail!(
                 "refusing to listen on {} without a token: add --token-env VAR, or listen on a loopback address",
                 args.listen
@@ -206,10 +217,21 @@ fn token(args: &ServeArgs) -> anyhow::Result<Option<String>> {
         .ok()
         .filter(|t| !t.is_empty())
         .with_context(|| format!("--token-env: the variable {var} is not set"))?;
+    let length = token.chars().count();
     let one_char = token.chars().all(|c| token.starts_with(c));
-    if token.chars().count() < MIN_TOKEN_LEN || one_char {
+    if length < MIN_TOKEN_LEN || one_char {
         bail!(
             "--token-env {var}: the token is too weak: use at least {MIN_TOKEN_LEN} random characters (`openssl rand -hex 16`)"
+        );
+    }
+    let different = token
+        .chars()
+        .collect::<std::collections::HashSet<char>>()
+        .len();
+    if public && (length < MIN_PUBLIC_TOKEN_LEN || different < MIN_PUBLIC_TOKEN_CHARS) {
+        bail!(
+            "--token-env {var}: the token is too weak for {}, an address other machines can reach: use at least {MIN_PUBLIC_TOKEN_LEN} characters, at least {MIN_PUBLIC_TOKEN_CHARS} of them different (`openssl rand -hex 32`)",
+            args.listen
         );
     }
     Ok(Some(token))

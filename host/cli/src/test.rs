@@ -171,15 +171,32 @@ fn engine_for(args: &HookFileArgs, hooks: Option<&Path>) -> Result<HookEngine, S
                 .into(),
         );
     }
-    let builder = if extra.is_empty() {
+    let mut builder = if extra.is_empty() {
         args.builder(&[])
     } else {
         args.builder_only(&extra)
-    };
-    builder
-        .map_err(|e| format!("{e:#}"))?
-        .build()
-        .map_err(|e| e.to_string())
+    }
+    .map_err(|e| format!("{e:#}"))?;
+    if let Some(beside) = extra.first().and_then(|file| file.parent()) {
+        // Found beside the fixtures (maybe a cloned repository's), not
+        // named with -c: the project is the folder it is in, and its
+        // hooks run only as far as they are sandboxed in it.
+        builder
+            .project_dir(beside)
+            .named_files_are_the_projects(true)
+            .sandboxed_answer_in_full(true)
+            .strict_project(true);
+    }
+    let engine = builder.build().map_err(|e| e.to_string())?;
+    if let [first, ..] = engine.skipped() {
+        return Err(format!(
+            "{} hook(s) of the hook file beside the fixtures would run outside the sandbox (`{}`, {}), so they were left out: name the file with -c to run them as yours",
+            engine.skipped().len(),
+            first.id,
+            first.kind
+        ));
+    }
+    Ok(engine)
 }
 
 fn run_one(

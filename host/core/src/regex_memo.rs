@@ -3,7 +3,7 @@
 //! A long-running host (the `hook` daemon) builds its engine from the hook
 //! files again for every event, and compiling a pattern is most of that
 //! work: `^sudo ` alone took 14 % of the daemon's time per request
-//! (`docs/benchmarks.md`), and the audit log's redactor compiles four more
+//! (`docs/benchmarks.md`), and the audit log's redactor compiles seven more
 //! each time it is opened. A compiled [`Regex`] depends on its pattern and
 //! nothing else, so a memo keyed by the pattern text can never be stale.
 //!

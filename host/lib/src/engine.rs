@@ -131,6 +131,10 @@ pub struct HookEngineBuilder {
     managed_dir: Option<PathBuf>,
     strict_project: bool,
     dispatch_limits: DispatchLimits,
+    /// Whose the files named with `hook_file` are.
+    named_files_scope: Scope,
+    /// Whether an untrusted project's sandboxed hooks answer in full.
+    sandboxed_answer_in_full: bool,
 }
 
 /// Where an organisation's managed layer lives unless
@@ -187,6 +191,8 @@ impl Default for HookEngineBuilder {
             untrusted_projects: None,
             strict_project: false,
             dispatch_limits: DispatchLimits::DEFAULT,
+            named_files_scope: Scope::User,
+            sandboxed_answer_in_full: false,
             managed_dir: Some(managed_dir_from_env()),
         }
     }
@@ -209,6 +215,25 @@ impl HookEngineBuilder {
     /// Read exactly these hook files, forgetting those given before.
     pub fn replace_hook_files(&mut self, paths: impl IntoIterator<Item = PathBuf>) -> &mut Self {
         self.files = paths.into_iter().collect();
+        self
+    }
+
+    /// Take the files named with [`HookEngineBuilder::hook_file`] for the
+    /// project's (`wasm-hooks test` reading the hook files beside a
+    /// repository's fixtures), not the person's: they are weighed by the
+    /// project's trust, so an untrusted one runs only sandboxed hooks.
+    pub fn named_files_are_the_projects(&mut self, project: bool) -> &mut Self {
+        self.named_files_scope = if project { Scope::Project } else { Scope::User };
+        self
+    }
+
+    /// For a run whose answers nothing acts on (`wasm-hooks test`): the
+    /// sandboxed hooks of an untrusted project answer as trusted ones would
+    /// (an allow, a rewrite, a Stop block count), since they reach nothing
+    /// outside the sandbox either way; what is not sandboxed still does not
+    /// run.
+    pub fn sandboxed_answer_in_full(&mut self, full: bool) -> &mut Self {
+        self.sandboxed_answer_in_full = full;
         self
     }
 
@@ -426,7 +451,7 @@ impl HookEngineBuilder {
                 .iter()
                 .map(|path| Layer {
                     path: path.clone(),
-                    scope: Scope::User,
+                    scope: self.named_files_scope,
                 })
                 .collect()
         } else if let Some(project) = &self.project_dir {
@@ -591,6 +616,7 @@ impl HookEngineBuilder {
             trust.as_ref(),
             policy,
             managed.allow_managed_hooks_only,
+            self.sandboxed_answer_in_full,
         );
         let (mut hooks, switched_off) = config::merge(found);
         if managed.block_on_failure {

@@ -56,7 +56,8 @@ const MANAGED_ONLY: &str = "the organisation runs its managed hooks only";
 
 /// Each layer's hooks that may run, given this project's trust, and those
 /// left out; with `managed_only`, every hook below the managed layer is
-/// left out. Applied to each layer before layers are merged, so that an
+/// left out; with `in_full`, an untrusted project's sandboxed hooks answer
+/// as trusted ones (for a run nothing acts on). Applied to each layer before layers are merged, so that an
 /// untrusted project's copy of a hook can never stand in for the person's
 /// own (see [`crate::config::merge`]).
 pub(crate) fn apply(
@@ -64,6 +65,7 @@ pub(crate) fn apply(
     trust: Option<&ProjectTrust>,
     policy: UntrustedProjects,
     managed_only: bool,
+    in_full: bool,
 ) -> (Vec<(Scope, FileHooks)>, Vec<SkippedHook>) {
     let trusted =
         trust.is_none_or(|t| t.status.is_trusted()) || policy == UntrustedProjects::TrustAll;
@@ -79,7 +81,7 @@ pub(crate) fn apply(
                     found.hooks.push(hook);
                     continue;
                 } else if policy == UntrustedProjects::SandboxedOnly && hook.sandboxed {
-                    hook.spec.trusted = false;
+                    hook.spec.trusted = in_full;
                     found.hooks.push(hook);
                     continue;
                 } else {

@@ -14,11 +14,12 @@
 //! Connections are held as `server_conn` says: capped, idle and
 //! slow ones closed, drained on shutdown.
 //!
-//! No web page can drive it: a request that carries an `Origin` (every
-//! browser sends one with a cross-site request) gets 403, a body that is
-//! not `Content-Type: application/json` (the only kind a page can send
-//! without asking first) 415, and, when the server knows its own
-//! addresses, a `Host` that is not one of them (DNS rebinding) 421.
+//! No web page can drive it, nor read it: a request that carries an
+//! `Origin` (every browser sends one with a cross-site request) gets 403,
+//! and, when the server knows its own addresses, a `Host` that is not one
+//! of them (DNS rebinding) 421, on `/hook` and `/health` alike; an event
+//! whose body is not `Content-Type: application/json` (the only kind a
+//! page can send without asking first) gets 415.
 
 use std::future::Future;
 use std::io;
@@ -324,9 +325,9 @@ fn error(status: StatusCode, message: String) -> Response {
 }
 
 /// Why a request cannot have come from an agent, if it cannot: a web
-/// page's `Origin`, a `Host` this server does not answer to, a body that is
-/// not declared JSON.
-fn refused(server: &HookServer, headers: &HeaderMap) -> Option<Response> {
+/// page's `Origin`, a `Host` this server does not answer to. Every route
+/// checks it.
+fn from_elsewhere(server: &HookServer, headers: &HeaderMap) -> Option<Response> {
     if headers.contains_key(header::ORIGIN) {
         return Some(error(
             StatusCode::FORBIDDEN,
@@ -344,6 +345,15 @@ fn refused(server: &HookServer, headers: &HeaderMap) -> Option<Response> {
                 format!("Host `{host}` is not this server's address"),
             ));
         }
+    }
+    None
+}
+
+/// Why an event cannot have come from an agent, if it cannot: it comes
+/// [`from_elsewhere`], or its body is not declared JSON.
+fn refused(server: &HookServer, headers: &HeaderMap) -> Option<Response> {
+    if let Some(refusal) = from_elsewhere(server, headers) {
+        return Some(refusal);
     }
     let json = headers
         .get(header::CONTENT_TYPE)
@@ -458,6 +468,11 @@ async fn answer(engine: HookEngine, event: Event, protocol: Protocol) -> Answer 
     }
 }
 
-async fn health(State(server): State<Arc<HookServer>>) -> Json<Value> {
-    Json(json!({ "status": "ok", "hooks": server.hook_count() }))
+/// `GET /health`: the status and the number of hooks, for an agent or a
+/// person on this machine, never for a web page (see [`from_elsewhere`]).
+async fn health(State(server): State<Arc<HookServer>>, headers: HeaderMap) -> Response {
+    if let Some(refusal) = from_elsewhere(&server, &headers) {
+        return refusal;
+    }
+    Json(json!({ "status": "ok", "hooks": server.hook_count() })).into_response()
 }

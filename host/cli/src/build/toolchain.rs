@@ -52,13 +52,16 @@ pub(super) fn run(command: &mut Command, what: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `files` written into `dir` where they differ (`dir` made if missing,
-/// refused if it is a symbolic link); `dir`.
+/// `files` written into `dir` where they differ or are not regular files
+/// (a symbolic link is replaced, not read); `dir`, made if missing and
+/// refused if it is a symbolic link.
 pub(super) fn write_files(dir: &Path, files: &[(&str, &str)]) -> anyhow::Result<PathBuf> {
     plain_dir(dir)?;
     for (name, text) in files {
         let path = dir.join(name);
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
+        let same = std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_file())
+            && std::fs::read_to_string(&path).ok().as_deref() == Some(text);
+        if !same {
             replace_file(&path, text.as_bytes())?;
         }
     }

@@ -1,6 +1,6 @@
 //! Secrets kept out of the audit log.
 //!
-//! Three kinds of text are replaced by [`REDACTED`] before a record is
+//! Four kinds of text are replaced by [`REDACTED`] before a record is
 //! written:
 //! - the values of environment variables whose names say they are secret
 //!   (`*KEY*`, `*TOKEN*`, `*SECRET*`, `*PASS*`, `*CREDENTIAL*`, `*AUTH*`,

@@ -8,7 +8,9 @@
 //! never logged. A 2xx response with a JSON body (any answer shape of
 //! `PROTOCOL.md`) or an empty body is the answer; any other status, a body
 //! that is not a JSON answer, a timeout or a failed connection is a hook
-//! failure.
+//! failure. A redirect is never followed (its target was never checked
+//! against the allowlist, and the request would carry the hook's headers
+//! there): a 3xx is a failure like any other status.
 
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
@@ -335,12 +337,14 @@ impl HttpSettings {
         ))
     }
 
-    /// The shared client, made on first use.
+    /// The shared client, made on first use. It follows no redirect: only
+    /// the URL checked against the allowlist is ever called.
     pub(crate) fn client(&mut self) -> Result<reqwest::Client, String> {
         if let Some(client) = &self.client {
             return Ok(client.clone());
         }
         let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
         self.client = Some(client.clone());
