@@ -338,6 +338,76 @@ async fn writes_need_a_writable_grant() {
     );
 }
 
+/// Why the sandbox refuses to open a FIFO, socket or device.
+const NOT_A_FILE: &str =
+    "not a regular file or directory (a FIFO, socket or device could block the host)";
+
+/// The snoop's read of `path` was denied, and the trace names it as not a
+/// file, with `grants`.
+fn refused_as_not_a_file(report: &Value, logs: &[String], path: &str, grants: &str) {
+    let got = report["probes"]["read"][path].as_str().unwrap();
+    assert!(
+        got.starts_with("refused")
+            && (got.contains("ermission denied") || got.contains("not permitted")),
+        "the plugin is told it was refused: {got}"
+    );
+    let line = format!("sandbox: refused open `{path}`: {NOT_A_FILE} ({grants})");
+    assert!(logs.contains(&line), "{line}\n in {logs:#?}");
+}
+
+/// A FIFO made with `mkfifo`; when dropped, it is opened at both ends (which
+/// Linux does without waiting), letting go of any thread stuck opening it,
+/// so that a test whose refusal fails ends instead of hanging.
+struct Fifo(std::path::PathBuf);
+
+impl Fifo {
+    fn make(path: &str) -> Self {
+        let made = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(made.success(), "mkfifo {path}");
+        Self(path.into())
+    }
+}
+
+impl Drop for Fifo {
+    fn drop(&mut self) {
+        let _ = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&self.0);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fifo_in_a_granted_directory_is_refused_without_blocking() {
+    let tree = Tree::new();
+    let path = tree.path("granted/fifo");
+    let _fifo = Fifo::make(&path);
+    let (report, logs) = snoop_traced(
+        json!({"allow_read": [tree.path("granted")]}),
+        json!({"read": [&path]}),
+    )
+    .await;
+    refused_as_not_a_file(
+        &report,
+        &logs,
+        &path,
+        &format!("read {}", tree.path("granted")),
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_device_in_a_granted_directory_is_refused() {
+    let (report, logs) = snoop_traced(
+        json!({"allow_read": ["/dev"]}),
+        json!({"read": ["/dev/zero"]}),
+    )
+    .await;
+    refused_as_not_a_file(&report, &logs, "/dev/zero", "read /dev");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_granted_environment_variables_are_visible() {
     let report = snoop(json!({"env": ["PATH"]}), json!({"env": ["PATH", "HOME"]})).await;

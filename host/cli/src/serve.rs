@@ -110,7 +110,7 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         let shutdown = shutdown_signal().context("watching for SIGINT and SIGTERM")?;
         match &args.socket {
             Some(path) => {
@@ -130,9 +130,16 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
             }
         }
         anyhow::Ok(())
-    })?;
+    });
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    served?;
     Ok(Exit::GoOn)
 }
+
+/// How long the runtime's blocking threads get to finish once the server
+/// has: dropping the runtime would wait for them without end, and one stuck
+/// in a system call would keep SIGTERM from ever ending `serve`.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Each served project's directory (resolved) and engine builder; the
 /// projects share one wasm runtime, so a plugin is compiled once.

@@ -39,6 +39,8 @@
 mod config;
 mod engine;
 mod explain;
+#[cfg(test)]
+mod fail_closed_fuzz;
 mod handlers;
 mod once;
 mod policy;

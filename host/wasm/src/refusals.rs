@@ -11,6 +11,11 @@
 //! grant reach the granted descriptor and are untouched; a `..` or symlink
 //! escape from one is refused by cap-std, and remembered too. A guest that
 //! never asks for its preopens (most never touch a file) costs nothing.
+//!
+//! An open under a grant of anything but a regular file or a directory (a
+//! FIFO, a socket, a device) is refused and remembered as well, before it
+//! is opened: opening a FIFO no one writes to blocks a host thread for
+//! good, past the plugin's deadline and past the host's shutdown.
 
 use wasmtime::StoreContextMut;
 use wasmtime::component::{Linker, Resource};
@@ -80,6 +85,10 @@ const OUTSIDE: &str = "not within the grants";
 const NOT_ALLOWED: &str =
     "not allowed by the grants (it leads out of a granted directory, or writes to a read-only one)";
 
+/// Why an open of a FIFO, socket or device is refused.
+const NOT_A_FILE: &str =
+    "not a regular file or directory (a FIFO, socket or device could block the host)";
+
 /// How many distinct refusals one call remembers; more are not reported.
 const MAX_REMEMBERED: usize = 32;
 
@@ -118,6 +127,12 @@ impl Refusals {
             self.remember(what, self.guest_path(dir, path), OUTSIDE);
         }
         outside
+    }
+
+    /// Remember the refused open of `path`, which names a FIFO, socket or
+    /// device.
+    fn not_a_file(&mut self, dir: u32, path: &str) {
+        self.remember("open", self.guest_path(dir, path), NOT_A_FILE);
     }
 
     /// Remember a refusal by cap-std on a granted descriptor (a `..` or
@@ -188,6 +203,43 @@ fn answer<T>(
     Ok(Err(error))
 }
 
+/// Whether `path` on the descriptor `dir`, its last symlink followed as
+/// the open would (per `path_flags`), is neither a regular file nor a
+/// directory: a FIFO, a socket or a device, whose open can block a host
+/// thread for good. A symlink is only seen when not followed, and then the
+/// open refuses it without blocking. A path that cannot be stat'ed is left
+/// to the open, which fails the same way or creates a regular file.
+///
+/// This is checked before the open, not on the opened file, because the
+/// open itself is what blocks; wasmtime-wasi opens with options of its own
+/// (no `O_NONBLOCK`) on a handle it keeps private. So whoever swaps the
+/// file for a FIFO between this stat and the open (a host process, or a
+/// plugin running beside this one with a write grant on the directory)
+/// still wins the race; this guest cannot, as it does not run between the
+/// two. wasmtime-wasi reports a FIFO or a socket as of unknown type.
+async fn may_block_the_open(
+    state: &mut HostState,
+    dir: u32,
+    path_flags: types::PathFlags,
+    path: &str,
+) -> bool {
+    let stat = types::HostDescriptor::stat_at(
+        &mut state.filesystem(),
+        Resource::new_borrow(dir),
+        path_flags,
+        path.to_owned(),
+    )
+    .await;
+    stat.is_ok_and(|found| {
+        !matches!(
+            found.type_,
+            types::DescriptorType::RegularFile
+                | types::DescriptorType::Directory
+                | types::DescriptorType::SymbolicLink
+        )
+    })
+}
+
 fn shadow_open_at(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
     linker.instance(TYPES)?.func_wrap_async(
         "[method]descriptor.open-at",
@@ -203,6 +255,10 @@ fn shadow_open_at(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
                 let state = store.data_mut();
                 let rep = dir.rep();
                 if state.refusals.outside_grants(rep, "open", &path) {
+                    return Ok((Err(types::ErrorCode::Access),));
+                }
+                if may_block_the_open(state, rep, path_flags, &path).await {
+                    state.refusals.not_a_file(rep, &path);
                     return Ok((Err(types::ErrorCode::Access),));
                 }
                 let opened = types::HostDescriptor::open_at(
