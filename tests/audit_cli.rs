@@ -85,11 +85,15 @@ fn run_appends_a_verifiable_log_that_show_filters() {
     assert_eq!(lines.len(), 2, "{shown}");
     assert!(lines[0].starts_with("#3 "), "{shown}");
     assert!(
-        lines[0].ends_with(r#"s2 PreToolUse dispatch [no-rm]: deny (no rm) tool=Bash input={"command":"rm -rf build"}"#),
+        // The project is not trusted: its sandboxed rule's reason is marked
+        // as the project's (#30).
+        lines[0].ends_with(r#"s2 PreToolUse dispatch [no-rm]: deny ([from the untrusted project's hook `no-rm`] no rm) tool=Bash input={"command":"rm -rf build"}"#),
         "{shown}"
     );
     assert!(
-        lines[1].ends_with("s2 PreToolUse hook_result [no-rm]: deny (no rm)"),
+        lines[1].ends_with(
+            "s2 PreToolUse hook_result [no-rm]: deny ([from the untrusted project's hook `no-rm`] no rm)"
+        ),
         "{shown}"
     );
 }
@@ -364,4 +368,114 @@ fn m7_a_cut_emptied_lengthened_or_rechained_log_is_caught() {
         assert_eq!(code, Some(1));
         assert!(said.contains("--audit-key"), "{said}");
     }
+}
+
+/// A new key in a directory of its own, made by `audit key`.
+fn new_key() -> (tempfile::TempDir, PathBuf) {
+    let keys = tempfile::tempdir().unwrap();
+    let key = keys.path().join("audit.key");
+    wasm_hooks()
+        .args(["audit", "key"])
+        .arg(&key)
+        .assert()
+        .success();
+    (keys, key)
+}
+
+#[test]
+fn m7_a_keyed_log_rechained_without_the_key_is_not_sealed_over() {
+    let project = project();
+    let dir = project.dir.path();
+    let (_keys, key) = new_key();
+    let log = dir.join("sealed.jsonl");
+    let sealed = [
+        "--audit-log",
+        log.to_str().unwrap(),
+        "--audit-key",
+        key.to_str().unwrap(),
+    ];
+    for command in ["ls", "rm -rf build"] {
+        run_bash(dir, "s", command, &sealed);
+    }
+    // Rewritten without the key as a plain chain, head and all, the denial
+    // hidden; then the next run under the key appends to it.
+    let lines: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|line| line.replace("rm -rf build", "ls"))
+        .collect();
+    std::fs::write(&log, rechained(&log, &lines)).unwrap();
+    run_bash(dir, "s", "pwd", &sealed);
+
+    let verified = wasm_hooks()
+        .args(["audit", "verify"])
+        .arg(&log)
+        .arg("--audit-key")
+        .arg(&key)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&verified.stdout);
+    assert_eq!(verified.status.code(), Some(1), "sealed over: {said}");
+    assert!(
+        said.contains("broken at line 1: not sealed with the key"),
+        "{said}"
+    );
+    // The writer under the key said what it found, in the log.
+    wasm_hooks()
+        .args(["audit", "show"])
+        .arg(&log)
+        .arg("--audit-key")
+        .arg(&key)
+        .assert()
+        .code(1)
+        .stdout(
+            predicate::str::contains("a writer found the log tampered with")
+                .and(predicate::str::contains("not sealed with key")),
+        );
+}
+
+#[test]
+fn a_run_without_the_key_does_not_downgrade_a_keyed_log() {
+    let project = project();
+    let dir = project.dir.path();
+    let (_keys, key) = new_key();
+    let log = dir.join("sealed.jsonl");
+    for command in ["ls", "pwd"] {
+        run_bash(
+            dir,
+            "s",
+            command,
+            &[
+                "--audit-log",
+                log.to_str().unwrap(),
+                "--audit-key",
+                key.to_str().unwrap(),
+            ],
+        );
+    }
+    let before = std::fs::read(&log).unwrap();
+    // The agent goes on; the log is left as it was, and the person told.
+    wasm_hooks()
+        .current_dir(dir)
+        .env_remove("RUST_LOG")
+        .args(["run", "--event", "PreToolUse", "--tool", "Bash"])
+        .arg("--audit-log")
+        .arg(&log)
+        .arg("--input")
+        .arg(json!({ "command": "whoami" }).to_string())
+        .assert()
+        .success()
+        .stderr(
+            predicate::str::contains(log.to_str().unwrap())
+                .and(predicate::str::contains("would downgrade it")),
+        );
+    assert_eq!(std::fs::read(&log).unwrap(), before);
+    wasm_hooks()
+        .args(["audit", "verify"])
+        .arg(&log)
+        .arg("--audit-key")
+        .arg(&key)
+        .assert()
+        .success()
+        .stdout(predicate::str::ends_with(": intact, 4 records\n"));
 }

@@ -10,6 +10,11 @@
 //! newline; a log cut short, emptied or lengthened no longer ends where its
 //! head record says (`head`); and under a key, none of that can be hidden
 //! by re-chaining without the key.
+//!
+//! Under a key every line must be sealed with it, the first as much as the
+//! last: a plain chain at the start of a log cannot be told apart from a
+//! sealed log that someone without the key rewrote as one (the lines it
+//! replaced are gone), so the key vouches for no line it did not seal.
 
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
@@ -104,8 +109,8 @@ pub enum Break {
         /// The key's id.
         key: String,
     },
-    /// The line is not sealed with the key given, though lines before it
-    /// are.
+    /// The line is not sealed with the key given, as every line of a log
+    /// checked under a key must be.
     Unsealed,
     /// The line comes after the last record the head vouches for.
     PastHead {
@@ -161,7 +166,7 @@ impl fmt::Display for Break {
                 "sealed with key {key}, which was not given (--audit-key): it cannot be checked"
             ),
             Break::Unsealed => f.write_str(
-                "not sealed with the key, though lines before it are: written without the key, or forged",
+                "not sealed with the key: written without the key, or the log was rewritten without it (a sealed log downgraded to a plain chain)",
             ),
             Break::PastHead { head_seq } => write!(
                 f,
@@ -236,11 +241,23 @@ fn parse(text: &[u8], key: Option<&AuditKey>) -> Result<(AuditLine, String, Own)
     Ok((line, hash.to_owned(), own))
 }
 
-/// The number and hash a line carries, unchecked: where a writer chains on.
-pub(crate) fn carried(text: &[u8]) -> Option<(u64, String)> {
-    parse(text, None)
-        .ok()
-        .map(|(line, hash, _)| (line.seq, hash))
+/// What a line carries, unchecked: where a writer chains on.
+pub(crate) struct Carried {
+    /// The line's number.
+    pub(crate) seq: u64,
+    /// Its hash.
+    pub(crate) hash: String,
+    /// The id of the key it says sealed it, when it says one did.
+    pub(crate) key: Option<String>,
+}
+
+/// What the line `text` carries, when it is a record.
+pub(crate) fn carried(text: &[u8]) -> Option<Carried> {
+    parse(text, None).ok().map(|(line, hash, _)| Carried {
+        seq: line.seq,
+        hash,
+        key: line.key,
+    })
 }
 
 /// One line of a log as [`read_checked`] read it.
@@ -266,7 +283,6 @@ struct Checker<'k> {
     expected_seq: u64,
     last_seq: u64,
     number: u64,
-    keyed_before: bool,
     /// The line the head vouches for, once read.
     head_line: Option<u64>,
     first_break: Option<u64>,
@@ -289,7 +305,6 @@ impl<'k> Checker<'k> {
             expected_seq: 1,
             last_seq: 0,
             number: 0,
-            keyed_before: false,
             head_line: None,
             first_break: None,
         }
@@ -329,9 +344,7 @@ impl<'k> Checker<'k> {
         {
             self.head_line = Some(self.number);
         }
-        let keyed = line.key.is_some();
-        let unsealed = self.key.is_some() && !keyed && self.keyed_before;
-        self.keyed_before |= keyed;
+        let unsealed = self.key.is_some() && line.key.is_none();
         match own {
             Own::Edited => Some(Break::Edited),
             Own::KeyNotGiven(key) => Some(Break::KeyNotGiven { key }),
@@ -582,7 +595,7 @@ mod tests {
         ));
         // A line chained onto the last one, as a forger without the head
         // would write it.
-        let (_, last_hash) = carried(lines[3].trim_end().as_bytes()).unwrap();
+        let last_hash = carried(lines[3].trim_end().as_bytes()).unwrap().hash;
         let forged = seal(&mut line(5, &last_hash), None);
         std::fs::write(&path, [text.as_bytes(), &forged.text].concat()).unwrap();
         assert_eq!(broken(&path, None), (5, Break::PastHead { head_seq: 4 }));
@@ -604,7 +617,26 @@ mod tests {
             broken(&path, None),
             (1, Break::KeyNotGiven { .. })
         ));
-        // A forger re-chains an edited log without the key, head and all.
+        // A forger rewrites the head without the key, the log left whole.
+        let last_hash = carried(
+            std::fs::read_to_string(&path)
+                .unwrap()
+                .lines()
+                .next_back()
+                .unwrap()
+                .as_bytes(),
+        )
+        .unwrap()
+        .hash;
+        HeadFile::open(&path)
+            .unwrap()
+            .write(&Head::new(3, &last_hash, None))
+            .unwrap();
+        assert!(matches!(
+            broken(&path, Some(&key)),
+            (4, Break::HeadUnsound(why)) if why.contains("not sealed with the key")
+        ));
+        // Or re-chains an edited log without the key, head and all.
         let mut forged = Vec::new();
         let mut prev = GENESIS.to_owned();
         for seq in 1..=3 {
@@ -619,15 +651,12 @@ mod tests {
             .unwrap()
             .write(&Head::new(3, &prev, None))
             .unwrap();
-        assert!(matches!(
-            broken(&path, Some(&key)),
-            (4, Break::HeadUnsound(why)) if why.contains("not sealed with the key")
-        ));
+        assert_eq!(broken(&path, Some(&key)), (1, Break::Unsealed));
         // Or moves a sealed head back to an earlier line it copied.
         let path = log(&dir.path().join("b"), 3, Some(&key));
         let text = std::fs::read_to_string(&path).unwrap();
         let first = text.lines().next().unwrap();
-        let (_, hash) = carried(first.as_bytes()).unwrap();
+        let hash = carried(first.as_bytes()).unwrap().hash;
         let mut head = Head::new(3, &hash, Some(&key));
         head.seq = 1;
         HeadFile::open(&path).unwrap().write(&head).unwrap();
@@ -635,5 +664,33 @@ mod tests {
             broken(&path, Some(&key)),
             (4, Break::HeadUnsound(why)) if why.contains("forged")
         ));
+    }
+
+    #[test]
+    fn under_a_key_a_plain_line_is_a_break_before_the_sealed_ones_as_after() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = AuditKey::generate(&dir.path().join("key")).unwrap();
+        // Lines sealed by `keys` in turn, chained, with a head sealed with
+        // the key: a downgraded start sealed over, or a plain line appended.
+        let written = |name: &str, keys: [Option<&AuditKey>; 3]| {
+            let path = dir.path().join(name);
+            let mut out = Vec::new();
+            let mut prev = GENESIS.to_owned();
+            for (seq, sealer) in (1..).zip(keys) {
+                let sealed = seal(&mut line(seq, &prev), sealer);
+                out.extend_from_slice(&sealed.text);
+                prev = sealed.hash;
+            }
+            std::fs::write(&path, out).unwrap();
+            HeadFile::open(&path)
+                .unwrap()
+                .write(&Head::new(3, &prev, Some(&key)))
+                .unwrap();
+            path
+        };
+        let sealed_over = written("sealed-over", [None, None, Some(&key)]);
+        assert_eq!(broken(&sealed_over, Some(&key)), (1, Break::Unsealed));
+        let appended = written("appended", [Some(&key), None, Some(&key)]);
+        assert_eq!(broken(&appended, Some(&key)), (2, Break::Unsealed));
     }
 }

@@ -16,6 +16,15 @@
 //! the log not ending there (cut short, emptied, lengthened by something
 //! else) says so in a `tampered` record before it appends. With an
 //! [`AuditKey`], lines and head are sealed with it (HMAC-SHA256).
+//!
+//! A key seals a log from its first line. A writer under a key that finds
+//! the log ending in a line not sealed with that key (written without it,
+//! under another key, or a sealed log rewritten as a plain chain by
+//! someone without it), or a head not sealed with it, says so in a
+//! `tampered` record too and goes on sealing: it never vouches for what it
+//! cannot check. A writer without a key refuses to append to a log that
+//! ends sealed with one, since its lines would break it. To start sealing
+//! a log kept so far without a key, start a new log.
 
 mod chain;
 mod head;
@@ -35,6 +44,7 @@ pub use chain::{AuditLine, Break, CheckedLine, Verification, read, read_checked,
 pub use key::AuditKey;
 pub use redact::{REDACTED, Redactor};
 
+use chain::Carried;
 use head::{Head, HeadFile};
 
 use crate::event::{Event, EventName};
@@ -188,7 +198,7 @@ impl AuditLog {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         w.file.lock()?;
-        let result = w.append(entry, &self.inner.redactor);
+        let result = w.append(entry, &self.inner.redactor, &self.inner.path);
         w.file.unlock()?;
         result
     }
@@ -242,10 +252,10 @@ impl AuditLog {
 }
 
 impl Writer {
-    fn append(&mut self, entry: AuditEntry, redactor: &Redactor) -> io::Result<()> {
+    fn append(&mut self, entry: AuditEntry, redactor: &Redactor, path: &Path) -> io::Result<()> {
         let size = self.file.metadata()?.len();
         if self.len != Some(size) {
-            self.resync(size, redactor)?;
+            self.resync(size, redactor, path)?;
         }
         self.write(entry)
     }
@@ -285,13 +295,40 @@ impl Writer {
 
     /// Pick up the chain where the file ends now (another writer may have
     /// appended), and move a half last line into a `recovered` record.
-    fn resync(&mut self, size: u64, redactor: &Redactor) -> io::Result<()> {
+    ///
+    /// # Errors
+    /// Besides failing reads and writes: when this writer has no key and
+    /// the log (`path`) ends in a line sealed with one; nothing is changed.
+    fn resync(&mut self, size: u64, redactor: &Redactor, path: &Path) -> io::Result<()> {
         let ends_whole = size == 0 || self.read(size - 1, size)? == b"\n";
         let keep = if ends_whole {
             size
         } else {
             self.line_start(size)?
         };
+        let last = if keep == 0 {
+            None
+        } else {
+            let start = self.line_start(keep - 1)?;
+            let last = self.read(start, keep - 1)?;
+            Some(chain::carried(&last).unwrap_or_else(|| {
+                tracing::warn!(
+                    "the last line of the audit log is not a record; chaining on from its raw hash"
+                );
+                Carried {
+                    seq: 0,
+                    hash: crate::digest::sha256_hex(&last),
+                    key: None,
+                }
+            }))
+        };
+        let sealed_by = last.as_ref().map(|last| last.key.clone());
+        if let (None, Some(Some(sealed_by))) = (&self.key, &sealed_by) {
+            return Err(io::Error::other(format!(
+                "the audit log {} is sealed with key {sealed_by}; appending to it without that key would downgrade it (its new lines could not be vouched for): give the key (`audit_key` in the user's config, or --audit-key), or start a new log",
+                path.display()
+            )));
+        }
         let partial = if ends_whole {
             Vec::new()
         } else {
@@ -299,20 +336,16 @@ impl Writer {
             self.file.set_len(keep)?;
             text
         };
-        (self.last_seq, self.last_hash) = if keep == 0 {
-            (0, chain::GENESIS.to_owned())
-        } else {
-            let start = self.line_start(keep - 1)?;
-            let last = self.read(start, keep - 1)?;
-            chain::carried(&last).unwrap_or_else(|| {
-                tracing::warn!(
-                    "the last line of the audit log is not a record; chaining on from its raw hash"
-                );
-                (0, crate::digest::sha256_hex(&last))
-            })
-        };
+        (self.last_seq, self.last_hash) = last.map_or_else(
+            || (0, chain::GENESIS.to_owned()),
+            |last| (last.seq, last.hash),
+        );
         self.len = Some(keep);
-        if let Some(found) = self.head_mismatch(keep)? {
+        let found = match sealed_by.and_then(|sealed_by| self.unsealed_end(sealed_by.as_deref())) {
+            Some(downgraded) => Some(downgraded),
+            None => self.head_mismatch(keep)?,
+        };
+        if let Some(found) = found {
             self.write(AuditEntry {
                 kind: AuditKind::Tampered,
                 session: String::new(),
@@ -334,8 +367,32 @@ impl Writer {
         Ok(())
     }
 
+    /// What is wrong, for a writer under a key, with a log whose last line
+    /// was sealed by `sealed_by` (no key, or another one), if anything.
+    ///
+    /// Such a log is written without the key, or is a sealed log someone
+    /// without the key rewrote as a plain chain, head and all: the writer
+    /// cannot tell which, so its first line sealed with the key must not
+    /// vouch for those before it. It says so in a `tampered` record rather
+    /// than refusing to append: a refusal would let anyone who can write
+    /// the log silence it by rewriting it, and, as for a head mismatch,
+    /// the evidence is kept in the log, where `verify` reports it.
+    fn unsealed_end(&self, sealed_by: Option<&str>) -> Option<Value> {
+        let key = self.key.as_ref()?;
+        (sealed_by != Some(key.id())).then(|| {
+            json!({
+                "problem": format!(
+                    "the log ended in a line not sealed with key {}: it was written without the key (or under another), or a sealed log was rewritten without the key; the key cannot vouch for the lines before this one",
+                    key.id()
+                ),
+                "last_line_sealed_with": sealed_by,
+            })
+        })
+    }
+
     /// What is wrong with the head record, when the log (`len` bytes of
-    /// whole lines) does not end where it says.
+    /// whole lines) does not end where it says, or the head cannot be
+    /// believed under this writer's key.
     fn head_mismatch(&self, len: u64) -> io::Result<Option<Value>> {
         let ends_at = self.last_seq;
         Ok(match self.head.read()? {
@@ -345,7 +402,9 @@ impl Writer {
                 "log_ends_at": ends_at,
             })),
             Some(Err(why)) => Some(json!({ "problem": format!("the head record {why}") })),
-            Some(Ok(head)) if head.seq == ends_at && head.hash == self.last_hash => None,
+            Some(Ok(head)) if head.seq == ends_at && head.hash == self.last_hash => head
+                .unsound(self.key.as_ref())
+                .map(|why| json!({ "problem": format!("the head record {why}") })),
             Some(Ok(head)) => Some(json!({
                 "problem": "the log did not end where its head record said: records were cut from its end or added to it (or a crash fell between writing a record and its head)",
                 "head_says": head.seq,
@@ -479,5 +538,114 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains("s3cr3t"), "{text}");
         assert!(text.contains("deploy --token [REDACTED]"), "{text}");
+    }
+
+    /// `path`'s records rewritten as a forger without the key would: a
+    /// plain chain (the second record edited), head and all.
+    fn rechain_without_the_key(path: &Path) {
+        let mut text = Vec::new();
+        let mut prev = chain::GENESIS.to_owned();
+        for mut line in read(File::open(path).unwrap()).unwrap() {
+            if line.seq == 2 {
+                line.data = json!({ "n": "forged" });
+            }
+            line.prev = prev;
+            let sealed = chain::seal(&mut line, None);
+            text.extend_from_slice(&sealed.text);
+            prev = sealed.hash;
+        }
+        std::fs::write(path, text).unwrap();
+        HeadFile::open(path)
+            .unwrap()
+            .write(&Head::new(3, &prev, None))
+            .unwrap();
+    }
+
+    #[test]
+    fn a_keyed_writer_does_not_seal_over_a_log_rechained_without_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
+        let key = AuditKey::generate(&dir.path().join("audit.key")).unwrap();
+        let open = || AuditLog::open(&path, Redactor::new([], &[]), Some(key.clone())).unwrap();
+        let log = open();
+        for n in 1..=3 {
+            log.append(entry(n)).unwrap();
+        }
+        rechain_without_the_key(&path);
+        // The next writer under the key, in another process.
+        open().append(entry(4)).unwrap();
+        assert_eq!(
+            verify(&path, Some(&key)).unwrap(),
+            Verification::Broken {
+                line: 1,
+                reason: Break::Unsealed
+            }
+        );
+        // And it said so, sealed, before its own record.
+        let lines = read(File::open(&path).unwrap()).unwrap();
+        assert_eq!(lines[3].kind, "tampered");
+        assert_eq!(lines[3].key.as_deref(), Some(key.id()));
+        assert_eq!(lines[3].data["last_line_sealed_with"], Value::Null);
+        assert_eq!(lines[4].data["n"], 4);
+        let checked = read_checked(&path, Some(&key)).unwrap();
+        assert!(
+            matches!(&checked[3].problem, Some(Break::Reported(what)) if what.contains("not sealed with key")),
+            "{checked:?}"
+        );
+    }
+
+    #[test]
+    fn a_keyed_writer_does_not_seal_over_a_cut_log_whose_head_was_rewritten_without_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
+        let key = AuditKey::generate(&dir.path().join("audit.key")).unwrap();
+        let open = || AuditLog::open(&path, Redactor::new([], &[]), Some(key.clone())).unwrap();
+        let log = open();
+        for n in 1..=4 {
+            log.append(entry(n)).unwrap();
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let kept: Vec<&str> = text.split_inclusive('\n').take(2).collect();
+        std::fs::write(&path, kept.concat()).unwrap();
+        let last = chain::carried(kept[1].trim_end().as_bytes()).unwrap();
+        HeadFile::open(&path)
+            .unwrap()
+            .write(&Head::new(last.seq, &last.hash, None))
+            .unwrap();
+        open().append(entry(5)).unwrap();
+        let lines = read(File::open(&path).unwrap()).unwrap();
+        assert_eq!(lines[2].kind, "tampered");
+        assert!(matches!(
+            verify(&path, Some(&key)).unwrap(),
+            Verification::Broken {
+                line: 3,
+                reason: Break::Reported(what)
+            } if what.contains("not sealed with the key given")
+        ));
+    }
+
+    #[test]
+    fn a_writer_without_the_key_refuses_to_append_to_a_keyed_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
+        let key = AuditKey::generate(&dir.path().join("audit.key")).unwrap();
+        let sealed = AuditLog::open(&path, Redactor::new([], &[]), Some(key.clone())).unwrap();
+        for n in 1..=2 {
+            sealed.append(entry(n)).unwrap();
+        }
+        let before = std::fs::read(&path).unwrap();
+        let keyless = AuditLog::open(&path, Redactor::new([], &[]), None).unwrap();
+        let refused = keyless.append(entry(3)).unwrap_err().to_string();
+        assert!(refused.contains(&path.display().to_string()), "{refused}");
+        assert!(
+            refused.contains(&format!("sealed with key {}", key.id())),
+            "{refused}"
+        );
+        assert!(refused.contains("downgrade"), "{refused}");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        assert_eq!(
+            verify(&path, Some(&key)).unwrap(),
+            Verification::Intact { lines: 2 }
+        );
     }
 }
