@@ -536,3 +536,32 @@ fn a_session_started_in_a_subdirectory_still_runs_the_repositorys_guard() {
     });
     assert!(denied(&answer), "{answer}");
 }
+
+#[test]
+fn a_hook_file_that_would_take_the_heap_past_its_cap_still_blocks_a_guard_event() {
+    // Each pattern compiles to megabytes: together they would outgrow the
+    // heap cap (lowered here to keep the test small). The allocation that
+    // would pass it fails, Rust aborts, and the answer prepared before is
+    // written: never an exit without one.
+    let rules: Vec<Value> = (0..40)
+        .map(|i| {
+            json!({"field": "tool_input.command", "operator": "regex",
+                "value": format!(r"\w{{60}}{i}"), "action": "deny", "reason": "big"})
+        })
+        .collect();
+    let repo = Repository::new(&json!({}));
+    repo.write_users(
+        "hooks.json",
+        &json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "inline", "rules": rules}]}]}})
+            .to_string(),
+    );
+    let out = repo
+        .wasm_hooks(&["hook"])
+        .env("WASM_HOOKS_MAX_HEAP_MB", "40")
+        .write_stdin(bash_event(&repo))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("aborted while answering"), "{stderr}");
+}

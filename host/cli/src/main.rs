@@ -12,6 +12,7 @@ mod daemon;
 mod explain;
 #[cfg(test)]
 mod fallback_answer;
+mod heap_cap;
 mod hook;
 mod hook_files;
 mod init;
@@ -157,7 +158,12 @@ impl From<Exit> for ExitCode {
 }
 
 /// Parse arguments, run the command, and turn its result into an exit code.
+/// Every allocation of the program, within [`heap_cap::MAX_HEAP_BYTES`].
+#[global_allocator]
+static HEAP: heap_cap::CappedHeap = heap_cap::CappedHeap;
+
 fn main() -> ExitCode {
+    heap_cap::lower_from_env();
     let cli = Cli::parse();
     init_tracing(cli.verbose);
     match run(cli.command, cli.verbose) {
