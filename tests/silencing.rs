@@ -565,3 +565,38 @@ fn a_hook_file_that_would_take_the_heap_past_its_cap_still_blocks_a_guard_event(
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("aborted while answering"), "{stderr}");
 }
+
+#[test]
+fn a_plugins_config_schema_bomb_is_refused_and_a_guard_event_still_blocks() {
+    // A `$ref` cycle through `allOf`: compiled lazily, checking a config
+    // against it never ends (it took 24 GB before the kernel stepped in).
+    let bomb = json!({"$defs": {
+        "a": {"allOf": [{"$ref": "#/$defs/b"}, {"$ref": "#/$defs/b"}]},
+        "b": {"anyOf": [{"$ref": "#/$defs/a"}]}},
+        "$ref": "#/$defs/a"});
+    let repo = Repository::new(&json!({}));
+    let mut component = std::fs::read(crate::support::plugin("deny-dangerous-commands")).unwrap();
+    wasm_hooks_wasm::embed_config_schema(&mut component, &bomb.to_string());
+    let plugin = repo.write_users("bomb.wasm", "");
+    std::fs::write(&plugin, component).unwrap();
+    let hook = json!({"type": "wasm", "plugin": plugin, "config": {"patterns": ["rm -rf"]}});
+    repo.write_users(
+        "hooks.json",
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}).to_string(),
+    );
+    let out = repo.wasm_hooks(&["validate"]).output().unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(shown.contains("`$ref` cycle"), "{shown}");
+    let out = repo
+        .wasm_hooks(&["hook"])
+        .write_stdin(bash_event(&repo))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
