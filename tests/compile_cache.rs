@@ -464,3 +464,39 @@ async fn the_watcher_reloads_without_being_asked() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+#[tokio::test]
+async fn a_projects_plugin_is_not_hot_reloaded_into_bytes_its_grants_were_not_weighed_for() {
+    // Trusted (here: trust_all) with these bytes and its grants; other
+    // bytes must be weighed again (they untrust the project), not swapped
+    // in under the old grants.
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live.wasm");
+    install("deny-dangerous-commands", &live);
+    let hooks = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "wasm", "plugin": live, "allow_read": ["/etc"]}]}]}});
+    std::fs::create_dir_all(dir.path().join(".wasm-hooks")).unwrap();
+    std::fs::write(dir.path().join(".wasm-hooks/hooks.json"), hooks.to_string()).unwrap();
+    let runtime = WasmRuntime::builder().no_cache().build().unwrap();
+    let engine = HookEngine::builder()
+        .project_dir(dir.path())
+        .untrusted_projects(wasm_hooks::UntrustedProjects::TrustAll)
+        .managed_dir(None)
+        .runtime(runtime.clone())
+        .build()
+        .unwrap();
+    assert!(matches!(
+        engine.dispatch(bash("rm -rf /")).await.verdict,
+        Verdict::Deny { .. }
+    ));
+    install("hostile-snoop", &live);
+    assert_eq!(
+        runtime.reload_changed(),
+        0,
+        "a project's plugin is not watched"
+    );
+    assert!(matches!(
+        engine.dispatch(bash("rm -rf /")).await.verdict,
+        Verdict::Deny { .. }
+    ));
+}
