@@ -276,13 +276,7 @@ fn rechained(log: &Path, lines: &[String]) -> String {
 fn m7_a_cut_emptied_lengthened_or_rechained_log_is_caught() {
     let project = project();
     let dir = project.dir.path();
-    let keys = tempfile::tempdir().unwrap();
-    let key = keys.path().join("audit.key");
-    wasm_hooks()
-        .args(["audit", "key"])
-        .arg(&key)
-        .assert()
-        .success();
+    let (_keys, key) = new_key();
     let logs = [
         (dir.join("plain.jsonl"), None),
         (dir.join("sealed.jsonl"), Some(&key)),

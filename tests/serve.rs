@@ -500,30 +500,39 @@ async fn m5_idle_connections_cannot_starve_the_server() {
     answered_beside_silent_connections("300", 4, 30).await;
 }
 
-#[tokio::test]
-async fn c4_each_project_is_answered_by_its_own_hooks_and_no_other_place_is() {
-    let home = tempfile::tempdir().unwrap();
-    let guarded = tempfile::tempdir().unwrap();
-    let plain = tempfile::tempdir().unwrap();
-    let deny_rm = json!({"type": "inline", "rules": [{"field": "tool_input.command",
-        "operator": "contains", "value": "rm -rf", "action": "deny", "reason": "not here"}]});
-    let hooks = guarded.path().join(".wasm-hooks/hooks.json");
+/// A project whose `.wasm-hooks/hooks.json` runs `hook` on PreToolUse.
+fn guarded_by(hook: &Value) -> tempfile::TempDir {
+    let project = tempfile::tempdir().unwrap();
+    let hooks = project.path().join(".wasm-hooks/hooks.json");
     std::fs::create_dir_all(hooks.parent().unwrap()).unwrap();
     std::fs::write(
         &hooks,
-        json!({"hooks": {"PreToolUse": [{"hooks": [deny_rm]}]}}).to_string(),
+        json!({"hooks": {"PreToolUse": [{"hooks": [hook]}]}}).to_string(),
     )
     .unwrap();
-    let as_person = |cmd: &mut Command| {
-        cmd.env("HOME", home.path())
-            .env("XDG_CONFIG_HOME", home.path().join("config"))
-            .env("XDG_STATE_HOME", home.path().join("state"));
-    };
-    let mut trust = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
-    as_person(trust.args(["trust", "--yes"]).current_dir(guarded.path()));
+    project
+}
+
+/// `wasm-hooks` as a person whose home (config, state) is `home`.
+fn wasm_hooks_as(home: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+    cmd.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"));
+    cmd
+}
+
+#[tokio::test]
+async fn c4_each_project_is_answered_by_its_own_hooks_and_no_other_place_is() {
+    let home = tempfile::tempdir().unwrap();
+    let plain = tempfile::tempdir().unwrap();
+    let deny_rm = json!({"type": "inline", "rules": [{"field": "tool_input.command",
+        "operator": "contains", "value": "rm -rf", "action": "deny", "reason": "not here"}]});
+    let guarded = guarded_by(&deny_rm);
+    let mut trust = wasm_hooks_as(home.path());
+    trust.args(["trust", "--yes"]).current_dir(guarded.path());
     assert!(trust.output().unwrap().status.success());
-    let mut command = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
-    as_person(&mut command);
+    let mut command = wasm_hooks_as(home.path());
     command
         .args([
             "serve",
@@ -715,31 +724,17 @@ async fn m5_a_client_that_sends_slowly_is_cut_off() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_served_project_stops_running_its_script_after_trust_revoke_or_a_change() {
     let home = tempfile::tempdir().unwrap();
-    let repo = tempfile::tempdir().unwrap();
+    let repo = guarded_by(&json!({"type": "command", "command": "sh guard.sh"}));
     let script = repo.path().join("guard.sh");
     std::fs::write(&script, "#!/bin/sh\necho 'no rm' >&2\nexit 2\n").unwrap();
-    let guard = json!({"type": "command", "command": "sh guard.sh"});
-    let hooks = repo.path().join(".wasm-hooks/hooks.json");
-    std::fs::create_dir_all(hooks.parent().unwrap()).unwrap();
-    std::fs::write(
-        &hooks,
-        json!({"hooks": {"PreToolUse": [{"hooks": [guard]}]}}).to_string(),
-    )
-    .unwrap();
-    let as_person = |cmd: &mut Command| {
-        cmd.env("HOME", home.path())
-            .env("XDG_CONFIG_HOME", home.path().join("config"))
-            .env("XDG_STATE_HOME", home.path().join("state"))
-            .current_dir(repo.path());
-    };
     let wasm_hooks = |args: &[&str]| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
-        as_person(cmd.args(args));
+        let mut cmd = wasm_hooks_as(home.path());
+        cmd.args(args).current_dir(repo.path());
         assert!(cmd.output().unwrap().status.success(), "{args:?}");
     };
     wasm_hooks(&["trust", "--yes"]);
-    let mut command = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
-    as_person(&mut command);
+    let mut command = wasm_hooks_as(home.path());
+    command.current_dir(repo.path());
     command
         .args([
             "serve",

@@ -124,6 +124,15 @@ fn a_huge_project_hook_file_is_refused_unread_and_the_users_hooks_still_run() {
     assert!(told.contains("MAX_HOOK_FILE_BYTES"), "{answer}");
 }
 
+/// `wasm-hooks hook` on a Bash event in `repo`, with these variables set.
+fn hook_on_bash(repo: &Repository, env: &[(&str, &std::ffi::OsStr)]) -> std::process::Output {
+    let mut hook = repo.wasm_hooks(&["hook"]);
+    for (name, value) in env {
+        hook.env(name, value);
+    }
+    hook.write_stdin(bash_event(repo)).output().unwrap()
+}
+
 /// A PreToolUse Bash event for `repo`, as Claude Code sends it.
 fn bash_event(repo: &Repository) -> String {
     let mut event = crate::support::fixture_of("2.1.330", "PreToolUse");
@@ -455,12 +464,8 @@ fn the_managed_layer_cannot_be_moved_by_a_variable_to_a_folder_others_can_write(
     let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [command(&format!("touch '{}'", ran.display()))]}]}});
     std::fs::write(planted.path().join("hooks.json"), hooks.to_string()).unwrap();
     std::fs::set_permissions(planted.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
-    let out = repo
-        .wasm_hooks(&["hook"])
-        .env("WASM_HOOKS_MANAGED_DIR", planted.path())
-        .write_stdin(bash_event(&repo))
-        .output()
-        .unwrap();
+    let managed = [("WASM_HOOKS_MANAGED_DIR", planted.path().as_os_str())];
+    let out = hook_on_bash(&repo, &managed);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -477,11 +482,7 @@ fn the_managed_layer_cannot_be_moved_by_a_variable_to_a_folder_others_can_write(
     if std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(planted.path()).unwrap()) != 0 {
         return;
     }
-    repo.wasm_hooks(&["hook"])
-        .env("WASM_HOOKS_MANAGED_DIR", planted.path())
-        .write_stdin(bash_event(&repo))
-        .assert()
-        .success();
+    assert!(hook_on_bash(&repo, &managed).status.success());
     assert!(ran.exists());
 }
 
@@ -555,12 +556,7 @@ fn a_hook_file_that_would_take_the_heap_past_its_cap_still_blocks_a_guard_event(
         &json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "inline", "rules": rules}]}]}})
             .to_string(),
     );
-    let out = repo
-        .wasm_hooks(&["hook"])
-        .env("WASM_HOOKS_MAX_HEAP_MB", "40")
-        .write_stdin(bash_event(&repo))
-        .output()
-        .unwrap();
+    let out = hook_on_bash(&repo, &[("WASM_HOOKS_MAX_HEAP_MB", "40".as_ref())]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("aborted while answering"), "{stderr}");
@@ -588,11 +584,7 @@ fn a_plugins_config_schema_bomb_is_refused_and_a_guard_event_still_blocks() {
     let shown = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{shown}");
     assert!(shown.contains("`$ref` cycle"), "{shown}");
-    let out = repo
-        .wasm_hooks(&["hook"])
-        .write_stdin(bash_event(&repo))
-        .output()
-        .unwrap();
+    let out = hook_on_bash(&repo, &[]);
     assert_eq!(
         out.status.code(),
         Some(2),

@@ -36,17 +36,11 @@ impl Repository {
 
     /// Write `relative` in the person's own `wasm-hooks` config directory.
     pub(crate) fn write_users(&self, relative: &str, text: &str) -> PathBuf {
-        let path = self.home.path().join("config/wasm-hooks").join(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        path
+        write_below(&self.home.path().join("config/wasm-hooks"), relative, text)
     }
 
     pub(crate) fn write(&self, relative: &str, text: &str) -> PathBuf {
-        let path = self.path().join(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        path
+        write_below(self.path(), relative, text)
     }
 
     /// One of the package's programs as the person, in the repository (a
@@ -66,14 +60,8 @@ impl Repository {
 
     /// `wasm-hooks <args>` as the person, in the repository.
     pub(crate) fn wasm_hooks(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::cargo_bin("wasm-hooks").unwrap();
-        cmd.current_dir(self.path())
-            .env("HOME", self.home.path())
-            .env("XDG_CONFIG_HOME", self.home.path().join("config"))
-            .env("XDG_STATE_HOME", self.home.path().join("state"))
-            .env("XDG_CACHE_HOME", self.home.path().join("cache"))
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .args(args);
+        let mut cmd = Command::from(self.program("wasm-hooks"));
+        cmd.args(args);
         cmd
     }
 
@@ -111,6 +99,14 @@ impl Repository {
     pub(crate) fn trust(&self) {
         self.wasm_hooks(&["trust", "--yes"]).assert().success();
     }
+}
+
+/// Write `text` to `relative` below `root`, making its folders.
+fn write_below(root: &Path, relative: &str, text: &str) -> PathBuf {
+    let path = root.join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
 }
 
 pub(crate) fn command(line: &str) -> Value {

@@ -50,15 +50,7 @@ impl Runs {
         project: &Path,
         env: &[(String, String)],
     ) -> Self {
-        let mut runs = Self::default();
-        let mut place = Place {
-            dir: dir.to_owned(),
-            project,
-            env,
-        };
-        runs.shell(line, &mut place, 0);
-        runs.follow(project);
-        runs
+        Self::from(dir, project, env, |runs, place| runs.shell(line, place, 0))
     }
 
     /// What the program and arguments `argv` run (no shell reads them).
@@ -68,13 +60,23 @@ impl Runs {
         project: &Path,
         env: &[(String, String)],
     ) -> Self {
+        Self::from(dir, project, env, |runs, place| runs.words(argv, place, 0))
+    }
+
+    /// What `read` finds from `dir`, with the files it names followed.
+    fn from(
+        dir: &Path,
+        project: &Path,
+        env: &[(String, String)],
+        read: impl FnOnce(&mut Self, &mut Place<'_>),
+    ) -> Self {
         let mut runs = Self::default();
         let mut place = Place {
             dir: dir.to_owned(),
             project,
             env,
         };
-        runs.words(argv, &mut place, 0);
+        read(&mut runs, &mut place);
         runs.follow(project);
         runs
     }
