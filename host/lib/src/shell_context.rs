@@ -179,6 +179,20 @@ fn backquoted(line: &str, from: usize) -> Result<usize, SetupError> {
 /// handed to one.
 pub(crate) fn reparser(words: &[String]) -> Option<String> {
     let templated = |w: &String| w.contains("{{");
+    let base = |w: &String| w.rsplit('/').next().unwrap_or(w).to_owned();
+    // A shell anywhere in the line (`xargs sh -c`, `find -exec bash -c`,
+    // `su -c`) with a `-c` among its short options (`-lc`), then a
+    // template: its value is a script.
+    let runs_script = |w: &[String]| {
+        ["sh", "bash", "dash", "zsh", "ksh", "su", "runuser"].contains(&base(&w[0]).as_str())
+            && w[1].starts_with('-')
+            && !w[1].starts_with("--")
+            && w[1].contains('c')
+            && templated(&w[2])
+    };
+    if let Some(shell) = words.windows(3).find(|w| runs_script(w)) {
+        return Some(format!("`{} {}`", base(&shell[0]), shell[1]));
+    }
     let mut rest = words.iter().skip_while(|w| {
         (w.contains('=') && !w.starts_with('-'))
             || ["env", "exec", "command", "nohup", "time"].contains(&w.as_str())
@@ -192,7 +206,8 @@ pub(crate) fn reparser(words: &[String]) -> Option<String> {
     };
     let by = match name {
         "eval" | "source" | "." if args.iter().any(|a| templated(a)) => name.to_owned(),
-        "sh" | "bash" | "dash" | "zsh" | "ksh" if after(&["-c"]) => format!("`{name} -c`"),
+        // The remote side runs its arguments as a shell command line.
+        "ssh" if args.iter().any(|a| templated(a)) => "`ssh` (a remote shell)".to_owned(),
         "node" | "deno" | "bun" | "perl" | "ruby" if after(&["-e", "--eval", "-p"]) => {
             format!("`{name} -e`")
         }
@@ -285,6 +300,15 @@ mod tests {
             None
         );
         assert_eq!(reparser(&words("echo {{tool_name}}")), None);
+        for line in [
+            "bash -lc {{tool_args.command}}",
+            "xargs sh -c {{tool_args.command}}",
+            "find . -exec bash -c {{tool_args.command}} ;",
+            "su -c {{tool_args.command}} nobody",
+            "ssh host {{tool_args.command}}",
+        ] {
+            assert!(reparser(&words(line)).is_some(), "{line}");
+        }
     }
 
     #[test]
