@@ -40,27 +40,13 @@ pub(crate) struct CappedHeap;
 // that would pass the cap is refused (a null pointer, as the trait allows).
 unsafe impl GlobalAlloc for CappedHeap {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if !take(layout.size()) {
-            return std::ptr::null_mut();
-        }
         // SAFETY: as the caller promised for `layout`.
-        let block = unsafe { System.alloc(layout) };
-        if block.is_null() {
-            USED.fetch_sub(layout.size(), Ordering::Relaxed);
-        }
-        block
+        within_cap(layout.size(), || unsafe { System.alloc(layout) })
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if !take(layout.size()) {
-            return std::ptr::null_mut();
-        }
         // SAFETY: as the caller promised for `layout`.
-        let block = unsafe { System.alloc_zeroed(layout) };
-        if block.is_null() {
-            USED.fetch_sub(layout.size(), Ordering::Relaxed);
-        }
-        block
+        within_cap(layout.size(), || unsafe { System.alloc_zeroed(layout) })
     }
 
     unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
@@ -85,6 +71,19 @@ unsafe impl GlobalAlloc for CappedHeap {
         }
         moved
     }
+}
+
+/// `allocate` `bytes`, counted against the cap: null, with nothing
+/// counted, when they would pass it or the system has none.
+fn within_cap(bytes: usize, allocate: impl FnOnce() -> *mut u8) -> *mut u8 {
+    if !take(bytes) {
+        return std::ptr::null_mut();
+    }
+    let block = allocate();
+    if block.is_null() {
+        USED.fetch_sub(bytes, Ordering::Relaxed);
+    }
+    block
 }
 
 /// Count `bytes` more against the cap; false (and nothing counted) when

@@ -97,13 +97,11 @@ pub(crate) fn run(args: HookArgs, verbose: u8) -> anyhow::Result<Exit> {
 /// written should the process abort on the way (out of memory, a stack
 /// overflow): see [`last_words`].
 fn respond_or_last_words(args: &HookArgs, input: Result<&str, &String>) -> HookReply {
-    let _armed = last_words::arm(&failed(
-        args,
-        input,
-        "wasm-hooks aborted while answering (out of memory, a stack overflow or another fatal fault; see above)",
-    ));
-    respond(args, input, None)
+    respond_as(args, input, None, true)
 }
+
+/// Why the answer prepared by [`respond_or_last_words`] was written.
+const ABORTED: &str = "wasm-hooks aborted while answering (out of memory, a stack overflow or another fatal fault; see above)";
 
 /// What one `hook` invocation prints and exits with.
 #[derive(Debug, Default)]
@@ -147,6 +145,17 @@ pub(crate) fn respond(
     input: Result<&str, &String>,
     runtime: Option<WasmRuntime>,
 ) -> HookReply {
+    respond_as(args, input, runtime, false)
+}
+
+/// [`respond`], with [`last_words`] armed (when asked) from the event once
+/// it is read: no second parse of it.
+fn respond_as(
+    args: &HookArgs,
+    input: Result<&str, &String>,
+    runtime: Option<WasmRuntime>,
+    arm_last_words: bool,
+) -> HookReply {
     let protocol = Protocol::from(args.protocol);
     let answer = match input
         .map_err(Clone::clone)
@@ -154,6 +163,13 @@ pub(crate) fn respond(
     {
         Ok(mut event) => {
             let name = event.name();
+            let _armed = arm_last_words.then(|| {
+                last_words::arm(&HookReply::of(&protocol.failure(
+                    Some(name),
+                    ABORTED,
+                    args.fail_open,
+                )))
+            });
             // A panic anywhere in answering is the hooks' failure, never
             // an exit without an answer (which an agent takes for "go on").
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -188,10 +188,11 @@ fn engine_for(args: &HookFileArgs, hooks: Option<&Path>) -> Result<HookEngine, S
             .strict_project(true);
     }
     let engine = builder.build().map_err(|e| e.to_string())?;
-    if let [first, ..] = engine.skipped() {
+    let untrusted: Vec<_> = engine.skipped().iter().filter(|s| s.for_trust()).collect();
+    if let [first, ..] = untrusted.as_slice() {
         return Err(format!(
-            "{} hook(s) of the hook file beside the fixtures would run outside the sandbox (`{}`, {}), so they were left out: name the file with -c to run them as yours",
-            engine.skipped().len(),
+            "{} hook(s) of the fixtures' hook file would run outside the sandbox (`{}`, {}), so they were left out: name the file with -c to run them as yours",
+            untrusted.len(),
             first.id,
             first.kind
         ));

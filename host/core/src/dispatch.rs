@@ -327,6 +327,9 @@ async fn run(
 struct CutOff {
     limits: DispatchLimits,
     deadline: tokio::time::Instant,
+    /// One timer for the whole event, made for its first hook: every
+    /// hook races the same one.
+    timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
     /// Foreground hooks started for the event so far.
     started: usize,
     /// Whether the event guards an action: what a limit cuts off then
@@ -348,6 +351,7 @@ impl CutOff {
         Self {
             limits,
             deadline: tokio::time::Instant::now() + limits.event_deadline(),
+            timer: None,
             started: 0,
             guards: event.guards_action(),
             keeps_working: event.block_keeps_working(),
@@ -370,7 +374,7 @@ impl CutOff {
 
     /// Run `hook` again (asked about a rewrite): stopped at the event's
     /// deadline, not counted again.
-    async fn rerun(&self, hook: &HookSpec, event: &Event) -> NotRun {
+    async fn rerun(&mut self, hook: &HookSpec, event: &Event) -> NotRun {
         let late = || HookError::EventDeadline {
             hook: hook.id.clone(),
             limit_ms: self.limits.event_deadline_ms,
@@ -382,10 +386,15 @@ impl CutOff {
                 HookOutput::default(),
             );
         }
+        let deadline = self.deadline;
+        let timer = self
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
         let started = Instant::now();
-        match tokio::time::timeout_at(self.deadline, run(hook, event)).await {
-            Ok(ran) => ran,
-            Err(_) => (Err(late()), started.elapsed(), HookOutput::default()),
+        tokio::select! {
+            biased;
+            ran = run(hook, event) => ran,
+            () = timer.as_mut() => (Err(late()), started.elapsed(), HookOutput::default()),
         }
     }
 
@@ -436,7 +445,8 @@ fn restrict(
     if hook.trusted {
         return Ok(result);
     }
-    let origin = format!("[from the untrusted project's hook `{}`] ", hook.id);
+    // Made only when there is text to mark (most answers are no opinion).
+    let origin = || format!("[from the untrusted project's hook `{}`] ", hook.id);
     match &mut result.decision {
         Decision::Deny { .. } | Decision::Ask(_) if event.block_keeps_working() => {
             result.decision = Decision::Proceed;
@@ -446,11 +456,11 @@ fn restrict(
                 event.as_str()
             ));
         }
-        Decision::Deny { reason } => reason.insert_str(0, &origin),
+        Decision::Deny { reason } => reason.insert_str(0, &origin()),
         _ => {}
     }
     if let Some(context) = &mut result.context {
-        context.text.insert_str(0, &origin);
+        context.text.insert_str(0, &origin());
     }
     match result.decision {
         Decision::Modify { .. } | Decision::ModifyOutput { .. } => {

@@ -53,10 +53,26 @@ thread_local! {
 /// patterns it compiles on this thread (hook files are read on one
 /// thread); outside, only [`MAX_REGEX_BYTES`] per pattern applies.
 pub fn with_regex_budget<T>(read: impl FnOnce() -> T) -> T {
-    let before = BUDGET.with(|b| b.replace(Some(MAX_REGEX_BUDGET_BYTES)));
-    let result = read();
-    BUDGET.with(|b| b.set(before));
-    result
+    /// Puts the thread's budget back as it was, a panic in `read` too (a
+    /// daemon worker outlives a request that panicked).
+    struct Restore(Option<usize>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            BUDGET.with(|b| b.set(self.0));
+        }
+    }
+    let _restore = Restore(BUDGET.with(|b| b.replace(Some(MAX_REGEX_BUDGET_BYTES))));
+    read()
+}
+
+/// The most a new pattern may compile to now: [`MAX_REGEX_BYTES`], or
+/// less when less of this thread's budget is left (in which case a
+/// refusal names the budget).
+fn room() -> (usize, usize) {
+    match BUDGET.with(std::cell::Cell::get) {
+        Some(left) if left < MAX_REGEX_BYTES => (left, MAX_REGEX_BUDGET_BYTES),
+        _ => (MAX_REGEX_BYTES, MAX_REGEX_BYTES),
+    }
 }
 
 /// Take `cost` from this thread's budget, if one is running.
@@ -71,16 +87,19 @@ fn charge(cost: usize) -> Result<(), regex::Error> {
     })
 }
 
-/// `pattern` compiled within the smallest tier it fits, and that tier.
+/// `pattern` compiled within the smallest tier it fits, and that tier;
+/// tiers past the room left are not tried (a spent budget costs no
+/// compile at all).
 fn compile_tiered(pattern: &str) -> Result<(Regex, usize), regex::Error> {
-    for tier in TIERS {
+    let (room, limit) = room();
+    for tier in TIERS.into_iter().filter(|tier| *tier <= room) {
         match RegexBuilder::new(pattern).size_limit(tier).build() {
             Ok(regex) => return Ok((regex, tier)),
             Err(regex::Error::CompiledTooBig(_)) => {}
             Err(e) => return Err(e),
         }
     }
-    Err(regex::Error::CompiledTooBig(MAX_REGEX_BYTES))
+    Err(regex::Error::CompiledTooBig(limit))
 }
 
 /// The process's memo.

@@ -49,6 +49,14 @@ pub struct SkippedHook {
     pub why: &'static str,
 }
 
+impl SkippedHook {
+    /// Whether it was left out because its project is not trusted (not
+    /// switched off, nor below a managed-only policy).
+    pub fn for_trust(&self) -> bool {
+        self.why == UNTRUSTED
+    }
+}
+
 /// Why a project's hook is left out.
 const UNTRUSTED: &str = "the project is not trusted (`wasm-hooks trust`)";
 /// Why a user's or project's hook is left out under a managed-only policy.

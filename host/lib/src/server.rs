@@ -453,17 +453,19 @@ async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: B
 /// failure (a block on an event that guards an action), never a dropped
 /// connection, which an agent takes for "go on".
 async fn answer(engine: HookEngine, event: Event, protocol: Protocol) -> Answer {
-    let asked = event.clone();
+    // Only the name is kept for a failure: the event itself goes with the
+    // task, uncopied.
+    let name = event.name();
     let answered = tokio::spawn(async move {
-        let outcome = engine.dispatch(&asked).await;
-        protocol.encode(&asked, &outcome)
+        let outcome = engine.dispatch(&event).await;
+        protocol.encode(&event, &outcome)
     });
     match answered.await {
         Ok(answer) => answer,
         Err(failed) => {
             let why = format!("wasm-hooks failed answering: {failed}");
             tracing::error!("{why}");
-            protocol.failure_over_http(&event, &why)
+            protocol.failure_over_http(&Event::new(name), &why)
         }
     }
 }

@@ -277,7 +277,7 @@ fn read_regular_file(path: &Path) -> Result<Vec<u8>, Error> {
         ),
         other => fail(
             path,
-            format!("{other} (a plugin may be at most MAX_PLUGIN_BYTES)"),
+            format!("{other} bytes a plugin may have (MAX_PLUGIN_BYTES)"),
         ),
     })
 }

@@ -164,14 +164,16 @@ fn key(exe: &std::path::Path) -> Result<String, String> {
 /// the umask, every resource limit, the effective group and the groups.
 /// A caller with another of these gets a daemon of its own.
 fn inherited() -> Vec<u64> {
-    // SAFETY: umask(2) cannot fail; the old mask is put back at once (the
-    // key is computed before any other thread of ours starts).
-    let mask = unsafe {
-        let mask = libc::umask(0o077);
-        libc::umask(mask);
-        mask
-    };
-    let mut numbers = vec![u64::from(mask)];
+    // Read, not set and put back: umask(2) is the whole process's, and
+    // another thread could create a file in between.
+    let mask = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("Umask:"))?;
+            u64::from_str_radix(line["Umask:".len()..].trim(), 8).ok()
+        })
+        .unwrap_or(u64::MAX);
+    let mut numbers = vec![mask];
     for resource in [
         libc::RLIMIT_AS,
         libc::RLIMIT_CORE,
@@ -195,10 +197,15 @@ fn inherited() -> Vec<u64> {
     // the length given into a buffer of that length.
     unsafe {
         numbers.push(u64::from(libc::getegid()));
-        let mut groups = [0 as libc::gid_t; 64];
-        let n = libc::getgroups(64, groups.as_mut_ptr());
-        let n = usize::try_from(n).unwrap_or(0);
-        numbers.extend(groups[..n].iter().map(|g| u64::from(*g)));
+        // Sized by asking first: a fixed buffer too small gets -1.
+        let count = usize::try_from(libc::getgroups(0, std::ptr::null_mut())).unwrap_or(0);
+        let mut groups = vec![0 as libc::gid_t; count];
+        let n = libc::getgroups(
+            libc::c_int::try_from(count).unwrap_or(0),
+            groups.as_mut_ptr(),
+        );
+        groups.truncate(usize::try_from(n).unwrap_or(0));
+        numbers.extend(groups.iter().map(|g| u64::from(*g)));
     }
     numbers
 }
@@ -281,7 +288,9 @@ mod tests {
                 rlim_cur: if core.rlim_cur == 0 { 1 } else { 0 },
                 rlim_max: core.rlim_max,
             };
-            libc::setrlimit(libc::RLIMIT_CORE, &raw const lowered);
+            if libc::setrlimit(libc::RLIMIT_CORE, &raw const lowered) != 0 {
+                return; // A hard limit of 0 here: nothing to change it to.
+            }
         }
         let other = key(this).unwrap();
         // SAFETY: as above.

@@ -182,7 +182,7 @@ impl CommandHook {
     /// The event variables named in `texts` (a command line, its scripts).
     fn variables_named<'t>(&self, texts: impl IntoIterator<Item = &'t str>) -> Vec<String> {
         let pattern = format!(r"\b{}_[A-Z_]+\b", regex::escape(&self.env_prefix));
-        let Ok(named) = regex::Regex::new(&pattern) else {
+        let Ok(named) = wasm_hooks_core::compile_regex(&pattern) else {
             return Vec::new();
         };
         let mut found: Vec<String> = texts
@@ -604,14 +604,6 @@ impl HookKind for CommandKind {
             Program::Shell(line) => Runs::of_shell(line, &runs_from, project, &env),
             Program::Argv(argv) => Runs::of_argv(argv, &runs_from, project, &env),
         };
-        // What it runs, as text: the command, then its scripts.
-        let mut texts = vec![default_name.clone()];
-        texts.extend(
-            runs.files
-                .iter()
-                .filter_map(|f| wasm_hooks_core::read_regular_file(f, 1 << 20).ok())
-                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
-        );
         let hook = CommandHook::new(
             program,
             working_dir,
@@ -620,7 +612,10 @@ impl HookKind for CommandKind {
             &cx.settings.commands,
         )?
         .with_shell(entry.shell.unwrap_or_default())?;
-        let read = hook.variables_named(texts.iter().map(String::as_str));
+        // What it runs, as text: the command, then the scripts followed.
+        let texts =
+            std::iter::once(default_name.as_str()).chain(runs.texts.iter().map(String::as_str));
+        let read = hook.variables_named(texts);
         let hook = hook.reading_variables(read);
         let reads = hook.fields_read();
         let mut built = Built::new(Arc::new(hook), default_name, identity)

@@ -72,7 +72,6 @@ fn compiled(schema: &str) -> Result<Compiled, (String, String)> {
 /// `text` as a compact JSON Schema, or what is wrong with it.
 ///
 /// # Errors
-/// When it is not JSON or not a valid JSON Schema.
 /// When it is not JSON, not a valid JSON Schema, or past a limit.
 pub fn check_config_schema(text: &str) -> Result<String, String> {
     let (schema, _) = parse_bounded(text)?;
@@ -116,8 +115,9 @@ fn parse_bounded(text: &str) -> Result<(Value, jsonschema::Validator), String> {
 /// in their size.
 struct Expansion<'a> {
     root: &'a Value,
-    /// Nodes being expanded (`None`) or expanded (their size), by address.
-    seen: HashMap<*const Value, Option<u64>>,
+    /// Nodes being expanded (`None`) or expanded (their size and
+    /// height), by address.
+    seen: HashMap<*const Value, Option<(u64, usize)>>,
 }
 
 impl<'a> Expansion<'a> {
@@ -129,15 +129,24 @@ impl<'a> Expansion<'a> {
     }
 
     /// The nodes `node` expands to, or why it is refused.
-    fn size(&mut self, node: &'a Value, depth: usize) -> Result<u64, String> {
-        if depth > MAX_SCHEMA_DEPTH {
-            return Err(format!(
+    /// The nodes `node` expands to and how deep (itself included), met at
+    /// `depth`; or why it is refused.
+    fn size(&mut self, node: &'a Value, depth: usize) -> Result<(u64, usize), String> {
+        let too_deep = || {
+            format!(
                 "nests deeper than {MAX_SCHEMA_DEPTH} levels with its `$ref`s expanded (MAX_SCHEMA_DEPTH)"
-            ));
+            )
+        };
+        if depth > MAX_SCHEMA_DEPTH {
+            return Err(too_deep());
         }
         let key: *const Value = node;
         match self.seen.get(&key) {
-            Some(Some(size)) => return Ok(*size),
+            // Met again, maybe deeper than before: its own height counts.
+            Some(Some((_, height))) if depth + height > MAX_SCHEMA_DEPTH + 1 => {
+                return Err(too_deep());
+            }
+            Some(Some(expanded)) => return Ok(*expanded),
             Some(None) => {
                 return Err("has a `$ref` cycle (a schema may not refer to itself)".to_owned());
             }
@@ -145,6 +154,7 @@ impl<'a> Expansion<'a> {
         }
         self.seen.insert(key, None);
         let mut size: u64 = 1;
+        let mut height = 1;
         let children: Vec<&'a Value> = match node {
             Value::Object(map) => {
                 for keyword in ["$dynamicRef", "$recursiveRef"] {
@@ -165,15 +175,17 @@ impl<'a> Expansion<'a> {
             _ => Vec::new(),
         };
         for child in children {
-            size = size.saturating_add(self.size(child, depth + 1)?);
+            let (nodes, below) = self.size(child, depth + 1)?;
+            size = size.saturating_add(nodes);
+            height = height.max(below + 1);
             if size > MAX_SCHEMA_NODES {
                 return Err(format!(
                     "expands to more than {MAX_SCHEMA_NODES} nodes with its `$ref`s replaced (MAX_SCHEMA_NODES)"
                 ));
             }
         }
-        self.seen.insert(key, Some(size));
-        Ok(size)
+        self.seen.insert(key, Some((size, height)));
+        Ok((size, height))
     }
 
     /// What a `$ref` refers to: only `#` or a JSON pointer `#/…` inside
@@ -317,6 +329,17 @@ mod tests {
         let schema = json!({"$defs": defs, "$ref": "#/$defs/d29"}).to_string();
         let found = problems(&schema, &json!({}));
         assert!(found[0].1.contains("MAX_SCHEMA_NODES"), "{found:?}");
+    }
+
+    #[test]
+    fn a_definition_met_shallow_first_still_counts_its_depth_when_met_deep() {
+        // `deep` is expanded first under `$defs` (shallow enough), then
+        // referred to from the end of a chain as deep again.
+        let nest = |inner: Value| (0..20).fold(inner, |v, _| json!({"allOf": [v]}));
+        let schema = json!({"$defs": {"deep": nest(json!({"type": "object"}))},
+            "properties": {"x": nest(json!({"$ref": "#/$defs/deep"}))}});
+        let found = problems(&schema.to_string(), &json!({}));
+        assert!(found[0].1.contains("MAX_SCHEMA_DEPTH"), "{found:?}");
     }
 
     #[test]

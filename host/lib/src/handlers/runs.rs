@@ -31,6 +31,9 @@ pub(crate) struct Runs {
     pub(crate) files: BTreeSet<PathBuf>,
     /// What runs code trust cannot pin, each said in a few words.
     pub(crate) unpinned: Vec<String>,
+    /// The text of each file followed (as far as [`MAX_SCRIPT_BYTES`]),
+    /// for whoever looks for more in them (the variables a script reads).
+    pub(crate) texts: Vec<String>,
 }
 
 /// Where a command line is read: its directory, the project, and the
@@ -71,13 +74,17 @@ impl Runs {
         read: impl FnOnce(&mut Self, &mut Place<'_>),
     ) -> Self {
         let mut runs = Self::default();
+        // Resolved once: every file found is checked against it.
+        let project = project
+            .canonicalize()
+            .unwrap_or_else(|_| project.to_owned());
         let mut place = Place {
             dir: dir.to_owned(),
-            project,
+            project: &project,
             env,
         };
         read(&mut runs, &mut place);
-        runs.follow(project);
+        runs.follow(&project);
         runs
     }
 
@@ -169,11 +176,7 @@ impl Runs {
         }
         // Without `.` components: `d/./y.sh` is `d/y.sh`.
         let path: PathBuf = place.dir.join(word).components().collect();
-        let inside = path
-            .canonicalize()
-            .ok()
-            .filter(|p| p.starts_with(place.project.canonicalize().unwrap_or_default()))?;
-        inside.is_file().then(|| {
+        is_file_inside(&path, place.project).then(|| {
             self.files.insert(path.clone());
             path
         })
@@ -318,7 +321,8 @@ impl Runs {
     }
 
     /// The files the pinned scripts source or import, as far as they can
-    /// be seen (the same directory tree, the usual spellings).
+    /// be seen (the same directory tree, the usual spellings); `project`
+    /// resolved.
     fn follow(&mut self, project: &Path) {
         let mut todo: Vec<(PathBuf, usize)> = self.files.iter().map(|f| (f.clone(), 0)).collect();
         while let Some((file, depth)) = todo.pop() {
@@ -328,19 +332,24 @@ impl Runs {
             let Ok(bytes) = wasm_hooks_core::read_regular_file(&file, MAX_SCRIPT_BYTES) else {
                 continue;
             };
-            let text = String::from_utf8_lossy(&bytes);
+            let text = String::from_utf8_lossy(&bytes).into_owned();
             let dir = file.parent().unwrap_or(Path::new("."));
             for found in referenced(&file, &text, &[dir, project]) {
                 let found: PathBuf = found.components().collect();
-                let inside = found
-                    .canonicalize()
-                    .is_ok_and(|p| p.starts_with(project.canonicalize().unwrap_or_default()));
-                if inside && found.is_file() && self.files.insert(found.clone()) {
+                if is_file_inside(&found, project) && self.files.insert(found.clone()) {
                     todo.push((found, depth + 1));
                 }
             }
+            self.texts.push(text);
         }
     }
+}
+
+/// Whether `path` is a regular file whose real path lies in `project`
+/// (resolved).
+fn is_file_inside(path: &Path, project: &Path) -> bool {
+    path.canonicalize()
+        .is_ok_and(|real| real.starts_with(project) && real.is_file())
 }
 
 /// Words before the program that only change how it runs.
