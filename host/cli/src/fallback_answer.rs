@@ -26,6 +26,7 @@ pub(crate) const GUARD_EVENTS: &[&str] = &[
     "BeforeAgent",
     "UserPromptExpansion",
     "PreModelSwitch",
+    "PreSkillShellCommand",
 ];
 
 /// An answer: for stdout, for stderr, the exit code.

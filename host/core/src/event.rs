@@ -93,6 +93,9 @@ catalogue! {
     FileChanged => []: "A watched file changed.",
     DirectoryAdded => []: "A directory was added to the session.",
     MessageDisplay => []: "A chunk of an assistant message is displayed (`delta`; fires often).",
+    // Claude Code 2.1.332's event beyond those above.
+    PreSkillShellCommand => []:
+        "Before a skill's or slash command's inline shell command runs (`tool_name: \"Bash\"`, `tool_input.command`, `command_name`); can block it.",
     // Gemini CLI 0.61's event with no Claude Code counterpart.
     BeforeToolSelection => []: "Gemini CLI: before the model is offered its tools.",
 }
@@ -112,7 +115,9 @@ impl EventName {
     /// (Elicitation's `content`, sent with an accept).
     pub fn rewritable_field(self) -> Option<&'static str> {
         match self {
-            EventName::PreToolUse | EventName::PermissionRequest => Some("tool_input"),
+            EventName::PreToolUse
+            | EventName::PermissionRequest
+            | EventName::PreSkillShellCommand => Some("tool_input"),
             EventName::MessageDisplay => Some("delta"),
             EventName::Elicitation | EventName::ElicitationResult => Some("content"),
             _ => None,
@@ -120,13 +125,25 @@ impl EventName {
     }
 
     /// Whether the event is about one tool call (it has `tool_name` and
-    /// `tool_input`, and tool matchers apply): PreToolUse, PostToolUse and
-    /// PostToolUseFailure.
+    /// `tool_input`, and tool matchers apply): PreToolUse, PostToolUse,
+    /// PostToolUseFailure, and PreSkillShellCommand (a shell command run
+    /// as a `Bash` call).
     pub fn has_tool(self) -> bool {
         matches!(
             self,
-            EventName::PreToolUse | EventName::PostToolUse | EventName::PostToolUseFailure
+            EventName::PreToolUse
+                | EventName::PostToolUse
+                | EventName::PostToolUseFailure
+                | EventName::PreSkillShellCommand
         )
+    }
+
+    /// Whether the event is a shell command about to run by another way
+    /// than a tool call (a skill's inline `` !`cmd` ``): a PreToolUse hook
+    /// whose matcher fits `Bash` sees it too, as a `Bash` call, so that
+    /// one guard covers every way a shell command runs.
+    pub fn is_other_shell(self) -> bool {
+        self == EventName::PreSkillShellCommand
     }
 
     /// Whether the event asks leave for an action that has not happened
@@ -140,6 +157,7 @@ impl EventName {
                 | EventName::UserPromptSubmit
                 | EventName::UserPromptExpansion
                 | EventName::PreModelSwitch
+                | EventName::PreSkillShellCommand
         )
     }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::closure::FnHandler;
-use crate::event::Event;
+use crate::event::{Event, EventName};
 use crate::handler::Handler;
 use crate::id::HookId;
 use crate::matcher::{EventPattern, ToolMatcher};
@@ -45,6 +45,12 @@ pub struct HookSpec {
     pub matcher: ToolMatcher,
     /// Only tool calls this rule matches (a hook file's `if`), when given.
     pub condition: Option<PermissionRule>,
+    /// Whether a PreToolUse hook whose matcher fits `Bash` also sees the
+    /// shell commands an agent runs another way (a skill's inline command,
+    /// [`EventName::is_other_shell`]) as `Bash` calls: one guard for every
+    /// way a shell command runs. On by default; a hook file's
+    /// `"every_shell": false` keeps the hook to tool calls.
+    pub every_shell: bool,
     /// What the hook is for, as its author says.
     pub description: Option<String>,
     /// Lower runs first; ties keep registration (file) order.
@@ -107,6 +113,7 @@ impl HookSpec {
             events,
             matcher: ToolMatcher::Any,
             condition: None,
+            every_shell: true,
             description: None,
             priority: 0,
             on_failure: OnFailure::default(),
@@ -167,7 +174,7 @@ impl HookSpec {
     /// when it applies).
     pub fn misfit(&self, event: &Event) -> Option<Misfit> {
         let subject = event.subject();
-        if !self.events.matches(event.name(), subject) {
+        if !self.listens_to(event.name(), subject) {
             Some(Misfit::Event)
         } else if !self.matcher.matches(subject) {
             Some(Misfit::Matcher)
@@ -183,6 +190,19 @@ impl HookSpec {
     }
 }
 
+impl HookSpec {
+    /// Whether the hook's events take an event of this name and subject:
+    /// its pattern's own, and, for [`HookSpec::every_shell`], a shell
+    /// command run another way when the pattern takes a PreToolUse `Bash`
+    /// call (the matcher is checked after, against the same `Bash`).
+    fn listens_to(&self, name: EventName, subject: Option<&str>) -> bool {
+        self.events.matches(name, subject)
+            || (name.is_other_shell()
+                && self.every_shell
+                && self.events.matches(EventName::PreToolUse, subject))
+    }
+}
+
 /// Which part of a hook's "where" an event does not fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -193,4 +213,44 @@ pub enum Misfit {
     Matcher,
     /// The `if` rule does not hold.
     Condition,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::outcome::Decision;
+
+    fn guard(events: &str, matcher: &str) -> HookSpec {
+        HookSpec::from_fn("guard", EventPattern::parse(events).unwrap(), |_| async {
+            Ok(HookResult::new(Decision::Proceed))
+        })
+        .with_matcher(ToolMatcher::parse(matcher).unwrap())
+    }
+
+    #[test]
+    fn a_bash_guard_on_pre_tool_use_also_sees_a_skills_shell_command() {
+        let skill = Event::new(EventName::PreSkillShellCommand)
+            .with("tool_name", "Bash")
+            .with("tool_input", json!({"command": "rm -rf victim"}));
+        assert!(guard("PreToolUse", "Bash").applies_to(&skill));
+        assert!(guard("tool:pre_execute:bash", "*").applies_to(&skill));
+        assert!(guard("PreToolUse", "").applies_to(&skill));
+        assert!(guard("PreSkillShellCommand", "").applies_to(&skill));
+        assert_eq!(
+            guard("PreToolUse", "Edit|Write").misfit(&skill),
+            Some(Misfit::Matcher)
+        );
+        assert_eq!(
+            guard("PostToolUse", "Bash").misfit(&skill),
+            Some(Misfit::Event)
+        );
+        let mut tool_calls_only = guard("PreToolUse", "Bash");
+        tool_calls_only.every_shell = false;
+        assert_eq!(tool_calls_only.misfit(&skill), Some(Misfit::Event));
+        let call = Event::pre_tool_use("Bash", json!({"command": "ls"}));
+        assert!(tool_calls_only.applies_to(&call));
+        assert!(!guard("PreSkillShellCommand", "").applies_to(&call));
+    }
 }

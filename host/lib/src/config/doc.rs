@@ -185,6 +185,11 @@ pub(super) struct EntryDoc {
     /// Run once per session.
     #[serde(default)]
     pub(super) once: bool,
+    /// A PreToolUse hook whose matcher fits `Bash` also sees a shell
+    /// command run another way (Claude Code's PreSkillShellCommand) as a
+    /// `Bash` call; `false` keeps it to tool calls.
+    #[serde(default = "enabled_default")]
+    pub(super) every_shell: bool,
     /// The kind's own fields (and anything unknown), checked against the
     /// kind once `type` is known.
     #[serde(flatten)]
@@ -209,6 +214,7 @@ pub(super) const COMMON_FIELDS: &[&str] = &[
     "asyncRewake",
     "asyncTimeout",
     "once",
+    "every_shell",
 ];
 
 fn enabled_default() -> bool {

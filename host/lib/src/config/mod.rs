@@ -86,6 +86,7 @@ pub(crate) struct HookIdentity {
     on_failure: OnFailure,
     background: bool,
     once: bool,
+    every_shell: bool,
 }
 
 #[cfg(test)]
@@ -99,6 +100,7 @@ impl HookIdentity {
             matcher: String::new(),
             condition: None,
             priority: 0,
+            every_shell: true,
             on_failure: OnFailure::default(),
             background: false,
             once: false,
@@ -823,6 +825,7 @@ fn spec_of(
         on_failure: doc.on_failure(),
         background: doc.runs_in_background(),
         once: doc.once,
+        every_shell: doc.every_shell,
     };
     let background = doc.runs_in_background();
     let on_failure = doc.on_failure();
@@ -841,6 +844,7 @@ fn spec_of(
         events: applies.events,
         matcher: applies.matcher,
         condition: applies.condition,
+        every_shell: doc.every_shell,
         on_failure,
         description: doc.description,
         priority: doc.priority,

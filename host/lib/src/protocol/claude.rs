@@ -4,9 +4,17 @@
 //! whole (on exit 2 it ignores stdout). Per `PROTOCOL.md`'s observed table:
 //! - PreToolUse: `hookSpecificOutput.permissionDecision` `deny` (the reason
 //!   reaches the model, even in bypass mode), `ask`, or `allow`;
-//!   `updatedInput` for a rewrite, sent with `allow` because that is the
-//!   combination observed to run the new input (Codex 0.169 applies it
-//!   too, and rejects `ask` and a bare `allow`);
+//!   `updatedInput` for a rewrite: with `allow` when a trusted hook
+//!   approved the new input, else with no decision, which Claude Code
+//!   (2.1.197, .330 and .332) applies and then runs its own permission
+//!   check on (`ask` would refuse it in a headless `claude -p`); Codex
+//!   0.169 runs a rewrite only with `allow`, and rejects `ask` and a bare
+//!   `allow`, so an unapproved rewrite is refused there;
+//! - PreSkillShellCommand (Claude Code 2.1.332, a skill's inline shell
+//!   command): `permissionDecision` `deny` or `ask` stops it; Claude Code
+//!   never applies an `updatedInput` there (any value stops the command),
+//!   so a rewrite is answered with a deny that says so; an allow adds
+//!   nothing and is left unsaid;
 //! - UserPromptSubmit, PostToolUse(Failure), Stop, SubagentStop:
 //!   `decision: "block"` + `reason`;
 //! - PostToolUse, a rewritten output: `updatedToolOutput` for every tool
@@ -83,6 +91,7 @@ pub(super) fn encode(event: &Event, outcome: &Outcome, dialect: Dialect) -> Answ
         EventName::PreToolUse | EventName::PreModelSwitch => {
             pre_tool_use(outcome, dialect, &mut specific);
         }
+        EventName::PreSkillShellCommand => skill_shell_command(outcome, &mut specific),
         EventName::PermissionRequest => permission_request(outcome, &mut specific),
         EventName::PermissionDenied if matches!(outcome.verdict, Verdict::Allow { .. }) => {
             specific.retry = Some(true);
@@ -307,11 +316,29 @@ fn requests(
     }
 }
 
+/// A skill's inline shell command: a deny or an ask stops it, and so does
+/// a rewrite, which Claude Code cannot apply there (said in the reason);
+/// an allow or no opinion lets Claude Code's own flow go on.
+fn skill_shell_command(outcome: &Outcome, specific: &mut ClaudeSpecific) {
+    let (decision, reason) = match &outcome.verdict {
+        Verdict::Deny { reason } => (PermissionWord::Deny, reason.clone()),
+        Verdict::Ask(approval) => (PermissionWord::Ask, approval.prompt.clone()),
+        Verdict::Allow { .. } | Verdict::Proceed if outcome.updated_input.is_some() => (
+            PermissionWord::Deny,
+            "a hook rewrote this skill's shell command, and Claude Code cannot run a rewritten one, so it was stopped".to_owned(),
+        ),
+        Verdict::Allow { .. } | Verdict::Proceed => return,
+    };
+    specific.permission_decision = Some(decision);
+    specific.permission_decision_reason = Some(reason);
+}
+
 fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut ClaudeSpecific) {
     let rewritten = outcome.updated_input.as_ref();
     // A rewrite no hook approved as it finally is: the agent's own
-    // permission flow decides (Claude Code asks the person with the new
-    // input; Codex runs a rewrite only with `allow`, so it is refused).
+    // permission flow decides (Claude Code applies an `updatedInput` sent
+    // with no decision and runs its own check on the new input; Codex runs
+    // a rewrite only with `allow`, so it is refused).
     let unapproved = rewritten.is_some() && !outcome.rewrite_approved;
     let (decision, reason) = match (&outcome.verdict, dialect) {
         (Verdict::Deny { reason }, _) => (PermissionWord::Deny, Some(reason.clone())),
@@ -322,10 +349,10 @@ fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut ClaudeSpecif
             PermissionWord::Deny,
             blocking_reason(&outcome.verdict, "Codex hooks"),
         ),
-        (Verdict::Allow { .. } | Verdict::Proceed, Dialect::Claude) if unapproved => (
-            PermissionWord::Ask,
-            Some("a hook rewrote the tool input, and no hook approved the new input".to_owned()),
-        ),
+        (Verdict::Allow { .. } | Verdict::Proceed, Dialect::Claude) if unapproved => {
+            specific.updated_input = rewritten.cloned();
+            return;
+        }
         (Verdict::Allow { .. } | Verdict::Proceed, Dialect::Codex) if unapproved => (
             PermissionWord::Deny,
             Some("a hook rewrote the tool input, and no hook approved the new input; Codex runs a rewritten input only when it is approved".to_owned()),
@@ -406,16 +433,13 @@ mod tests {
         );
         let mut rewritten = Outcome::proceed();
         rewritten.updated_input = Some(json!({"command": "ls -a"}));
-        // No hook approved the new input: Claude Code asks the person with
-        // it, Codex (which runs a rewrite only with allow) refuses it.
-        let asked = encode(&pre(), &rewritten, Dialect::Claude);
+        // No hook approved the new input: Claude Code gets it with no
+        // decision (it applies it and runs its own permission check), Codex
+        // (which runs a rewrite only with allow) refuses it.
+        let undecided = encode(&pre(), &rewritten, Dialect::Claude);
         assert_eq!(
-            asked.body["hookSpecificOutput"]["permissionDecision"],
-            "ask"
-        );
-        assert_eq!(
-            asked.body["hookSpecificOutput"]["updatedInput"],
-            json!({"command": "ls -a"})
+            undecided.body,
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "ls -a"}}})
         );
         let refused = encode(&pre(), &rewritten, Dialect::Codex);
         assert_eq!(
@@ -445,6 +469,42 @@ mod tests {
             encode(&pre(), &Outcome::proceed(), Dialect::Claude).body,
             json!({})
         );
+    }
+
+    #[test]
+    fn a_skill_shell_command_is_stopped_by_a_deny_an_ask_or_any_rewrite() {
+        let skill = Event::new(EventName::PreSkillShellCommand)
+            .with("tool_name", "Bash")
+            .with("tool_input", json!({"command": "rm -rf victim"}))
+            .with("command_name", "clean");
+        let specific = |o: &Outcome| encode(&skill, o, Dialect::Claude).body;
+        assert_eq!(
+            specific(&outcome(Verdict::Deny {
+                reason: "no rm -rf".into()
+            })),
+            json!({"hookSpecificOutput": {"hookEventName": "PreSkillShellCommand",
+                "permissionDecision": "deny", "permissionDecisionReason": "no rm -rf"}})
+        );
+        let mut rewritten = outcome(Verdict::Allow { reason: None });
+        rewritten.updated_input = Some(json!({"command": "rm -ri victim"}));
+        rewritten.rewrite_approved = true;
+        let stopped = specific(&rewritten);
+        assert_eq!(
+            stopped["hookSpecificOutput"]["permissionDecision"],
+            "deny"
+        );
+        assert!(stopped["hookSpecificOutput"].get("updatedInput").is_none());
+        assert!(
+            stopped["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap()
+                .contains("cannot run a rewritten one")
+        );
+        assert_eq!(
+            specific(&outcome(Verdict::Allow { reason: None })),
+            json!({})
+        );
+        assert_eq!(specific(&Outcome::proceed()), json!({}));
     }
 
     #[test]

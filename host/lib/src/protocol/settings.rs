@@ -23,6 +23,7 @@ use super::Protocol;
 /// audit needs, not the ones that fire per displayed chunk or file change.
 const CLAUDE_EVENTS: &[EventName] = &[
     EventName::PreToolUse,
+    EventName::PreSkillShellCommand,
     EventName::PermissionRequest,
     EventName::PostToolUse,
     EventName::PostToolUseFailure,

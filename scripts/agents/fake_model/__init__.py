@@ -1,0 +1,1 @@
+"""Scripted fake model for offline agent runs; see server.py."""
