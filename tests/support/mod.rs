@@ -53,6 +53,7 @@ pub fn fixtures_of(version: &str) -> Vec<(String, Value)> {
     let mut all: Vec<(String, Value)> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
         .map(|path| {
             let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
             let text = std::fs::read_to_string(&path).unwrap();

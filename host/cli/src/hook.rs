@@ -10,7 +10,7 @@ use serde_json::Value;
 use wasm_hooks::{Answer, DEFAULT_STOP_LOOP_LIMIT, Event, Protocol, WasmRuntime};
 
 use super::daemon::client::{self, Forwarded};
-use super::last_words;
+use super::{deadline, last_words};
 use super::stderr::Stderr;
 
 use super::audit::AuditLogArg;
@@ -51,6 +51,13 @@ pub(crate) struct HookArgs {
     /// in the middle of a loop.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_STOP_LOOP_LIMIT)]
     stop_loop_limit: u32,
+
+    /// Answer within this many seconds, whatever the hooks are doing: past
+    /// it the hooks' failure is answered (a block on an event that guards
+    /// an action). Keep it under the agent's own hook timeout, which lets
+    /// the tool through; 0 turns it off.
+    #[arg(long, value_name = "SECONDS", default_value_t = deadline::DEFAULT_SECONDS)]
+    deadline: u64,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -75,6 +82,9 @@ impl From<AgentProtocol> for Protocol {
 
 pub(crate) fn run(args: HookArgs, verbose: u8) -> anyhow::Result<Exit> {
     let input = read_stdin();
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let stdin = input.as_deref().map_or(&[][..], str::as_bytes);
+    deadline::watch(args.deadline, stdin, &argv);
     let mut start_daemon = None;
     let reply = match input.as_deref().map(|text| client::forward(text, verbose)) {
         Ok(Forwarded::Answered(reply)) => reply,
@@ -85,6 +95,13 @@ pub(crate) fn run(args: HookArgs, verbose: u8) -> anyhow::Result<Exit> {
         }
         Err(_) => respond_or_last_words(&args, input.as_deref()),
     };
+    if !deadline::claim() {
+        // The deadline passed: its answer is being written, and the
+        // process ends with it.
+        loop {
+            std::thread::park();
+        }
+    }
     report::print(&reply.stdout)?;
     Stderr.write_all(reply.stderr.as_bytes())?;
     if let Some(place) = start_daemon {

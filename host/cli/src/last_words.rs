@@ -65,33 +65,17 @@ pub(crate) fn arm(reply: &HookReply) -> Armed {
 /// returns and `abort` goes on to end the process as usual.
 extern "C" fn on_abort(_signal: libc::c_int) {
     let prepared = ARMED.load(Ordering::SeqCst);
-    if prepared.is_null() {
+    // The deadline's watchdog may be answering already (it exits at once).
+    if prepared.is_null() || !super::deadline::claim() {
         return;
     }
     // SAFETY: an armed pointer came from `Box::into_raw` and is never
     // freed. write(2) and _exit(2) are async-signal-safe.
     unsafe {
         let prepared = &*prepared;
-        write_all(1, &prepared.stdout);
-        write_all(2, &prepared.stderr);
+        super::deadline::write_all(1, &prepared.stdout);
+        super::deadline::write_all(2, &prepared.stderr);
         libc::_exit(prepared.exit);
     }
 }
 
-/// `bytes` to file descriptor `fd`, retrying short writes.
-///
-/// # Safety
-/// Called from a signal handler: only async-signal-safe calls.
-unsafe fn write_all(fd: libc::c_int, mut bytes: &[u8]) {
-    while !bytes.is_empty() {
-        // SAFETY: the pointer and length describe `bytes`.
-        let written = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
-        let Ok(written) = usize::try_from(written) else {
-            return;
-        };
-        if written == 0 {
-            return;
-        }
-        bytes = &bytes[written..];
-    }
-}

@@ -9,8 +9,8 @@ mod build;
 mod cache;
 mod compile;
 mod daemon;
+mod deadline;
 mod explain;
-#[cfg(test)]
 mod fallback_answer;
 mod heap_cap;
 mod hook;

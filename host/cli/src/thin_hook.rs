@@ -17,6 +17,8 @@
 
 // The daemon's own modules, shared with `wasm-hooks` (this package has no
 // library); what only the daemon side uses is unused here.
+#[path = "deadline.rs"]
+mod deadline;
 #[path = "fallback_answer.rs"]
 mod fallback_answer;
 #[path = "daemon/place.rs"]
@@ -54,6 +56,7 @@ fn run() -> u8 {
     let mut stdin = Vec::with_capacity(wire::RECEIVE_BUFFER);
     // What could not be read is for `wasm-hooks hook` to report.
     let read = std::io::stdin().read_to_end(&mut stdin);
+    deadline::watch(deadline::requested(&args), &stdin, &args);
     let Ok(full) = std::env::current_exe().map(|exe| exe.with_file_name("wasm-hooks")) else {
         return answer_failure(
             &stdin,
@@ -73,6 +76,7 @@ fn run() -> u8 {
 /// code.
 fn answer_failure(stdin: &[u8], args: &[OsString], why: &str) -> u8 {
     let answer = fallback_answer::failure(stdin, args, why);
+    claim_or_wait();
     let _ = std::io::stdout().write_all(answer.stdout.as_bytes());
     let _ = std::io::stderr().write_all(answer.stderr.as_bytes());
     answer.exit
@@ -100,6 +104,7 @@ fn forwarded(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> Option<
             stderr,
             exit,
         })) => {
+            claim_or_wait();
             let _ = std::io::stdout().write_all(stdout.as_bytes());
             let _ = std::io::stderr().write_all(stderr.as_bytes());
             Some(exit)
@@ -125,17 +130,31 @@ fn in_full(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> u8 {
             return answer_failure(stdin, args, &why);
         }
     };
+    deadline::waiting_for(child.id());
     if let Some(mut pipe) = child.stdin.take() {
         // A hook process that stops reading early closes the pipe.
         let _ = pipe.write_all(stdin);
     }
     let why = match child.wait() {
         Ok(status) => match status.code().and_then(|code| u8::try_from(code).ok()) {
-            Some(code @ 0..=2) => return code,
+            Some(code @ 0..=2) => {
+                claim_or_wait();
+                return code;
+            }
             Some(code) => format!("{} hook ended with exit code {code}", full.display()),
             None => format!("{} hook ended without an answer ({status})", full.display()),
         },
         Err(e) => format!("waiting for {}: {e}", full.display()),
     };
     answer_failure(stdin, args, &why)
+}
+
+/// Take the right to answer; when the deadline's watchdog took it first,
+/// wait for it to end the process with its answer.
+fn claim_or_wait() {
+    if !deadline::claim() {
+        loop {
+            std::thread::park();
+        }
+    }
 }

@@ -1,0 +1,310 @@
+# shellcheck shell=bash
+# Shared helpers for scripts/agents/*.sh: install an agent from npm into a
+# cache, start the fake model, set up a throw-away HOME and project with
+# wasm-hooks on PATH, record PASS/FAIL, capture hook payloads.
+#
+# Nothing here talks to anything but 127.0.0.1 (and the npm registry, for
+# installs). Every process started is remembered by pid and stopped by pid.
+
+AGENTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$AGENTS_DIR/../.." && pwd)
+AGENTS_CACHE=${WASM_HOOKS_AGENTS_CACHE:-$HOME/.cache/wasm-hooks-agents}
+# The real HOME, before a run replaces it by a temporary one.
+REAL_HOME=${REAL_HOME:-$HOME}
+FAILS=0
+PASSES=0
+RESULTS=()
+_PIDS=()
+
+say() { printf '%s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+# install_agent PACKAGE VERSION BIN -> prints the path of the agent's binary.
+install_agent() {
+  local pkg=$1 ver=$2 bin=$3
+  local dir="$AGENTS_CACHE/$pkg@$ver"
+  if [ ! -x "$dir/node_modules/.bin/$bin" ]; then
+    mkdir -p "$dir"
+    say "installing $pkg@$ver into $dir"
+    HOME=$REAL_HOME timeout 900 npm install --no-audit --no-fund --loglevel=error \
+      --prefix "$dir" "$pkg@$ver" >"$dir.install.log" 2>&1 \
+      || { cat "$dir.install.log" >&2; die "npm install $pkg@$ver failed"; }
+  fi
+  [ -x "$dir/node_modules/.bin/$bin" ] || die "$pkg@$ver has no $bin"
+  printf '%s\n' "$dir/node_modules/.bin/$bin"
+}
+
+# wait_for_binaries: the wasm-hooks binaries may be being rebuilt.
+wait_for_binaries() {
+  local i
+  for i in $(seq 1 60); do
+    if [ -x "$REPO/target/debug/wasm-hooks" ] && [ -x "$REPO/target/debug/wasm-hooks-hook" ] \
+      && "$REPO/target/debug/wasm-hooks" --version >/dev/null 2>&1; then
+      return 0
+    fi
+    [ "$i" = 1 ] && say "waiting for target/debug/wasm-hooks (being rebuilt?)"
+    sleep 5
+  done
+  die "target/debug/wasm-hooks is missing"
+}
+
+# new_workdir NAME: a temporary directory with a HOME (home/dev) and a
+# project (home/dev/project), so captured paths map cleanly to /home/dev.
+# Sets WORK, THOME, PROJ and the XDG variables wasm-hooks reads.
+new_workdir() {
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/wh-agents-$1.XXXXXX")
+  THOME=$WORK/home/dev
+  PROJ=$THOME/project
+  mkdir -p "$PROJ" "$THOME/.config" "$THOME/.cache" "$THOME/.local/state" "$WORK/run"
+  chmod 700 "$WORK/run"
+  export HOME=$THOME
+  export XDG_CONFIG_HOME=$THOME/.config XDG_CACHE_HOME=$THOME/.cache \
+    XDG_STATE_HOME=$THOME/.local/state XDG_RUNTIME_DIR=$WORK/run
+  # A compile cache shared between runs keeps plugins from being recompiled.
+  export WASM_HOOKS_CACHE_DIR=${WASM_HOOKS_CACHE_DIR:-$REAL_HOME/.cache/wasm-hooks}
+  export PATH="$REPO/target/debug:$(dirname "$(command -v node)"):/usr/local/bin:/usr/bin:/bin"
+  unset CLAUDE_PROJECT_DIR CODEX_HOME GEMINI_API_KEY ANTHROPIC_API_KEY OPENAI_API_KEY
+  # Agents run with exactly this environment (env -i), so that runs do not
+  # depend on the machine's and hook-environment.md shows the agent's doing.
+  AGENT_ENV=(HOME="$HOME" PATH="$PATH" LANG=C.UTF-8 TERM=dumb SHELL=/bin/bash
+    USER="$(id -un)" LOGNAME="$(id -un)" TMPDIR="${TMPDIR:-/tmp}"
+    XDG_CONFIG_HOME="$XDG_CONFIG_HOME" XDG_CACHE_HOME="$XDG_CACHE_HOME"
+    XDG_STATE_HOME="$XDG_STATE_HOME" XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR"
+    WASM_HOOKS_CACHE_DIR="$WASM_HOOKS_CACHE_DIR"
+    DISABLE_TELEMETRY=1 DO_NOT_TRACK=1 NO_UPDATE_NOTIFIER=1)
+  trap cleanup EXIT
+}
+
+# agent_env NAME=VALUE...: add to the agents' environment.
+agent_env() { AGENT_ENV+=("$@"); }
+
+cleanup() {
+  local pid f
+  for pid in "${_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+  # wasm-hooks daemons started for this run: each lock file holds its pid.
+  if [ -n "${WORK:-}" ] && [ -d "$WORK/run/wasm-hooks" ]; then
+    for f in "$WORK/run/wasm-hooks"/*; do
+      [ -f "$f" ] || continue
+      pid=$(head -c 32 "$f" 2>/dev/null | tr -cd '0-9')
+      [ -n "$pid" ] && kill "$pid" 2>/dev/null
+    done
+  fi
+  if [ -n "${WORK:-}" ] && [ -z "${KEEP:-}" ]; then
+    rm -rf "$WORK"
+  elif [ -n "${WORK:-}" ]; then
+    say "kept $WORK"
+  fi
+}
+
+# start_fake_model: the scripted model on a loopback port (FM_PORT); its
+# request log is FM_LOG, its script FM_SCRIPT (rewrite it with set_script).
+start_fake_model() {
+  FM_SCRIPT=$WORK/model-script.json
+  FM_LOG=$WORK/model-log.jsonl
+  echo '{"tool_calls": [], "final_text": "done"}' >"$FM_SCRIPT"
+  : >"$FM_LOG"
+  python3 "$AGENTS_DIR/fake_model/server.py" --port 0 --script "$FM_SCRIPT" \
+    --log "$FM_LOG" --port-file "$WORK/model-port" >/dev/null 2>"$WORK/model-stderr" &
+  _PIDS+=($!)
+  local i
+  for i in $(seq 1 50); do [ -s "$WORK/model-port" ] && break; sleep 0.1; done
+  FM_PORT=$(cat "$WORK/model-port") || die "fake model did not start"
+}
+
+# set_script JSON: the model's next script; the log starts afresh.
+set_script() {
+  printf '%s\n' "$1" >"$FM_SCRIPT.tmp" && mv "$FM_SCRIPT.tmp" "$FM_SCRIPT"
+  : >"$FM_LOG"
+}
+
+# log_has TEXT: TEXT appears in some model request (bodies, JSON-decoded).
+log_has() {
+  python3 - "$FM_LOG" "$1" <<'EOF'
+import json, sys
+needle = sys.argv[2]
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("reply", {}) and e["reply"].get("kind") in ("tool", "text"):
+        if needle in json.dumps(e.get("body"), ensure_ascii=False):
+            sys.exit(0)
+sys.exit(1)
+EOF
+}
+
+# log_text_after_tool TEXT: TEXT appears in a model request that carries a
+# tool result (so the tool's output, or something after it, reached it).
+log_model_requests() {
+  python3 - "$FM_LOG" <<'EOF'
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if (e.get("reply") or {}).get("kind") in ("tool", "text"):
+        n += 1
+print(n)
+EOF
+}
+
+# record NAME STATUS DETAIL
+record() {
+  local name=$1 status=$2 detail=${3:-}
+  if [ "$status" = PASS ]; then PASSES=$((PASSES + 1)); else FAILS=$((FAILS + 1)); fi
+  RESULTS+=("$status  $AGENT  $name${detail:+  ($detail)}")
+  printf '%s  %s  %s%s\n' "$status" "$AGENT" "$name" "${detail:+  ($detail)}"
+}
+
+# expect NAME DETAIL-ON-FAIL COMMAND...: PASS when COMMAND succeeds.
+expect() {
+  local name=$1 detail=$2
+  shift 2
+  if "$@"; then record "$name" PASS; else record "$name" FAIL "$detail"; fi
+}
+
+finish() {
+  say ""
+  say "$AGENT: $PASSES passed, $FAILS failed"
+  [ "$FAILS" = 0 ]
+}
+
+# run_agent SECONDS LOGNAME COMMAND...: run the agent in $PROJ with a
+# deadline, output in $WORK/LOGNAME.out; never fails the script.
+run_agent() {
+  local secs=$1 name=$2
+  shift 2
+  env -i "${AGENT_ENV[@]}" env -0 >"$WORK/$name.launch-env"
+  (cd "$PROJ" && env -i "${AGENT_ENV[@]}" timeout -k 5 "$secs" "$@" \
+    </dev/null >"$WORK/$name.out" 2>&1)
+  local rc=$?
+  echo "$rc" >"$WORK/$name.rc"
+  [ "$rc" = 124 ] && say "  ($name: timed out after ${secs}s)"
+  return 0
+}
+
+# ---------------------------------------------------------------- capture
+
+# write_capture_hook: $WORK/capture-hook.sh EVENT writes its stdin to
+# $WORK/captures/EVENT.<time>.json and its environment (NUL-separated) to
+# .env beside it, and answers nothing (exit 0).
+write_capture_hook() {
+  CAPTURES=$WORK/captures
+  mkdir -p "$CAPTURES"
+  cat >"$WORK/capture-hook.sh" <<EOF
+#!/bin/sh
+f="$CAPTURES/\${1:-unknown}.\$(date +%s%N).\$\$"
+cat >"\$f.json"
+env -0 >"\$f.env"
+exit 0
+EOF
+  chmod +x "$WORK/capture-hook.sh"
+}
+
+# end_session NAME: move the captures so far into $WORK/NAME.
+end_session() {
+  mkdir -p "$WORK/$1"
+  find "$CAPTURES" -maxdepth 1 -type f -exec mv {} "$WORK/$1/" \;
+}
+
+# save_captures OUTDIR SRCDIR [EVENT...]: one pretty payload per event (the
+# first of each, or only the EVENTs named) into OUTDIR/<Event>.json, with
+# the temporary home mapped to /home/dev (the project is /home/dev/project).
+save_captures() {
+  python3 - "$WORK" "$@" <<'EOF'
+import glob, json, os, sys
+work, outdir, src = sys.argv[1:4]
+only = set(sys.argv[4:])
+home = os.path.join(work, "home", "dev")
+enc = lambda p: "".join(c if c.isalnum() else "-" for c in p)
+subs = [(os.path.realpath(home), "/home/dev"), (home, "/home/dev"),
+        (enc(os.path.realpath(home)), "-home-dev"), (enc(home), "-home-dev"),
+        (work, "/tmp/work")]
+def clean(s):
+    for a, b in subs:
+        s = s.replace(a, b)
+    return s
+seen = {}
+for f in sorted(glob.glob(os.path.join(src, "*.json")),
+                key=lambda p: int(os.path.basename(p).split(".")[1])):
+    ev = os.path.basename(f).split(".")[0]
+    if (only and ev not in only) or ev in seen:
+        continue
+    try:
+        obj = json.loads(clean(open(f).read()))
+    except ValueError:
+        continue
+    seen[ev] = obj
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, ev + ".json"), "w") as out:
+        out.write(json.dumps(obj, indent=2, ensure_ascii=False))
+print(" ".join(sorted(seen)))
+EOF
+}
+
+# env_report TITLE LAUNCH_ENV SESSION_DIR SESSION_DIR...: markdown on the
+# environment hook processes got (names only; values compared, not shown).
+# LAUNCH_ENV is the NUL-separated environment the agent was started with.
+env_report() {
+  python3 - "$WORK" "$@" <<'EOF'
+import glob, os, sys
+work, title, launch_file, *sessions = sys.argv[1:]
+def read_env(p):
+    out = {}
+    for item in open(p, "rb").read().split(b"\0"):
+        if b"=" in item:
+            k, v = item.split(b"=", 1)
+            out[k.decode()] = v.decode("utf-8", "replace")
+    return out
+launch = read_env(launch_file)
+runs = []   # per session: list of (event, env)
+for d in sessions:
+    files = sorted(glob.glob(os.path.join(d, "*.env")),
+                   key=lambda p: int(os.path.basename(p).split(".")[1]))
+    runs.append([(os.path.basename(f).split(".")[0], read_env(f)) for f in files])
+allenvs = [e for r in runs for _, e in r]
+print(f"# Hook environment: {title}\n")
+if not allenvs:
+    print("No hook ran.")
+    sys.exit()
+names = sorted(set().union(*allenvs))
+always = {n for n in names if all(n in e for e in allenvs)}
+def per_event(n):   # differs between two events of one session (where set)
+    return any(len({e[n] for _, e in r if n in e}) > 1 for r in runs)
+def events_with(n):
+    evs = sorted({ev for r in runs for ev, e in r if n in e})
+    return ", ".join(evs)
+def per_session(n):  # differs between the sessions
+    return len({frozenset(e.get(n) for _, e in r) for r in runs if r}) > 1
+def yn(b):
+    return "yes" if b else "no"
+added = [n for n in names if n not in launch]
+removed = sorted(n for n in launch if all(n not in e for e in allenvs))
+changed = [n for n in names if n in launch and any(e.get(n) != launch[n] for e in allenvs)]
+inherited = [n for n in names if n in launch and n not in changed]
+print("Captured by a command hook registered for every event (`env -0` in the")
+print("hook process), in sessions the harness started one after the other with")
+print("the same environment, in the same project. Values were compared, never")
+print("recorded.\n")
+print(f"Sessions: {len(runs)}; hook processes: {len(allenvs)} "
+      f"({' + '.join(str(len(r)) for r in runs)}).\n")
+print("## Set by the agent (not in the environment it was started with)\n")
+if added:
+    print("| variable | set on | value differs between events of one session | differs between sessions |")
+    print("|---|---|---|---|")
+    for n in added:
+        on = "every event" if n in always else events_with(n)
+        print(f"| `{n}` | {on} | {yn(per_event(n))} | {yn(per_session(n))} |")
+else:
+    print("None.")
+print("\n## Inherited, with another value in hooks\n")
+if changed:
+    print("| variable | differs between events of one session | differs between sessions |")
+    print("|---|---|---|")
+    for n in changed:
+        print(f"| `{n}` | {yn(per_event(n))} | {yn(per_session(n))} |")
+else:
+    print("None.")
+print("\n## In the agent's environment but not in hooks\n")
+print(", ".join(f"`{n}`" for n in removed) if removed else "None.")
+print("\n## Inherited unchanged\n")
+print(", ".join(f"`{n}`" for n in inherited) if inherited else "None.")
+EOF
+}

@@ -1,0 +1,163 @@
+//! Every agent and every way a shell command runs (issue 31): Claude Code
+//! 2.1.332's PreSkillShellCommand under a PreToolUse `Bash` guard, the
+//! rewrite Claude Code applies on its own terms, the deadline that answers
+//! before an agent's timeout lets a tool through, and the payloads
+//! captured from Copilot CLI, OpenCode and Cursor's documentation.
+
+use crate::support;
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+/// What a `hook` program answered.
+struct Answered {
+    body: Value,
+    stderr: String,
+    code: i32,
+}
+
+/// Run `program` (`wasm-hooks` with `hook` first in `args`, or
+/// `wasm-hooks-hook`) on `event`, with no user settings and no daemon.
+fn answer(program: &str, args: &[&str], event: &Value) -> Answered {
+    let out = Command::cargo_bin(program)
+        .unwrap()
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .env("WASM_HOOKS_DAEMON", "off")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .args(args)
+        .write_stdin(event.to_string())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    Answered {
+        body: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+        code: out.status.code().unwrap(),
+    }
+}
+
+fn hook(protocol: &str, file: &Path, event: &Value) -> Answered {
+    let file = file.to_str().unwrap();
+    answer(
+        "wasm-hooks",
+        &["hook", "--protocol", protocol, "--config", file],
+        event,
+    )
+}
+
+/// A hook file whose PreToolUse `Bash` guard refuses `rm -rf`.
+fn rm_rf_guard(extra: Value) -> support::HookFile {
+    let mut guard = json!({"type": "inline", "name": "no-rm-rf", "rules": [
+        {"field": "tool_input.command", "operator": "contains", "value": "rm -rf",
+         "action": "deny", "reason": "no rm -rf here"}
+    ]});
+    if let (Value::Object(g), Value::Object(x)) = (&mut guard, extra) {
+        g.extend(x);
+    }
+    support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [guard]}]}}))
+}
+
+#[test]
+fn a_slash_commands_rm_rf_is_stopped_by_a_pre_tool_use_bash_guard() {
+    let skill = support::fixture_of("2.1.332", "PreSkillShellCommand");
+    assert_eq!(skill["hook_event_name"], "PreSkillShellCommand");
+    assert_eq!(skill["tool_name"], "Bash");
+    let mut rm = skill.clone();
+    rm["tool_input"]["command"] = json!("rm -rf victim");
+    let file = rm_rf_guard(json!({}));
+    let denied = hook("claude", &file.path, &rm);
+    assert_eq!(denied.code, 0, "{}", denied.stderr);
+    assert_eq!(
+        denied.body["hookSpecificOutput"],
+        json!({"hookEventName": "PreSkillShellCommand", "permissionDecision": "deny",
+            "permissionDecisionReason": "no rm -rf here"})
+    );
+    let mut ls = skill;
+    ls["tool_input"]["command"] = json!("ls");
+    assert_eq!(hook("claude", &file.path, &ls).body, json!({}));
+}
+
+#[test]
+fn a_guard_that_says_every_shell_false_keeps_to_tool_calls() {
+    let mut rm = support::fixture_of("2.1.332", "PreSkillShellCommand");
+    rm["tool_input"]["command"] = json!("rm -rf victim");
+    let file = rm_rf_guard(json!({"every_shell": false}));
+    assert_eq!(hook("claude", &file.path, &rm).body, json!({}));
+    let call = json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/tmp",
+        "tool_name": "Bash", "tool_input": {"command": "rm -rf victim"}});
+    assert_eq!(
+        hook("claude", &file.path, &call).body["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+}
+
+#[test]
+fn a_rewrite_nobody_approved_goes_to_claude_code_without_a_decision() {
+    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "inline", "name": "dry-run", "rules": [
+            {"field": "tool_input.command", "operator": "equals", "value": "make deploy",
+             "action": "modify", "modify_field": "args.command",
+             "modify_value": "make deploy DRY_RUN=1"}
+        ]}
+    ]}]}}));
+    let mut event = support::fixture_of("2.1.330", "PreToolUse");
+    event["tool_input"]["command"] = json!("make deploy");
+    let claude = hook("claude", &file.path, &event);
+    assert_eq!(
+        claude.body["hookSpecificOutput"],
+        json!({"hookEventName": "PreToolUse", "updatedInput": {"command": "make deploy DRY_RUN=1",
+            "description": "fake model runs a command"}}),
+        "{}",
+        claude.stderr
+    );
+    let codex = hook("codex", &file.path, &event);
+    assert_eq!(
+        codex.body["hookSpecificOutput"]["permissionDecision"], "deny",
+        "Codex runs a rewrite only with allow: an unapproved one is refused"
+    );
+}
+
+#[test]
+fn a_slow_guard_is_answered_with_a_block_at_the_deadline() {
+    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "name": "slow", "command": "sleep 60", "timeout": 120, "on_failure": "block"}
+    ]}]}}));
+    let path = file.path.to_str().unwrap();
+    let event = support::fixture_of("2.1.330", "PreToolUse");
+    for (program, args) in [
+        (
+            "wasm-hooks",
+            vec!["hook", "--deadline", "1", "--config", path],
+        ),
+        ("wasm-hooks-hook", vec!["--deadline", "1", "--config", path]),
+    ] {
+        let answered = answer(program, &args, &event);
+        assert_eq!(answered.code, 2, "{program}: {}", answered.stderr);
+        assert!(
+            answered.stderr.contains("no answer within the deadline of 1 s"),
+            "{program}: {}",
+            answered.stderr
+        );
+        assert_eq!(answered.body, Value::Null, "{program}: one answer only");
+    }
+    // Not a guard event: the agent goes on, and the person is told.
+    let stop = support::fixture_of("2.1.330", "Stop");
+    let file = support::write_hook_file(&json!({"hooks": {"Stop": [{"hooks": [
+        {"type": "command", "name": "slow", "command": "sleep 60", "timeout": 120}
+    ]}]}}));
+    let told = answer(
+        "wasm-hooks",
+        &["hook", "--deadline", "1", "--config", file.path.to_str().unwrap()],
+        &stop,
+    );
+    assert_eq!(told.code, 0, "{}", told.stderr);
+    assert!(
+        told.body["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("deadline")),
+        "{:?}",
+        told.body
+    );
+}
