@@ -481,3 +481,48 @@ fn the_daemon_exits_when_idle_or_when_its_socket_is_removed() {
     std::fs::remove_file(&place.sockets()[0]).unwrap();
     Place::wait_for("the daemon exits", || daemon.try_wait().unwrap().is_some());
 }
+
+#[test]
+fn two_claude_code_sessions_share_one_daemon_and_each_hook_sees_its_own_session() {
+    let place = Place::new();
+    // A command hook saying which process ran it and what session it saw.
+    let file = support::write_hook_file(&json!({"hooks": {"*": [{"hooks": [{
+        "type": "command",
+        "name": "who",
+        "command": r#"echo "{\"systemMessage\": \"session ${CLAUDE_CODE_SESSION_ID:-none} env ${CLAUDE_ENV_FILE:-none} ran by $PPID\"}""#,
+    }]}]}}));
+    let config = file.path.to_str().unwrap();
+    let event = support::fixture("Stop");
+    // The variables Claude Code 2.1.332 gives a hook per session (and
+    // `CLAUDE_ENV_FILE` on some events only).
+    let session = |id: &str, env_file: Option<&str>| {
+        let mut cmd = place.program("wasm-hooks-hook");
+        cmd.env("CLAUDE_CODE_SESSION_ID", id)
+            .env("CLAUDE_PID", format!("4{}", id.len()))
+            .env("CLAUDE_CODE_MESSAGING_TOKEN", format!("token-{id}"));
+        match env_file {
+            Some(path) => cmd.env("CLAUDE_ENV_FILE", path),
+            None => cmd.env_remove("CLAUDE_ENV_FILE"),
+        };
+        cmd.args(["--config", config])
+            .write_stdin(event.to_string())
+            .output()
+            .unwrap()
+    };
+    let said = |out: &Output| {
+        let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+        body["systemMessage"].as_str().unwrap().to_owned()
+    };
+    let first = session("one", Some("/tmp/env-one"));
+    assert!(said(&first).contains("session one env /tmp/env-one"), "{first:?}");
+    Place::wait_for("a daemon's socket", || place.sockets().len() == 1);
+    let daemon = Place::daemon_pid(&place.sockets()[0]);
+    for (id, env_file) in [("two", None), ("three-longer", Some("/tmp/env-three")), ("one", None)] {
+        let out = session(id, env_file);
+        let text = said(&out);
+        assert_eq!(runner_pid(&out), daemon, "{id}: answered warm: {text}");
+        let expected = format!("session {id} env {}", env_file.unwrap_or("none"));
+        assert!(text.contains(&expected), "{id}: {text}");
+    }
+    assert_eq!(place.sockets().len(), 1, "one daemon for every session");
+}

@@ -205,6 +205,41 @@ probe() {
   probe_one pretooluse-rewrite-nodecision-allowed PreToolUse "{\"type\": \"command\", \"command\": \"$H PreToolUse rewrite-py\"}" "echo" "$ECHO"
 }
 
+# ---------------------------------------------------------------- scenarios
+
+agent_run() { claude_p "$@"; }
+shell_call() {
+  python3 -c 'import json, sys; print(json.dumps({"name": "Bash", "input": {"command": sys.argv[1], "description": "fake model runs a command"}}))' "$1"
+}
+install_hooks() {
+  (cd "$PROJ" && wasm-hooks install claude >"$WORK/install.out" 2>&1) ||
+    { cat "$WORK/install.out" >&2; return 1; }
+}
+
+# (7) the slash command's inline `rm -rf victim` is stopped by the
+# PreToolUse `Bash` guard (through PreSkillShellCommand).
+extra_scenarios() {
+  make_clean_command
+  echo "keep me" >"$PROJ/victim"
+  set_script '{"tool_calls": [], "final_text": "cleaned"}'
+  agent_run s7-clean "/clean"
+  if [ -e "$PROJ/victim" ]; then
+    record "7 /clean inline rm -rf" PASS
+  else
+    local events
+    events=$(python3 -c 'import json,sys; h=json.load(open(sys.argv[1])).get("hooks",{}); print(",".join(sorted(h)))' \
+      "$PROJ/.claude/settings.json" 2>/dev/null)
+    record "7 /clean inline rm -rf" FAIL "victim removed; the model saw: $(model_saw | grep -o 'Cleaning:[^"]*' | head -1); installed events: $events"
+  fi
+}
+
+scenarios() {
+  new_workdir claude
+  start_fake_model
+  claude_env
+  run_scenarios
+}
+
 # ---------------------------------------------------------------- main
 
 case "${1:-scenarios}" in

@@ -308,3 +308,177 @@ print("\n## Inherited unchanged\n")
 print(", ".join(f"`{n}`" for n in inherited) if inherited else "None.")
 EOF
 }
+
+# ---------------------------------------------------------------- scenarios
+#
+# An agent script defines, before calling run_scenarios:
+#   agent_run NAME PROMPT   one session of the agent in $PROJ
+#   shell_call COMMAND      the JSON of one tool call of its shell tool
+#   install_hooks           `wasm-hooks install <agent>` and whatever trust
+#                           the agent itself needs
+# and may define extra_scenarios (run after the six).
+
+MARK_DENY="DENY-REASON-3f9c"
+MARK_LS="ls-marker-2e8d.txt"
+MARK_ORIG="original-8a1"
+MARK_REWR="rewritten-8a1"
+MARK_SESSION="SESSION-CONTEXT-7f3a"
+MARK_PROMPT="PROMPT-CONTEXT-5b1e"
+MARK_FORBIDDEN="FORBIDDEN-WORD-91c2"
+MARK_STOP_TRIGGER="STOP-TRIGGER-6d0b"
+MARK_STOP="STOP-REASON-c4d9"
+
+# write_project_hooks: the project's .wasm-hooks/hooks.json (inline rules
+# only), written in Claude Code's names: wasm-hooks maps Codex's and
+# Gemini CLI's events and tool names onto them.
+write_project_hooks() {
+  mkdir -p "$PROJ/.wasm-hooks"
+  cat >"$PROJ/.wasm-hooks/hooks.json" <<EOF
+{
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "Bash",
+        "hooks": [
+          { "type": "inline", "name": "no-rm-rf", "on_failure": "block",
+            "rules": [{ "field": "tool_input.command", "operator": "contains", "value": "rm -rf",
+                        "action": "deny", "reason": "$MARK_DENY: rm -rf is not allowed here" }] },
+          { "type": "inline", "name": "rewrite-echo",
+            "rules": [{ "field": "tool_input.command", "operator": "equals", "value": "echo $MARK_ORIG",
+                        "action": "modify", "modify_field": "args.command",
+                        "modify_value": "echo $MARK_REWR" }] },
+          { "type": "inline", "name": "approve-rewritten",
+            "rules": [{ "field": "tool_input.command", "operator": "equals", "value": "echo $MARK_REWR",
+                        "action": "allow" }] } ] } ],
+    "SessionStart": [
+      { "hooks": [
+          { "type": "inline", "name": "session-context",
+            "rules": [{ "field": "hook_event_name", "operator": "exists", "value": true,
+                        "action": "inject_context", "reason": "$MARK_SESSION" }] } ] } ],
+    "UserPromptSubmit": [
+      { "hooks": [
+          { "type": "inline", "name": "forbidden-word", "on_failure": "block",
+            "rules": [{ "field": "prompt", "operator": "contains", "value": "$MARK_FORBIDDEN",
+                        "action": "deny", "reason": "the prompt has a forbidden word" }] },
+          { "type": "inline", "name": "prompt-context",
+            "rules": [{ "field": "prompt", "operator": "exists", "value": true,
+                        "action": "inject_context", "reason": "$MARK_PROMPT" }] } ] } ],
+    "Stop": [
+      { "hooks": [
+          { "type": "inline", "name": "keep-going", "once": true,
+            "rules": [
+              { "field": "stop_hook_active", "operator": "equals", "value": true, "action": "continue" },
+              { "field": "last_assistant_message", "operator": "contains", "value": "$MARK_STOP_TRIGGER",
+                "action": "deny", "reason": "$MARK_STOP: check once more" },
+              { "field": "prompt_response", "operator": "contains", "value": "$MARK_STOP_TRIGGER",
+                "action": "deny", "reason": "$MARK_STOP: check once more" } ] } ] } ]
+  }
+}
+EOF
+}
+
+# log_has_after_tool TEXT: TEXT is in no model request before the first tool
+# result and in one after it (so it came back from the tool).
+log_has_after_tool() {
+  python3 - "$FM_LOG" "$1" <<'EOF'
+import json, sys
+needle, before, after = sys.argv[2], False, False
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    r = e.get("reply") or {}
+    if r.get("kind") not in ("tool", "text"):
+        continue
+    if needle in json.dumps(e.get("body"), ensure_ascii=False):
+        if r.get("n", 0) >= 1:
+            after = True
+        else:
+            before = True
+sys.exit(0 if after and not before else 1)
+EOF
+}
+
+# model_saw: the text of the last model request's last message, short (for
+# FAIL details).
+model_saw() {
+  python3 - "$FM_LOG" <<'EOF'
+import json, sys
+last = None
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if (e.get("reply") or {}).get("kind") in ("tool", "text"):
+        last = e["body"]
+if last is None:
+    print("no model request")
+    sys.exit()
+for key in ("messages", "input", "contents"):
+    if isinstance(last.get(key), list) and last[key]:
+        print(json.dumps(last[key][-1], ensure_ascii=False)[:300])
+        break
+EOF
+}
+
+# hook_answers NAME: what wasm-hooks answered (from the audit log, when
+# there is one) — the agent's own output otherwise.
+agent_output_tail() { tail -c 400 "$WORK/$1.out" | tr '\n' ' '; }
+
+# setup_scenarios: a fresh project with the hook file, installed and trusted.
+setup_scenarios() {
+  wait_for_binaries
+  write_project_hooks
+  printf 'audit_log: .wasm-hooks/audit.jsonl\n' >"$PROJ/.wasm-hooks/config.yaml"
+  echo "keep me" >"$PROJ/victim"
+  echo x >"$PROJ/$MARK_LS"
+  (cd "$PROJ" && wasm-hooks validate >"$WORK/validate.out" 2>&1) ||
+    say "wasm-hooks validate: $(cat "$WORK/validate.out")"
+  install_hooks || die "installing the hooks failed"
+  (cd "$PROJ" && wasm-hooks trust --yes >"$WORK/trust.out" 2>&1) ||
+    die "wasm-hooks trust: $(cat "$WORK/trust.out")"
+}
+
+run_scenarios() {
+  setup_scenarios
+
+  # (1) deny: rm -rf victim never runs.
+  set_script "{\"tool_calls\": [$(shell_call "rm -rf victim")], \"final_text\": \"done\"}"
+  agent_run s1-deny "remove the victim file"
+  if [ -e "$PROJ/victim" ]; then
+    record "1 deny rm -rf" PASS
+  else
+    record "1 deny rm -rf" FAIL "victim was removed; model saw: $(model_saw)"
+    echo "keep me" >"$PROJ/victim"
+  fi
+
+  # (2) allow: ls runs and its output reaches the model.
+  set_script "{\"tool_calls\": [$(shell_call "ls")], \"final_text\": \"done\"}"
+  agent_run s2-allow "list the files"
+  expect "2 allow ls" "the ls output did not reach the model; it saw: $(model_saw)" \
+    log_has_after_tool "$MARK_LS"
+
+  # (3) rewrite: echo original -> echo rewritten.
+  set_script "{\"tool_calls\": [$(shell_call "echo $MARK_ORIG")], \"final_text\": \"done\"}"
+  agent_run s3-rewrite "echo something"
+  expect "3 rewrite echo" "the model saw: $(model_saw)" log_has_after_tool "$MARK_REWR"
+
+  # (4) context from UserPromptSubmit and SessionStart.
+  set_script '{"tool_calls": [], "final_text": "done"}'
+  agent_run s4-context "say hello"
+  expect "4 context (UserPromptSubmit)" "not in any model request" log_has "$MARK_PROMPT"
+  expect "4b context (SessionStart)" "not in any model request" log_has "$MARK_SESSION"
+
+  # (5) a prompt with a forbidden word never reaches the model.
+  set_script '{"tool_calls": [], "final_text": "done"}'
+  agent_run s5-prompt "please $MARK_FORBIDDEN now"
+  if log_has "$MARK_FORBIDDEN"; then
+    record "5 blocked prompt" FAIL "the prompt reached the model ($(log_model_requests) requests)"
+  else
+    record "5 blocked prompt" PASS
+  fi
+
+  # (6) a Stop hook blocks once: the model gets another request with the reason.
+  set_script "{\"tool_calls\": [], \"final_text\": \"finished $MARK_STOP_TRIGGER\"}"
+  agent_run s6-stop "finish up"
+  expect "6 stop blocked once" "$(log_model_requests) model requests; last: $(model_saw)" \
+    log_has "$MARK_STOP"
+
+  if declare -F extra_scenarios >/dev/null; then extra_scenarios; fi
+  finish
+}

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::Value;
-use wasm_hooks::{Answer, DEFAULT_STOP_LOOP_LIMIT, Event, Protocol, WasmRuntime};
+use wasm_hooks::{Answer, DEFAULT_STOP_LOOP_LIMIT, Event, Protocol, RequestEnv, WasmRuntime};
 
 use super::daemon::client::{self, Forwarded};
 use super::{deadline, last_words};
@@ -154,15 +154,24 @@ impl HookReply {
     }
 }
 
+/// What a daemon brings to a request it answers.
+pub(crate) struct FromDaemon {
+    /// Its warm runtime.
+    pub(crate) runtime: WasmRuntime,
+    /// The caller's per-session variables.
+    pub(crate) env: RequestEnv,
+}
+
 /// Answer the event `input` (stdin, or why it could not be read) by
-/// running the hooks, on `runtime` when given (the daemon's) or on one of
-/// its own. Log lines and `--explain` go to [`Stderr`] as they come.
+/// running the hooks, on the daemon's runtime and with its caller's
+/// variables when given, or on a runtime of its own. Log lines and
+/// `--explain` go to [`Stderr`] as they come.
 pub(crate) fn respond(
     args: &HookArgs,
     input: Result<&str, &String>,
-    runtime: Option<WasmRuntime>,
+    daemon: Option<FromDaemon>,
 ) -> HookReply {
-    respond_as(args, input, runtime, false)
+    respond_as(args, input, daemon, false)
 }
 
 /// [`respond`], with [`last_words`] armed (when asked) from the event once
@@ -170,7 +179,7 @@ pub(crate) fn respond(
 fn respond_as(
     args: &HookArgs,
     input: Result<&str, &String>,
-    runtime: Option<WasmRuntime>,
+    daemon: Option<FromDaemon>,
     arm_last_words: bool,
 ) -> HookReply {
     let protocol = Protocol::from(args.protocol);
@@ -190,7 +199,7 @@ fn respond_as(
             // A panic anywhere in answering is the hooks' failure, never
             // an exit without an answer (which an agent takes for "go on").
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                answer(args, protocol, &mut event, runtime)
+                answer(args, protocol, &mut event, daemon)
             }))
             .unwrap_or_else(|panic| Err(format!("wasm-hooks failed: {}", panic_text(&*panic))))
             .unwrap_or_else(|message| protocol.failure(Some(name), &message, args.fail_open))
@@ -253,7 +262,7 @@ fn answer(
     args: &HookArgs,
     protocol: Protocol,
     event: &mut Event,
-    runtime: Option<WasmRuntime>,
+    daemon: Option<FromDaemon>,
 ) -> Result<Answer, String> {
     // The project is the agent's: --project-dir, else CLAUDE_PROJECT_DIR,
     // else the event's cwd; the hooks are told which (`project_dir`).
@@ -267,8 +276,8 @@ fn answer(
         .map_err(|e| format!("{e:#}"))?;
     args.audit.apply(&mut builder);
     builder.stop_loop_limit(args.stop_loop_limit).lints(false);
-    if let Some(runtime) = runtime {
-        builder.runtime(runtime);
+    if let Some(FromDaemon { runtime, env }) = daemon {
+        builder.runtime(runtime).request_env(env);
     }
     if let Some(dir) = state_dir() {
         builder.state_dir(dir);

@@ -97,6 +97,7 @@ fn forwarded(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> Option<
         key: Cow::Borrowed(&place.key),
         argv,
         stdin: Cow::Borrowed(std::str::from_utf8(stdin).ok()?),
+        env: place::request_variables()?,
     };
     match wire::exchange(&place, &request) {
         Ok(Some(Reply::Answered {

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use crate::config::{
     self, EngineSettings, FileHooks, Layer, LoadedHook, Loader, ManagedSettings, Scope,
 };
+use crate::RequestEnv;
 use crate::handlers::command::CommandDefaults;
 use crate::handlers::http::{HttpSettings, UrlAllowlist};
 use crate::handlers::kind::KindSettings;
@@ -119,6 +120,7 @@ pub struct HookEngineBuilder {
     ceilings: WasmLimits,
     commands: CommandDefaults,
     prompts: PromptDefaults,
+    request_env: RequestEnv,
     http_allowlist: UrlAllowlist,
     audit_log: Option<PathBuf>,
     audit_key: Option<PathBuf>,
@@ -179,6 +181,7 @@ impl Default for HookEngineBuilder {
             limits: WasmLimits::default(),
             ceilings: WasmLimits::CEILINGS,
             commands: CommandDefaults::default(),
+            request_env: RequestEnv::default(),
             prompts: PromptDefaults::default(),
             http_allowlist: UrlAllowlist::default(),
             audit_log: None,
@@ -283,6 +286,15 @@ impl HookEngineBuilder {
     /// prefix of their event variables).
     pub fn command_defaults(&mut self, defaults: CommandDefaults) -> &mut Self {
         self.commands = defaults;
+        self
+    }
+
+    /// Variables this request brings over the process's environment (a
+    /// daemon's caller's per-session ones): command hooks and MCP servers
+    /// start with them, plugins' granted variables, HTTP hooks' headers and
+    /// prompt hooks' keys read them.
+    pub fn request_env(&mut self, env: RequestEnv) -> &mut Self {
+        self.request_env = env;
         self
     }
 
@@ -546,6 +558,7 @@ impl HookEngineBuilder {
             prompts: self.prompts.clone(),
             http: HttpSettings::new(allowlist, secrets).restricted(managed.url_restriction()),
             mcp: McpServers::allowing(managed.allowed_mcp_servers.clone()),
+            env: self.request_env.clone(),
         }
     }
 

@@ -48,6 +48,7 @@ mod project_trust;
 #[cfg(test)]
 mod properties;
 mod protocol;
+mod request_env;
 mod server;
 mod server_conn;
 mod session;
@@ -73,6 +74,7 @@ pub use protocol::{
     Answer, InstalledHook, Protocol, SettingsError, TOKEN_VARIABLE, install as install_hooks,
     uninstall as uninstall_hooks,
 };
+pub use request_env::RequestEnv;
 pub use server::{DEFAULT_MAX_BODY, HookServer};
 pub use server_conn::{
     DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT, DRAIN_GRACE,

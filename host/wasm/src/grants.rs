@@ -34,12 +34,24 @@ pub struct GrantedDir {
 }
 
 /// Where grant paths are expanded and resolved.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct GrantBase<'a> {
     /// What `${PROJECT_DIR}` stands for.
     pub project_dir: &'a Path,
     /// Where relative paths start (the hook file's directory).
     pub relative_to: &'a Path,
+    /// A variable's value (the process's environment, or a request's own
+    /// over it), for the `env` grants.
+    pub variable: &'a dyn Fn(&str) -> Option<String>,
+}
+
+impl std::fmt::Debug for GrantBase<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GrantBase")
+            .field("project_dir", &self.project_dir)
+            .field("relative_to", &self.relative_to)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A grant that cannot be resolved, naming the field and entry.
@@ -114,7 +126,7 @@ impl Grants {
                     name: name.clone(),
                 });
             }
-            if let Ok(value) = std::env::var(name) {
+            if let Some(value) = (base.variable)(name) {
                 vars.push((name.clone(), value));
             }
         }
@@ -247,6 +259,7 @@ mod tests {
         GrantBase {
             project_dir: dir,
             relative_to: dir,
+            variable: &|name| std::env::var(name).ok(),
         }
     }
 

@@ -11,7 +11,7 @@ use std::os::unix::process::CommandExt as _;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::place::{OWN_VARIABLES, Place};
+use super::place::{self, OWN_VARIABLES, Place};
 use super::wire::{self, Reply, Request};
 use crate::hook::HookReply;
 
@@ -80,10 +80,14 @@ pub(crate) fn forward(stdin: &str, verbose: u8) -> Forwarded {
             };
         }
     };
+    let Some(env) = place::request_variables() else {
+        return in_process;
+    };
     let request = Request {
         key: Cow::Borrowed(&place.key),
         argv,
         stdin: Cow::Borrowed(stdin),
+        env,
     };
     let mut reply = wire::exchange(&place, &request);
     if mode == Mode::Only && matches!(reply, Ok(None)) {

@@ -29,10 +29,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Args;
-use wasm_hooks::WasmRuntime;
+use wasm_hooks::{RequestEnv, WasmRuntime};
 
 use super::Exit;
-use super::hook::HookArgs;
+use super::hook::{FromDaemon, HookArgs};
 use super::hook_files::CacheArgs;
 use super::stderr;
 use place::{Place, effective_uid, peer_uid};
@@ -247,9 +247,21 @@ impl Daemon {
             Ok(runtime) => runtime,
             Err(why) => return Reply::Declined { why },
         };
-        let (reply, stderr) = stderr::capture(|| {
-            super::hook::respond(&args, Ok(&request.stdin), Some(runtime.with_empty_kv()))
-        });
+        // Only the per-session variables: anything else a request says of
+        // its environment was in the key.
+        let env = RequestEnv::new(
+            request
+                .env
+                .iter()
+                .filter(|(name, _)| place::REQUEST_VARIABLES.contains(&name.as_str()))
+                .cloned(),
+        );
+        let warm = FromDaemon {
+            runtime: runtime.with_empty_kv(),
+            env,
+        };
+        let (reply, stderr) =
+            stderr::capture(|| super::hook::respond(&args, Ok(&request.stdin), Some(warm)));
         let mut written = String::from_utf8_lossy(&stderr).into_owned();
         written.push_str(&reply.stderr);
         Reply::Answered {

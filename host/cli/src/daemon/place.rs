@@ -3,7 +3,9 @@
 //! A daemon answers only for the processes it stands in for: the same
 //! build of `wasm-hooks` (the executable's file, not only its version),
 //! the same user, the same environment and the same working directory.
-//! All of them go into its key, and its socket is named by the key, so a
+//! All of them go into its key, but the variables an agent sets per
+//! session or per event ([`REQUEST_VARIABLES`]), which each request brings
+//! along instead, and its socket is named by the key, so a
 //! `hook` process finds only a daemon that would answer exactly as it
 //! would itself. Sockets live in `$XDG_RUNTIME_DIR/wasm-hooks/`, a
 //! directory only the user may enter; without `$XDG_RUNTIME_DIR` there is
@@ -25,6 +27,39 @@ pub(crate) const OWN_VARIABLES: &str = "WASM_HOOKS_DAEMON";
 /// executable's is in the key already) and `$SHLVL` (which differs between
 /// a shell's foreground and background jobs).
 const SHELL_VARIABLES: [&str; 2] = ["_", "SHLVL"];
+
+/// Variables the agents set per session or per event, which no answer of
+/// the engine's own depends on: left out of the key, and sent with each
+/// request instead, for the hooks to see as the caller had them (set or
+/// unset; see `wasm_hooks::RequestEnv`). So one daemon serves every
+/// session of an agent. Measured in hook processes (tests/fixtures/*/
+/// hook-environment.md): Claude Code 2.1.332's session id, pid, messaging
+/// socket and token, notes directory, env file and effort, which differ
+/// between sessions or come on some events only; and the shell's `PWD`.
+pub(crate) const REQUEST_VARIABLES: &[&str] = &[
+    "CLAUDE_CODE_CHILD_NOTES_DIR",
+    "CLAUDE_CODE_MESSAGING_SOCKET",
+    "CLAUDE_CODE_MESSAGING_TOKEN",
+    "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_EFFORT",
+    "CLAUDE_ENV_FILE",
+    "CLAUDE_PID",
+    "OLDPWD",
+    "PWD",
+];
+
+/// This process's [`REQUEST_VARIABLES`], each with its value or unset;
+/// `None` when a value is not UTF-8 (no daemon then: the request could not
+/// carry it).
+pub(crate) fn request_variables() -> Option<Vec<(String, Option<String>)>> {
+    REQUEST_VARIABLES
+        .iter()
+        .map(|name| match std::env::var_os(name) {
+            None => Some(((*name).to_owned(), None)),
+            Some(value) => Some(((*name).to_owned(), Some(value.into_string().ok()?))),
+        })
+        .collect()
+}
 
 /// A daemon's socket, lock file and key.
 #[derive(Debug, Clone)]
@@ -110,8 +145,8 @@ fn private_dir(dir: &std::path::Path) -> Result<(), String> {
 /// The key: this build (the executable file: its path, device, inode,
 /// size and modification time; not its change time, which a hard link to
 /// it or a `chmod` moves without changing a byte), the user, the
-/// working directory and the environment (less [`OWN_VARIABLES`] and
-/// [`SHELL_VARIABLES`]), and what else a hook process inherits that the
+/// working directory and the environment (less [`OWN_VARIABLES`],
+/// [`SHELL_VARIABLES`] and [`REQUEST_VARIABLES`]), and what else a hook process inherits that the
 /// daemon cannot set per request ([`inherited`]: umask, resource limits,
 /// groups), hashed by two differently seeded SipHashes.
 ///
@@ -148,7 +183,11 @@ fn key(exe: &std::path::Path) -> Result<String, String> {
         field(&number.to_le_bytes());
     }
     let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
-        .filter(|(name, _)| name != OWN_VARIABLES && !SHELL_VARIABLES.iter().any(|v| name == v))
+        .filter(|(name, _)| {
+            name != OWN_VARIABLES
+                && !SHELL_VARIABLES.iter().any(|v| name == v)
+                && !REQUEST_VARIABLES.iter().any(|v| name == v)
+        })
         .collect();
     env.sort();
     for (name, value) in &env {

@@ -26,6 +26,10 @@ pub(crate) struct Request<'a> {
     pub(crate) argv: Vec<String>,
     /// What the client read on stdin.
     pub(crate) stdin: Cow<'a, str>,
+    /// The client's per-session variables (`place::REQUEST_VARIABLES`),
+    /// each with its value or unset.
+    #[serde(default)]
+    pub(crate) env: Vec<(String, Option<String>)>,
 }
 
 /// The daemon's answer.

@@ -1058,6 +1058,7 @@ mod tests {
                 prompts: PromptDefaults::default(),
                 http: HttpSettings::new(UrlAllowlist::default(), Vec::new()),
                 mcp: McpServers::default(),
+                env: crate::RequestEnv::default(),
             },
             Arc::new(OnceMarks::new(None)),
             true,

@@ -32,6 +32,7 @@ use super::kind::{
 };
 use super::runs::Runs;
 use super::setup::SetupError;
+use crate::RequestEnv;
 use crate::template::Template;
 
 /// Engine-wide defaults for command hooks.
@@ -104,6 +105,9 @@ pub struct CommandHook {
     timeout_ms: u64,
     max_output: usize,
     env_prefix: Arc<str>,
+    /// The request's own variables (a daemon's caller's), over the
+    /// process's environment.
+    request_env: RequestEnv,
     /// The event variables its command or scripts name: one of them left
     /// out (over [`MAX_VARIABLE_BYTES`]) fails it closed.
     variables_read: Vec<String>,
@@ -166,8 +170,15 @@ impl CommandHook {
             max_output: usize::try_from(defaults.max_output_kb.saturating_mul(1024))
                 .unwrap_or(usize::MAX),
             env_prefix: Arc::from(defaults.env_prefix.as_str()),
+            request_env: RequestEnv::default(),
             variables_read: Vec::new(),
         })
+    }
+
+    /// This hook, started with the request's own variables.
+    pub fn with_request_env(mut self, env: RequestEnv) -> Self {
+        self.request_env = env;
+        self
     }
 
     /// This hook, told which event variables it reads (`$WASM_HOOKS_TOOL_ARGS`
@@ -249,6 +260,7 @@ impl CommandHook {
         if let Some(dir) = dir {
             cmd.current_dir(dir);
         }
+        self.request_env.apply(&mut cmd);
         cmd.envs(variables)
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
@@ -611,7 +623,8 @@ impl HookKind for CommandKind {
             cx.timeout_ms,
             &cx.settings.commands,
         )?
-        .with_shell(entry.shell.unwrap_or_default())?;
+        .with_shell(entry.shell.unwrap_or_default())?
+        .with_request_env(cx.settings.env.clone());
         // What it runs, as text: the command, then the scripts followed.
         let texts =
             std::iter::once(default_name.as_str()).chain(runs.texts.iter().map(String::as_str));

@@ -24,6 +24,8 @@ use wasm_hooks_core::{
     Decision, Event, Handler, HandlerFuture, HookError, HookId, HookOutput, HookResult, Reply,
 };
 
+use crate::RequestEnv;
+
 use super::answer;
 use super::kind::{BuildContext, Built, HookKind, HookProblem, string_list, string_map};
 use super::setup::SetupError;
@@ -128,6 +130,8 @@ pub struct HttpHook {
     url: String,
     headers: Vec<(String, String)>,
     timeout_ms: u64,
+    /// Where the headers' variables are read.
+    request_env: RequestEnv,
 }
 
 /// How long an HTTP hook may take unless its entry says otherwise.
@@ -173,7 +177,15 @@ impl HttpHook {
             url: url.to_owned(),
             headers,
             timeout_ms: timeout_ms.unwrap_or(DEFAULT_HTTP_TIMEOUT_MS),
+            request_env: RequestEnv::default(),
         })
+    }
+
+    /// This hook, reading its headers' variables from the request's own
+    /// before the process's.
+    pub fn with_request_env(mut self, env: RequestEnv) -> Self {
+        self.request_env = env;
+        self
     }
 
     async fn call(&self, hook: &HookId, event: &Event) -> Result<HookResult, HookError> {
@@ -189,7 +201,7 @@ impl HttpHook {
                     .get(1)
                     .or_else(|| caps.get(2))
                     .map_or("", |m| m.as_str());
-                std::env::var(var).unwrap_or_default()
+                self.request_env.var(var).unwrap_or_default()
             });
             request = request.header(name, value.as_ref());
         }
@@ -393,7 +405,8 @@ impl HookKind for HttpKind {
             &allowed_env,
             cx.timeout_ms,
             &http.allowlist,
-        )?;
+        )?
+        .with_request_env(cx.settings.env.clone());
         let identity = json!({
             "url": url, "headers": entry.headers, "allowed_env": entry.allowed_env, "timeout_ms": cx.timeout_ms,
         });

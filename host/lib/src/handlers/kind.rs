@@ -16,6 +16,8 @@ use wasm_hooks_core::{Error, Handler};
 
 use wasm_hooks_wasm::GrantError;
 
+use crate::RequestEnv;
+
 use super::command::CommandDefaults;
 use super::http::HttpSettings;
 use super::mcp::McpServers;
@@ -162,6 +164,8 @@ pub(crate) struct KindSettings {
     pub(crate) http: HttpSettings,
     /// MCP servers, one process each, shared by their hooks.
     pub(crate) mcp: McpServers,
+    /// The request's own variables, for what hooks start and read.
+    pub(crate) env: RequestEnv,
 }
 
 /// What a kind may use while it builds one entry.

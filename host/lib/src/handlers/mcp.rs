@@ -31,6 +31,8 @@ use serde_json::{Map, Value, json};
 use tokio::sync::Mutex;
 use wasm_hooks_core::{Event, Handler, HandlerFuture, HookError, HookId, HookOutput, Reply};
 
+use crate::RequestEnv;
+
 use super::answer;
 use super::kind::{
     BuildContext, Built, HookKind, HookProblem, files_named, refuse_code_loading, string_list,
@@ -62,14 +64,17 @@ pub struct McpServerSpec {
 #[derive(Debug)]
 pub struct McpServer {
     spec: McpServerSpec,
+    request_env: RequestEnv,
     session: Mutex<Option<RunningService<RoleClient, ()>>>,
 }
 
 impl McpServer {
-    /// A server that starts when first called.
-    pub fn new(spec: McpServerSpec) -> Self {
+    /// A server that starts when first called, with the request's own
+    /// variables over the process's environment.
+    pub fn new(spec: McpServerSpec, request_env: RequestEnv) -> Self {
         Self {
             spec,
+            request_env,
             session: Mutex::new(None),
         }
     }
@@ -108,6 +113,7 @@ impl McpServer {
     async fn start(&self) -> Result<RunningService<RoleClient, ()>, String> {
         let spec = &self.spec;
         let mut command = tokio::process::Command::new(&spec.command);
+        self.request_env.apply(&mut command);
         command
             .args(&spec.args)
             .envs(spec.env.iter().map(|(k, v)| (k, v)))
@@ -292,10 +298,10 @@ impl McpServers {
         }
     }
 
-    fn get(&mut self, spec: McpServerSpec) -> Arc<McpServer> {
+    fn get(&mut self, spec: McpServerSpec, env: &RequestEnv) -> Arc<McpServer> {
         self.started
             .entry(spec.clone())
-            .or_insert_with(|| Arc::new(McpServer::new(spec)))
+            .or_insert_with(|| Arc::new(McpServer::new(spec, env.clone())))
             .clone()
     }
 }
@@ -367,7 +373,7 @@ impl HookKind for McpToolKind {
             &spec.cwd,
         );
         executes.extend(spec.config_file.clone());
-        let server = cx.settings.mcp.get(spec);
+        let server = cx.settings.mcp.get(spec, &cx.settings.env);
         let hook = McpToolHook::new(server, tool, input, cx.timeout_ms);
         Ok(Built::new(Arc::new(hook), default_name, identity).executing(executes))
     }

@@ -24,6 +24,8 @@ use wasm_hooks_core::{
     Reply,
 };
 
+use crate::RequestEnv;
+
 use super::answer;
 use super::http::request_error;
 use super::kind::{BuildContext, Built, HookKind, HookProblem, optional_flag, optional_text};
@@ -142,6 +144,8 @@ pub struct PromptHook {
     template: Template,
     cache: Option<Arc<Mutex<AnswerCache>>>,
     continue_on_block: bool,
+    /// Where the key's variable is read.
+    request_env: RequestEnv,
 }
 
 impl PromptHook {
@@ -182,7 +186,15 @@ impl PromptHook {
             template,
             cache: settings.cache.then(Arc::default),
             continue_on_block: settings.continue_on_block,
+            request_env: RequestEnv::default(),
         })
+    }
+
+    /// This hook, reading its key's variable from the request's own before
+    /// the process's.
+    pub fn with_request_env(mut self, env: RequestEnv) -> Self {
+        self.request_env = env;
+        self
     }
 
     /// A block that also ends the turn, unless `continueOnBlock` says
@@ -268,7 +280,7 @@ impl PromptHook {
             hook: hook.clone(),
             message,
         };
-        let api_key = std::env::var(&self.key_env).ok().filter(|k| !k.is_empty());
+        let api_key = self.request_env.var(&self.key_env).filter(|k| !k.is_empty());
         if api_key.is_none() && self.provider == Provider::Anthropic {
             return Err(failed(format!(
                 "`{}` is not set: no API key for the model",
@@ -478,7 +490,8 @@ impl HookKind for PromptKind {
         });
         check_egress(&settings, cx)?;
         let client = cx.settings.http.client()?;
-        let hook = PromptHook::new(client, settings, &cx.settings.prompts)?;
+        let hook = PromptHook::new(client, settings, &cx.settings.prompts)?
+            .with_request_env(cx.settings.env.clone());
         Ok(Built::new(Arc::new(hook), "prompt".to_owned(), identity))
     }
 }

@@ -164,6 +164,7 @@ impl HookKind for WasmKind {
             &GrantBase {
                 project_dir: &setup.project_dir,
                 relative_to: cx.base,
+                variable: &|name| cx.settings.env.var(name),
             },
         )?;
         let plugin = setup
