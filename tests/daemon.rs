@@ -514,10 +514,17 @@ fn two_claude_code_sessions_share_one_daemon_and_each_hook_sees_its_own_session(
         body["systemMessage"].as_str().unwrap().to_owned()
     };
     let first = session("one", Some("/tmp/env-one"));
-    assert!(said(&first).contains("session one env /tmp/env-one"), "{first:?}");
+    assert!(
+        said(&first).contains("session one env /tmp/env-one"),
+        "{first:?}"
+    );
     Place::wait_for("a daemon's socket", || place.sockets().len() == 1);
     let daemon = Place::daemon_pid(&place.sockets()[0]);
-    for (id, env_file) in [("two", None), ("three-longer", Some("/tmp/env-three")), ("one", None)] {
+    for (id, env_file) in [
+        ("two", None),
+        ("three-longer", Some("/tmp/env-three")),
+        ("one", None),
+    ] {
         let out = session(id, env_file);
         let text = said(&out);
         assert_eq!(runner_pid(&out), daemon, "{id}: answered warm: {text}");

@@ -56,7 +56,9 @@ fn rm_rf_guard(extra: Value) -> support::HookFile {
     if let (Value::Object(g), Value::Object(x)) = (&mut guard, extra) {
         g.extend(x);
     }
-    support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [guard]}]}}))
+    support::write_hook_file(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [guard]}]}}),
+    )
 }
 
 #[test]
@@ -95,13 +97,15 @@ fn a_guard_that_says_every_shell_false_keeps_to_tool_calls() {
 
 #[test]
 fn a_rewrite_nobody_approved_goes_to_claude_code_without_a_decision() {
-    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "inline", "name": "dry-run", "rules": [
-            {"field": "tool_input.command", "operator": "equals", "value": "make deploy",
-             "action": "modify", "modify_field": "args.command",
-             "modify_value": "make deploy DRY_RUN=1"}
-        ]}
-    ]}]}}));
+    let file = support::write_hook_file(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "inline", "name": "dry-run", "rules": [
+                {"field": "tool_input.command", "operator": "equals", "value": "make deploy",
+                 "action": "modify", "modify_field": "args.command",
+                 "modify_value": "make deploy DRY_RUN=1"}
+            ]}
+        ]}]}}),
+    );
     let mut event = support::fixture_of("2.1.330", "PreToolUse");
     event["tool_input"]["command"] = json!("make deploy");
     let claude = hook("claude", &file.path, &event);
@@ -121,9 +125,11 @@ fn a_rewrite_nobody_approved_goes_to_claude_code_without_a_decision() {
 
 #[test]
 fn a_slow_guard_is_answered_with_a_block_at_the_deadline() {
-    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "name": "slow", "command": "sleep 60", "timeout": 120, "on_failure": "block"}
-    ]}]}}));
+    let file = support::write_hook_file(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "name": "slow", "command": "sleep 60", "timeout": 120, "on_failure": "block"}
+        ]}]}}),
+    );
     let path = file.path.to_str().unwrap();
     let event = support::fixture_of("2.1.330", "PreToolUse");
     for (program, args) in [
@@ -136,7 +142,9 @@ fn a_slow_guard_is_answered_with_a_block_at_the_deadline() {
         let answered = answer(program, &args, &event);
         assert_eq!(answered.code, 2, "{program}: {}", answered.stderr);
         assert!(
-            answered.stderr.contains("no answer within the deadline of 1 s"),
+            answered
+                .stderr
+                .contains("no answer within the deadline of 1 s"),
             "{program}: {}",
             answered.stderr
         );
@@ -149,7 +157,13 @@ fn a_slow_guard_is_answered_with_a_block_at_the_deadline() {
     ]}]}}));
     let told = answer(
         "wasm-hooks",
-        &["hook", "--deadline", "1", "--config", file.path.to_str().unwrap()],
+        &[
+            "hook",
+            "--deadline",
+            "1",
+            "--config",
+            file.path.to_str().unwrap(),
+        ],
         &stop,
     );
     assert_eq!(told.code, 0, "{}", told.stderr);

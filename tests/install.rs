@@ -85,7 +85,7 @@ fn install_merges_backs_up_and_uninstall_restores_the_bytes() {
     wasm_hooks(&["install", "claude"], project.path())
         .success()
         .stdout(predicate::str::contains(
-            "installed wasm-hooks on 11 events",
+            "installed wasm-hooks on 12 events",
         ));
     let installed = settings(project.path());
     assert_eq!(
@@ -130,7 +130,7 @@ fn install_merges_backs_up_and_uninstall_restores_the_bytes() {
 
     wasm_hooks(&["uninstall", "claude"], project.path())
         .success()
-        .stdout(predicate::str::contains("removed 11 wasm-hooks entries"));
+        .stdout(predicate::str::contains("removed 12 wasm-hooks entries"));
     assert_eq!(settings(project.path()), SETTINGS);
     wasm_hooks(&["uninstall", "claude"], project.path())
         .success()
@@ -287,7 +287,7 @@ fn with_a_runtime_dir_the_small_client_is_installed_in_place_of_the_full_command
         .stdout("{}\n");
     with_client(&["uninstall", "claude"])
         .success()
-        .stdout(predicate::str::contains("removed 11 wasm-hooks entries"));
+        .stdout(predicate::str::contains("removed 12 wasm-hooks entries"));
     assert_eq!(settings(project.path()), SETTINGS);
 }
 
@@ -338,7 +338,8 @@ fn codex_and_gemini_get_their_own_files_events_and_next_steps() {
     let codex: Value = support::read_json(&project.path().join(".codex/hooks.json"));
     assert_eq!(
         codex["hooks"]["PreToolUse"][0],
-        serde_json::json!({"matcher": "*", "hooks": [{"type": "command", "command": "wasm-hooks hook --protocol codex"}]})
+        serde_json::json!({"matcher": "*", "hooks": [{"type": "command", "command": "wasm-hooks hook --protocol codex"}]}),
+        "Codex takes no setting that would make a failure block"
     );
     assert!(
         codex["hooks"].get("Notification").is_none(),
@@ -404,4 +405,172 @@ fn install_warns_when_the_projects_hook_files_do_not_load() {
             predicate::str::contains("hook files do not load")
                 .and(predicate::str::contains("did you mean `PreToolUse`")),
         );
+}
+
+#[test]
+fn off_path_then_on_path_each_event_is_hooked_once_and_the_local_file_is_git_ignored() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join(".git")).unwrap();
+    std::fs::write(project.path().join(".gitignore"), "target").unwrap();
+    wasm_hooks_off_path(&["install", "claude"], project.path())
+        .success()
+        .stdout(predicate::str::contains(
+            "added /.claude/settings.local.json to",
+        ));
+    assert_eq!(
+        std::fs::read_to_string(project.path().join(".gitignore")).unwrap(),
+        "target\n/.claude/settings.local.json\n"
+    );
+    // On PATH now: the committed file gets the bare name, and the
+    // uncommitted one loses ours, so no event runs twice.
+    wasm_hooks(&["install", "claude"], project.path())
+        .success()
+        .stdout(predicate::str::contains(
+            "removed 12 older wasm-hooks entries",
+        ));
+    let local: Value = support::read_json(&project.path().join(".claude/settings.local.json"));
+    assert_eq!(local, serde_json::json!({}));
+    let committed: Value = serde_json::from_str(&settings(project.path())).unwrap();
+    assert_eq!(
+        committed["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "wasm-hooks hook --protocol claude"
+    );
+    // And back off PATH: the committed file loses ours in turn.
+    wasm_hooks_off_path(&["install", "claude"], project.path())
+        .success()
+        .stdout(predicate::str::contains(
+            "removed 12 older wasm-hooks entries",
+        ));
+    let committed: Value = serde_json::from_str(&settings(project.path())).unwrap();
+    assert_eq!(committed, serde_json::json!({}));
+    assert_eq!(
+        std::fs::read_to_string(project.path().join(".gitignore")).unwrap(),
+        "target\n/.claude/settings.local.json\n",
+        "listed once"
+    );
+}
+
+#[test]
+fn copilot_and_cursor_get_their_own_files_events_and_entries() {
+    let project = tempfile::tempdir().unwrap();
+    wasm_hooks(&["install", "copilot"], project.path())
+        .success()
+        .stdout(predicate::str::contains(".github/hooks/wasm-hooks.json"));
+    let copilot: Value = support::read_json(&project.path().join(".github/hooks/wasm-hooks.json"));
+    assert_eq!(copilot["version"], 1);
+    assert_eq!(
+        copilot["hooks"]["preToolUse"],
+        serde_json::json!([{"type": "command",
+            "bash": "wasm-hooks hook --protocol copilot --agent-event preToolUse", "timeoutSec": 60}])
+    );
+    assert_eq!(
+        copilot["hooks"]["agentStop"][0]["bash"],
+        "wasm-hooks hook --protocol copilot --agent-event agentStop"
+    );
+    wasm_hooks(&["install", "cursor"], project.path())
+        .success()
+        .stdout(predicate::str::contains("trusted workspace"));
+    let cursor: Value = support::read_json(&project.path().join(".cursor/hooks.json"));
+    assert_eq!(
+        cursor["hooks"]["beforeShellExecution"],
+        serde_json::json!([{"command": "wasm-hooks hook --protocol cursor", "timeout": 60, "failClosed": true}])
+    );
+    assert_eq!(
+        cursor["hooks"]["stop"],
+        serde_json::json!([{"command": "wasm-hooks hook --protocol cursor", "timeout": 60, "loop_limit": 8}]),
+        "Cursor's cap on follow-ups agrees with wasm-hooks' own stop-loop limit"
+    );
+    wasm_hooks(&["install", "cursor"], project.path())
+        .success()
+        .stdout(predicate::str::starts_with("already installed"));
+    wasm_hooks(&["uninstall", "cursor"], project.path())
+        .success()
+        .stdout(predicate::str::contains("removed 16 wasm-hooks entries"));
+    let cursor: Value = support::read_json(&project.path().join(".cursor/hooks.json"));
+    assert_eq!(cursor, serde_json::json!({"version": 1}));
+}
+
+/// Each agent's guard entries as installed, for the events that guard an
+/// action: the command, and whether the agent blocks when it fails.
+fn installed_guards(agent: &str, project: &Path) -> Vec<(String, bool)> {
+    match agent {
+        "claude" => {
+            let value: Value = serde_json::from_str(&settings(project)).unwrap();
+            [
+                "PreToolUse",
+                "PreSkillShellCommand",
+                "PermissionRequest",
+                "UserPromptSubmit",
+            ]
+            .iter()
+            .map(|event| {
+                let entry = &value["hooks"][event][0]["hooks"][0];
+                (
+                    entry["command"].as_str().unwrap().to_owned(),
+                    entry["onFailure"] == "block",
+                )
+            })
+            .collect()
+        }
+        "copilot" => {
+            let value = support::read_json(&project.join(".github/hooks/wasm-hooks.json"));
+            // Copilot CLI denies a preToolUse whose hook exits non-zero.
+            vec![(
+                value["hooks"]["preToolUse"][0]["bash"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+                true,
+            )]
+        }
+        "cursor" => {
+            let value = support::read_json(&project.join(".cursor/hooks.json"));
+            [
+                "preToolUse",
+                "beforeShellExecution",
+                "beforeMCPExecution",
+                "beforeReadFile",
+                "beforeSubmitPrompt",
+            ]
+            .iter()
+            .map(|event| {
+                let entry = &value["hooks"][event][0];
+                (
+                    entry["command"].as_str().unwrap().to_owned(),
+                    entry["failClosed"] == true,
+                )
+            })
+            .collect()
+        }
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn with_the_program_missing_every_installed_guard_blocks() {
+    for agent in ["claude", "copilot", "cursor"] {
+        let project = tempfile::tempdir().unwrap();
+        wasm_hooks(&["install", agent], project.path()).success();
+        for (command, blocks_on_failure) in installed_guards(agent, project.path()) {
+            assert!(blocks_on_failure, "{agent}: {command}");
+            // The agent runs it with wasm-hooks gone from PATH: it fails
+            // (127), which the setting above turns into a block.
+            let gone = Command::new("sh")
+                .args(["-c", &command])
+                .env("PATH", "/usr/bin:/bin")
+                .write_stdin(support::fixture("PreToolUse").to_string())
+                .output()
+                .unwrap();
+            assert_eq!(gone.status.code(), Some(127), "{agent}: {command}");
+        }
+    }
+    // Codex and Gemini CLI have no such setting: install says so.
+    for agent in ["codex", "gemini"] {
+        let project = tempfile::tempdir().unwrap();
+        wasm_hooks(&["install", agent], project.path())
+            .success()
+            .stdout(predicate::str::contains(
+                "has no setting that blocks a tool when its hook fails",
+            ));
+    }
 }

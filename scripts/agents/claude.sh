@@ -15,6 +15,7 @@ VERSION=2.1.332
 . "$(dirname "$0")/common.sh"
 
 CLAUDE=$(install_agent @anthropic-ai/claude-code "$VERSION" claude) || exit 1
+isolate_network "$0" "$@"
 FIXTURES=$REPO/tests/fixtures/claude-code-$VERSION
 
 EVENTS=(PreToolUse PostToolUse PostToolUseFailure PostToolBatch Notification
@@ -107,31 +108,6 @@ EOF
 
 # ---------------------------------------------------------------- probe
 
-# $WORK/answer-hook.sh EVENT MODE: records its input, then answers by MODE.
-write_answer_hook() {
-  cat >"$WORK/answer-hook.sh" <<EOF
-#!/bin/sh
-ev=\$1 mode=\$2
-cat >"$WORK/answers.\$ev.\$(date +%s%N).json"
-hso() { printf '{"hookSpecificOutput": {"hookEventName": "%s", %s}}\n' "\$ev" "\$1"; }
-case \$mode in
-  deny) hso '"permissionDecision": "deny", "permissionDecisionReason": "probe-deny-reason"' ;;
-  ask) hso '"permissionDecision": "ask", "permissionDecisionReason": "probe-ask-reason"' ;;
-  allow) hso '"permissionDecision": "allow"' ;;
-  defer) hso '"permissionDecision": "defer"' ;;
-  rewrite) hso '"updatedInput": {"command": "echo rewritten"}' ;;
-  rewrite-py) hso '"updatedInput": {"command": "python3 -c \\"open(\u0027rewritten-ran\u0027, \u0027w\u0027)\\""}' ;;
-  rewrite-allow) hso '"permissionDecision": "allow", "updatedInput": {"command": "echo rewritten"}' ;;
-  block) echo '{"decision": "block", "reason": "probe-block-reason"}' ;;
-  exit2) echo probe-exit2-reason >&2; exit 2 ;;
-  exit1) echo probe-exit1-reason >&2; exit 1 ;;
-  none) ;;
-esac
-exit 0
-EOF
-  chmod +x "$WORK/answer-hook.sh"
-}
-
 # probe_one LABEL EVENT HOOK-ENTRY PROMPT SCRIPT [CLAUDE-ARGS...]: one
 # session with one hook entry; prints a table row of what happened.
 probe_one() {
@@ -222,14 +198,17 @@ extra_scenarios() {
   make_clean_command
   echo "keep me" >"$PROJ/victim"
   set_script '{"tool_calls": [], "final_text": "cleaned"}'
+  audit_mark
   agent_run s7-clean "/clean"
-  if [ -e "$PROJ/victim" ]; then
+  if [ -e "$PROJ/victim" ] && log_has "Cleaning:"; then
     record "7 /clean inline rm -rf" PASS
+  elif [ -e "$PROJ/victim" ]; then
+    record "7 /clean inline rm -rf" FAIL "the command was never expanded: $(agent_output_tail s7-clean)"
   else
     local events
     events=$(python3 -c 'import json,sys; h=json.load(open(sys.argv[1])).get("hooks",{}); print(",".join(sorted(h)))' \
       "$PROJ/.claude/settings.json" 2>/dev/null)
-    record "7 /clean inline rm -rf" FAIL "victim removed; the model saw: $(model_saw | grep -o 'Cleaning:[^"]*' | head -1); installed events: $events"
+    record "7 /clean inline rm -rf" FAIL "victim removed; the model saw: $(model_saw | grep -o 'Cleaning:[^"]*' | head -1); installed events: $events; $(audit_summary)"
   fi
 }
 

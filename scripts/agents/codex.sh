@@ -13,6 +13,7 @@ VERSION=0.169.0
 . "$(dirname "$0")/common.sh"
 
 CODEX=$(install_agent @openai/codex "$VERSION" codex) || exit 1
+isolate_network "$0" "$@"
 FIXTURES=$REPO/tests/fixtures/codex-0.169
 
 EVENTS=(PreToolUse PermissionRequest PostToolUse UserPromptSubmit Stop SessionStart
@@ -39,6 +40,18 @@ stream_max_retries = 0
 
 [analytics]
 enabled = false
+
+# Features that reach out on their own (plugin marketplace on github.com,
+# apps and remote plugins on chatgpt.com).
+[features]
+plugins = false
+remote_plugin = false
+plugin_sharing = false
+apps = false
+in_app_updates = false
+tool_suggest = false
+skill_mcp_dependency_install = false
+workspace_dependencies = false
 
 [projects."$PROJ"]
 trust_level = "trusted"
@@ -142,6 +155,84 @@ EOF
   env_report "Codex $VERSION" "$WORK/session1.launch-env" \
     "$WORK/session1" "$WORK/session2" >"$FIXTURES/hook-environment.md"
   say "wrote $FIXTURES"
+}
+
+# ---------------------------------------------------------------- probe
+
+# cprobe LABEL EVENT HOOK-ENTRY PROMPT SCRIPT: one session with one user hook
+# (trusted); prints a table row of what happened.
+cprobe() {
+  local label=$1 event=$2 entry=$3 prompt=$4 script=$5
+  rm -f "$WORK"/answers.* "$PROJ/original-ran" "$PROJ/rewritten-ran"
+  printf '{"hooks": {"%s": [{"hooks": [%s]}]}}\n' "$event" "$entry" >"$CODEX_HOME/hooks.json"
+  sed -i '/^\[hooks\.state\./,$d' "$CODEX_HOME/config.toml"
+  codex_trust_hooks >/dev/null
+  set_script "$script"
+  codex_exec "probe-$label" "$prompt"
+  python3 - "$WORK" "$label" "$PROJ" <<'EOF'
+import glob, json, os, sys
+work, label, proj = sys.argv[1:]
+reqs = [json.loads(l) for l in open(os.path.join(work, "model-log.jsonl"))]
+reqs = [r for r in reqs if (r.get("reply") or {}).get("kind") in ("tool", "text")]
+saw = []
+for r in reqs[-1:]:
+    for it in r["body"].get("input", []):
+        if it.get("type") == "function_call_output":
+            saw.append("tool output: " + str(it.get("output"))[:160])
+prompt_seen = any("PROBE-PROMPT" in json.dumps(r["body"]) for r in reqs)
+files = [f for f in ("original-ran", "rewritten-ran") if os.path.exists(os.path.join(proj, f))]
+out = open(os.path.join(work, f"probe-{label}.out")).read()
+hooklines = [l.strip() for l in out.splitlines() if l.startswith("hook:")][:6]
+fired = len(glob.glob(os.path.join(work, "answers.*")))
+cell = lambda t: t.replace("|", "\\|").replace("\n", " ")[:200]
+print(f"| {label} | {' '.join(files) or '-'} | {fired} | {len(reqs)} | {'yes' if prompt_seen else 'no'} | "
+      f"{cell(' / '.join(saw) or '-')} | {cell(' / '.join(hooklines))} |")
+EOF
+}
+
+probe() {
+  new_workdir codex-probe
+  start_fake_model
+  codex_setup
+  write_answer_hook
+  local H=$WORK/answer-hook.sh
+  local MISSING='{"type": "command", "command": "/nonexistent/wasm-hooks-hook"}'
+  local TOUCH='{"tool_calls": [{"name": "exec_command", "input": {"cmd": "touch original-ran"}}], "final_text": "done"}'
+  local TEXT='{"tool_calls": [], "final_text": "done"}'
+  echo "| probe | files made | hook ran | model requests | prompt reached the model | the model got | codex said |"
+  echo "|---|---|---|---|---|---|---|"
+  local m
+  for m in none deny allow exit2 exit1 block touch-rewrite touch-rewrite-allow; do
+    cprobe "pretooluse-$m" PreToolUse "{\"type\": \"command\", \"command\": \"$H PreToolUse $m\"}" "PROBE-PROMPT" "$TOUCH"
+  done
+  cprobe pretooluse-missing PreToolUse "$MISSING" "PROBE-PROMPT" "$TOUCH"
+  for m in exit2 block; do
+    cprobe "prompt-$m" UserPromptSubmit "{\"type\": \"command\", \"command\": \"$H UserPromptSubmit $m\"}" "PROBE-PROMPT" "$TEXT"
+  done
+  cprobe prompt-missing UserPromptSubmit "$MISSING" "PROBE-PROMPT" "$TEXT"
+}
+
+# ---------------------------------------------------------------- scenarios
+
+agent_run() { codex_exec "$@"; }
+shell_call() {
+  python3 -c 'import json, sys; print(json.dumps({"name": "exec_command", "input": {"cmd": sys.argv[1]}}))' "$1"
+}
+# The project's .codex/hooks.json (Codex runs it: the project is trusted in
+# config.toml), each hook trusted by hash as /hooks would.
+install_hooks() {
+  (cd "$PROJ" && wasm-hooks install codex >"$WORK/install.out" 2>&1) ||
+    { cat "$WORK/install.out" >&2; return 1; }
+  local n
+  n=$(codex_trust_hooks) || return 1
+  [ "$n" -gt 0 ] || { say "codex: no hook to trust"; return 1; }
+}
+
+scenarios() {
+  new_workdir codex
+  start_fake_model
+  codex_setup
+  run_scenarios
 }
 
 # ---------------------------------------------------------------- main

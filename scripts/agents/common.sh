@@ -34,6 +34,20 @@ install_agent() {
   printf '%s\n' "$dir/node_modules/.bin/$bin"
 }
 
+# isolate_network SCRIPT ARGS...: run the rest of SCRIPT in a new network
+# namespace that has only a loopback interface (`unshare -n`, when this user
+# may), so that nothing an agent tries can leave 127.0.0.1. Call it after
+# install_agent (npm needs the network). WASM_HOOKS_AGENTS_NETNS=off skips it.
+isolate_network() {
+  [ -n "${WASM_HOOKS_AGENTS_IN_NETNS:-}" ] && return 0
+  [ "${WASM_HOOKS_AGENTS_NETNS:-}" = off ] && return 0
+  if unshare -n true 2>/dev/null; then
+    exec unshare -n env WASM_HOOKS_AGENTS_IN_NETNS=1 bash -c \
+      'ip link set lo up 2>/dev/null || ifconfig lo up 2>/dev/null; exec bash "$0" "$@"' "$@"
+  fi
+  say "note: no network namespace (unshare -n refused); agents run on the host network"
+}
+
 # wait_for_binaries: the wasm-hooks binaries may be being rebuilt.
 wait_for_binaries() {
   local i
@@ -131,8 +145,7 @@ sys.exit(1)
 EOF
 }
 
-# log_text_after_tool TEXT: TEXT appears in a model request that carries a
-# tool result (so the tool's output, or something after it, reached it).
+# log_model_requests: how many model requests (not side calls) were made.
 log_model_requests() {
   python3 - "$FM_LOG" <<'EOF'
 import json, sys
@@ -153,11 +166,12 @@ record() {
   printf '%s  %s  %s%s\n' "$status" "$AGENT" "$name" "${detail:+  ($detail)}"
 }
 
-# expect NAME DETAIL-ON-FAIL COMMAND...: PASS when COMMAND succeeds.
+# expect NAME DETAIL-ON-FAIL COMMAND...: PASS when COMMAND succeeds; a FAIL
+# also says what wasm-hooks decided since the scenario began.
 expect() {
   local name=$1 detail=$2
   shift 2
-  if "$@"; then record "$name" PASS; else record "$name" FAIL "$detail"; fi
+  if "$@"; then record "$name" PASS; else record "$name" FAIL "$detail; $(audit_summary)"; fi
 }
 
 finish() {
@@ -309,6 +323,36 @@ print(", ".join(f"`{n}`" for n in inherited) if inherited else "None.")
 EOF
 }
 
+# ---------------------------------------------------------------- probes
+
+# $WORK/answer-hook.sh EVENT MODE: records its input, then answers by MODE.
+write_answer_hook() {
+  cat >"$WORK/answer-hook.sh" <<EOF
+#!/bin/sh
+ev=\$1 mode=\$2
+cat >"$WORK/answers.\$ev.\$(date +%s%N).json"
+hso() { printf '{"hookSpecificOutput": {"hookEventName": "%s", %s}}\n' "\$ev" "\$1"; }
+case \$mode in
+  deny) hso '"permissionDecision": "deny", "permissionDecisionReason": "probe-deny-reason"' ;;
+  ask) hso '"permissionDecision": "ask", "permissionDecisionReason": "probe-ask-reason"' ;;
+  allow) hso '"permissionDecision": "allow"' ;;
+  defer) hso '"permissionDecision": "defer"' ;;
+  rewrite) hso '"updatedInput": {"command": "echo rewritten"}' ;;
+  rewrite-py) hso '"updatedInput": {"command": "python3 -c \\"open(\u0027rewritten-ran\u0027, \u0027w\u0027)\\""}' ;;
+  rewrite-allow) hso '"permissionDecision": "allow", "updatedInput": {"command": "echo rewritten"}' ;;
+  block) echo '{"decision": "block", "reason": "probe-block-reason"}' ;;
+  gdeny) echo '{"decision": "deny", "reason": "probe-deny-reason"}' ;;
+  touch-rewrite) hso '"updatedInput": {"command": "touch rewritten-ran"}' ;;
+  touch-rewrite-allow) hso '"permissionDecision": "allow", "updatedInput": {"command": "touch rewritten-ran"}' ;;
+  exit2) echo probe-exit2-reason >&2; exit 2 ;;
+  exit1) echo probe-exit1-reason >&2; exit 1 ;;
+  none) ;;
+esac
+exit 0
+EOF
+  chmod +x "$WORK/answer-hook.sh"
+}
+
 # ---------------------------------------------------------------- scenarios
 #
 # An agent script defines, before calling run_scenarios:
@@ -416,9 +460,38 @@ for key in ("messages", "input", "contents"):
 EOF
 }
 
-# hook_answers NAME: what wasm-hooks answered (from the audit log, when
-# there is one) — the agent's own output otherwise.
-agent_output_tail() { tail -c 400 "$WORK/$1.out" | tr '\n' ' '; }
+agent_output_tail() { tail -c 300 "$WORK/$1.out" | tr '\n' ' '; }
+
+# What wasm-hooks decided since the last audit_mark, from the project's
+# audit log: one "Event: verdict" per dispatch (for FAIL details).
+AUDIT_MARK=0
+audit_mark() { AUDIT_MARK=$(wc -l <"$PROJ/.wasm-hooks/audit.jsonl" 2>/dev/null || echo 0); }
+audit_summary() {
+  python3 - "$PROJ/.wasm-hooks/audit.jsonl" "$AUDIT_MARK" <<'EOF'
+import json, sys
+try:
+    lines = open(sys.argv[1]).read().splitlines()[int(sys.argv[2]):]
+except OSError:
+    print("wasm-hooks: no audit log (no hook ran?)")
+    sys.exit()
+out = []
+for line in lines:
+    r = json.loads(line)
+    if r.get("kind") != "dispatch":
+        continue
+    d = r.get("data") or {}
+    v = d.get("verdict") or {}
+    s = f"{r.get('event')}: {v.get('decision')}"
+    if v.get("reason"):
+        s += f" ({v['reason'][:60]})"
+    if d.get("decided_by"):
+        s += f" by {d['decided_by']}"
+    if d.get("updated_input"):
+        s += f" input={json.dumps(d['updated_input'])[:80]}"
+    out.append(s)
+print("wasm-hooks: " + ("; ".join(out) if out else "no event reached it"))
+EOF
+}
 
 # setup_scenarios: a fresh project with the hook file, installed and trusted.
 setup_scenarios() {
@@ -426,9 +499,13 @@ setup_scenarios() {
   write_project_hooks
   printf 'audit_log: .wasm-hooks/audit.jsonl\n' >"$PROJ/.wasm-hooks/config.yaml"
   echo "keep me" >"$PROJ/victim"
-  echo x >"$PROJ/$MARK_LS"
+  # Listed by `ls` outside the project, so that no agent shows it to the
+  # model on its own (Gemini CLI sends the project's file tree).
+  mkdir -p "$WORK/listing" && echo x >"$WORK/listing/$MARK_LS"
   (cd "$PROJ" && wasm-hooks validate >"$WORK/validate.out" 2>&1) ||
     say "wasm-hooks validate: $(cat "$WORK/validate.out")"
+  # CONTROL=1: no wasm-hooks at all, to see every check fail without it.
+  if [ -n "${CONTROL:-}" ]; then say "CONTROL: wasm-hooks not installed"; return; fi
   install_hooks || die "installing the hooks failed"
   (cd "$PROJ" && wasm-hooks trust --yes >"$WORK/trust.out" 2>&1) ||
     die "wasm-hooks trust: $(cat "$WORK/trust.out")"
@@ -439,46 +516,71 @@ run_scenarios() {
 
   # (1) deny: rm -rf victim never runs.
   set_script "{\"tool_calls\": [$(shell_call "rm -rf victim")], \"final_text\": \"done\"}"
+  audit_mark
   agent_run s1-deny "remove the victim file"
-  if [ -e "$PROJ/victim" ]; then
-    record "1 deny rm -rf" PASS
-  else
-    record "1 deny rm -rf" FAIL "victim was removed; model saw: $(model_saw)"
+  if [ ! -e "$PROJ/victim" ]; then
+    record "1 deny rm -rf" FAIL "victim was removed; model saw: $(model_saw); $(audit_summary)"
     echo "keep me" >"$PROJ/victim"
+  elif ! log_has_after_tool "$MARK_DENY"; then
+    record "1 deny rm -rf" FAIL "victim kept, but the deny reason never reached the model: $(model_saw); $(audit_summary)"
+  else
+    record "1 deny rm -rf" PASS
   fi
 
   # (2) allow: ls runs and its output reaches the model.
-  set_script "{\"tool_calls\": [$(shell_call "ls")], \"final_text\": \"done\"}"
+  set_script "{\"tool_calls\": [$(shell_call "ls $WORK/listing")], \"final_text\": \"done\"}"
+  audit_mark
   agent_run s2-allow "list the files"
   expect "2 allow ls" "the ls output did not reach the model; it saw: $(model_saw)" \
     log_has_after_tool "$MARK_LS"
 
   # (3) rewrite: echo original -> echo rewritten.
   set_script "{\"tool_calls\": [$(shell_call "echo $MARK_ORIG")], \"final_text\": \"done\"}"
+  audit_mark
   agent_run s3-rewrite "echo something"
   expect "3 rewrite echo" "the model saw: $(model_saw)" log_has_after_tool "$MARK_REWR"
 
   # (4) context from UserPromptSubmit and SessionStart.
   set_script '{"tool_calls": [], "final_text": "done"}'
+  audit_mark
   agent_run s4-context "say hello"
   expect "4 context (UserPromptSubmit)" "not in any model request" log_has "$MARK_PROMPT"
   expect "4b context (SessionStart)" "not in any model request" log_has "$MARK_SESSION"
 
   # (5) a prompt with a forbidden word never reaches the model.
   set_script '{"tool_calls": [], "final_text": "done"}'
+  audit_mark
   agent_run s5-prompt "please $MARK_FORBIDDEN now"
   if log_has "$MARK_FORBIDDEN"; then
-    record "5 blocked prompt" FAIL "the prompt reached the model ($(log_model_requests) requests)"
+    record "5 blocked prompt" FAIL "the prompt reached the model ($(log_model_requests) requests); $(audit_summary)"
+  elif ! audit_summary | grep -q "UserPromptSubmit: deny"; then
+    record "5 blocked prompt" FAIL "no model request, but wasm-hooks did not deny it: $(agent_output_tail s5-prompt); $(audit_summary)"
   else
     record "5 blocked prompt" PASS
   fi
 
   # (6) a Stop hook blocks once: the model gets another request with the reason.
   set_script "{\"tool_calls\": [], \"final_text\": \"finished $MARK_STOP_TRIGGER\"}"
+  audit_mark
   agent_run s6-stop "finish up"
-  expect "6 stop blocked once" "$(log_model_requests) model requests; last: $(model_saw)" \
-    log_has "$MARK_STOP"
+  if log_has "$MARK_STOP"; then
+    record "6 stop blocked once" PASS "$(log_model_requests) model requests"
+  else
+    record "6 stop blocked once" FAIL "$(log_model_requests) model requests; last: $(model_saw); $(audit_summary)"
+  fi
 
   if declare -F extra_scenarios >/dev/null; then extra_scenarios; fi
+
+  # (8) the hook command `install` wrote, and the warm daemons it used: one
+  # for every session (the daemon's key must not change with the session).
+  local daemons
+  daemons=$(find "$XDG_RUNTIME_DIR/wasm-hooks" -name '*.lock' 2>/dev/null | wc -l)
+  if ! grep -rqs "wasm-hooks-hook" "$PROJ/.claude" "$PROJ/.codex" "$PROJ/.gemini"; then
+    record "8 one warm daemon" FAIL "install did not write wasm-hooks-hook: $(cat "$WORK/install.out")"
+  elif [ "$daemons" = 1 ]; then
+    record "8 one warm daemon" PASS
+  else
+    record "8 one warm daemon" FAIL "$daemons daemons for the sessions above"
+  fi
   finish
 }

@@ -4,6 +4,7 @@
 #   scripts/agents/gemini.sh            the scenarios (PASS/FAIL; exit 1 on a FAIL)
 #   scripts/agents/gemini.sh capture    one payload per event into
 #                                       tests/fixtures/gemini-cli-0.61/ and hook-environment.md
+#   scripts/agents/gemini.sh probe      what Gemini CLI does with chosen answers
 #
 # KEEP=1 keeps the temporary directory.
 set -uo pipefail
@@ -12,6 +13,7 @@ VERSION=0.61.0
 . "$(dirname "$0")/common.sh"
 
 GEMINI=$(install_agent @google/gemini-cli "$VERSION" gemini) || exit 1
+isolate_network "$0" "$@"
 FIXTURES=$REPO/tests/fixtures/gemini-cli-0.61
 
 EVENTS=(BeforeTool AfterTool BeforeAgent AfterAgent BeforeModel AfterModel
@@ -86,10 +88,89 @@ EOF
   say "wrote $FIXTURES"
 }
 
+# ---------------------------------------------------------------- probe
+
+# gprobe LABEL EVENT HOOK-ENTRY PROMPT SCRIPT: one session with one user hook;
+# prints a table row of what happened.
+gprobe() {
+  local label=$1 event=$2 entry=$3 prompt=$4 script=$5
+  rm -f "$WORK"/answers.* "$PROJ/original-ran" "$PROJ/rewritten-ran"
+  gemini_settings "{\"$event\": [{\"matcher\": \"*\", \"hooks\": [$entry]}]}"
+  set_script "$script"
+  gemini_p "probe-$label" "$prompt"
+  python3 - "$WORK" "$label" "$PROJ" <<'EOF'
+import glob, json, os, sys
+work, label, proj = sys.argv[1:]
+reqs = [json.loads(l) for l in open(os.path.join(work, "model-log.jsonl"))]
+reqs = [r for r in reqs if (r.get("reply") or {}).get("kind") in ("tool", "text")]
+saw = []
+for r in reqs[-1:]:
+    for c in r["body"].get("contents", []):
+        for p in c.get("parts", []):
+            if "functionResponse" in p:
+                saw.append("tool: " + json.dumps(p["functionResponse"].get("response"))[:180])
+prompt_seen = any("PROBE-PROMPT" in json.dumps(r["body"]) for r in reqs)
+files = [f for f in ("original-ran", "rewritten-ran") if os.path.exists(os.path.join(proj, f))]
+out = open(os.path.join(work, f"probe-{label}.out")).read()
+try:
+    j = json.loads(out[out.index("{"):])
+    said = j.get("error", {}).get("message") or ("response: " + str(j.get("response")))
+except Exception:
+    said = out.strip().splitlines()[-1] if out.strip() else ""
+fired = len(glob.glob(os.path.join(work, "answers.*")))
+cell = lambda t: t.replace("|", "\\|").replace("\n", " ")[:200]
+print(f"| {label} | {' '.join(files) or '-'} | {fired} | {len(reqs)} | {'yes' if prompt_seen else 'no'} | "
+      f"{cell(' / '.join(saw) or '-')} | {cell(said)} |")
+EOF
+}
+
+probe() {
+  new_workdir gemini-probe
+  start_fake_model
+  gemini_setup
+  write_answer_hook
+  local H=$WORK/answer-hook.sh
+  local MISSING='{"type": "command", "command": "/nonexistent/wasm-hooks-hook", "timeout": 30000}'
+  local TOUCH='{"tool_calls": [{"name": "run_shell_command", "input": {"command": "touch original-ran"}}], "final_text": "done"}'
+  local TEXT='{"tool_calls": [], "final_text": "done"}'
+  echo "| probe | files made | hook ran | model requests | prompt reached the model | the model got | gemini -p said |"
+  echo "|---|---|---|---|---|---|---|"
+  local m
+  for m in none gdeny block exit2 exit1; do
+    gprobe "beforetool-$m" BeforeTool "{\"type\": \"command\", \"command\": \"$H BeforeTool $m\"}" "PROBE-PROMPT" "$TOUCH"
+  done
+  gprobe beforetool-missing BeforeTool "$MISSING" "PROBE-PROMPT" "$TOUCH"
+  for m in gdeny exit2; do
+    gprobe "beforeagent-$m" BeforeAgent "{\"type\": \"command\", \"command\": \"$H BeforeAgent $m\"}" "PROBE-PROMPT" "$TEXT"
+  done
+  gprobe beforeagent-missing BeforeAgent "$MISSING" "PROBE-PROMPT" "$TEXT"
+}
+
+# ---------------------------------------------------------------- scenarios
+
+agent_run() { gemini_p "$@"; }
+shell_call() {
+  python3 -c 'import json, sys; print(json.dumps({"name": "run_shell_command", "input": {"command": sys.argv[1]}}))' "$1"
+}
+# The project's .gemini/settings.json (Gemini CLI runs it: the project is a
+# trusted folder in ~/.gemini/trustedFolders.json).
+install_hooks() {
+  (cd "$PROJ" && wasm-hooks install gemini >"$WORK/install.out" 2>&1) ||
+    { cat "$WORK/install.out" >&2; return 1; }
+}
+
+scenarios() {
+  new_workdir gemini
+  start_fake_model
+  gemini_setup
+  run_scenarios
+}
+
 # ---------------------------------------------------------------- main
 
 case "${1:-scenarios}" in
   capture) capture ;;
+  probe) probe ;;
   scenarios) scenarios ;;
-  *) die "usage: $0 [scenarios|capture]" ;;
+  *) die "usage: $0 [scenarios|capture|probe]" ;;
 esac

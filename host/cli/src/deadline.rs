@@ -35,7 +35,10 @@ pub(crate) fn claim() -> bool {
 }
 
 /// The child to kill should the deadline pass while it answers.
-#[allow(dead_code, reason = "wasm-hooks-hook's: `wasm-hooks` starts no child to answer")]
+#[allow(
+    dead_code,
+    reason = "wasm-hooks-hook's: `wasm-hooks` starts no child to answer"
+)]
 pub(crate) fn waiting_for(pid: u32) {
     CHILD.store(i32::try_from(pid).unwrap_or(0), Ordering::SeqCst);
 }

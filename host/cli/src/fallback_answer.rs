@@ -27,7 +27,29 @@ pub(crate) const GUARD_EVENTS: &[&str] = &[
     "UserPromptExpansion",
     "PreModelSwitch",
     "PreSkillShellCommand",
+    // The agents' own names (`Protocol::agent_guard_events`).
+    "preToolUse",
+    "permissionRequest",
+    "userPromptSubmitted",
+    "beforeShellExecution",
+    "beforeMCPExecution",
+    "beforeReadFile",
+    "beforeSubmitPrompt",
 ];
+
+/// The event `hook --agent-event NAME` names (for an agent whose input
+/// does not: Copilot CLI's own format).
+fn agent_event(args: &[OsString]) -> Option<String> {
+    let mut words = args.iter().filter_map(|a| a.to_str());
+    while let Some(word) = words.next() {
+        match word.strip_prefix("--agent-event") {
+            Some("") => return words.next().map(str::to_owned),
+            Some(rest) => return rest.strip_prefix('=').map(str::to_owned),
+            None => {}
+        }
+    }
+    None
+}
 
 /// An answer: for stdout, for stderr, the exit code.
 #[derive(Debug, PartialEq, Eq)]
@@ -43,7 +65,8 @@ pub(crate) fn failure(stdin: &[u8], args: &[OsString], message: &str) -> Fallbac
     let stderr = format!("wasm-hooks: {message}\n");
     let name = serde_json::from_slice::<serde_json::Value>(stdin)
         .ok()
-        .and_then(|event| event.get("hook_event_name")?.as_str().map(str::to_owned));
+        .and_then(|event| event.get("hook_event_name")?.as_str().map(str::to_owned))
+        .or_else(|| agent_event(args));
     if name
         .as_deref()
         .is_none_or(|name| GUARD_EVENTS.contains(&name))
@@ -77,9 +100,11 @@ mod tests {
             .flat_map(|(name, aliases)| {
                 std::iter::once(name.as_str()).chain(aliases.iter().copied())
             })
+            .chain(Protocol::agent_guard_events())
             .collect();
         let mut listed = GUARD_EVENTS.to_vec();
         expected.sort_unstable();
+        expected.dedup();
         listed.sort_unstable();
         assert_eq!(listed, expected);
     }
@@ -95,7 +120,7 @@ mod tests {
             stderr: answer.stderr.iter().map(|l| format!("{l}\n")).collect(),
             exit: answer.exit_code,
         };
-        for protocol in [Protocol::Claude, Protocol::Codex, Protocol::Gemini] {
+        for protocol in Protocol::ALL {
             for (name, _) in CATALOGUE {
                 let stdin = serde_json::json!({"hook_event_name": name.as_str()}).to_string();
                 for fail_open in [false, true] {
@@ -115,6 +140,15 @@ mod tests {
                 failure(b"not json", &[], "why"),
                 reply(protocol.failure(None, "why", false))
             );
+        }
+        // Copilot CLI's input does not name the event: the command does.
+        let copilot = br#"{"toolName": "bash", "toolArgs": {"command": "rm -rf victim"}}"#;
+        for (args, exit) in [
+            (vec!["--agent-event", "preToolUse"], 2),
+            (vec!["--agent-event=agentStop"], 0),
+        ] {
+            let args: Vec<OsString> = args.into_iter().map(OsString::from).collect();
+            assert_eq!(failure(copilot, &args, "why").exit, exit, "{args:?}");
         }
     }
 }

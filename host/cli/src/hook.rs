@@ -10,8 +10,8 @@ use serde_json::Value;
 use wasm_hooks::{Answer, DEFAULT_STOP_LOOP_LIMIT, Event, Protocol, RequestEnv, WasmRuntime};
 
 use super::daemon::client::{self, Forwarded};
-use super::{deadline, last_words};
 use super::stderr::Stderr;
+use super::{deadline, last_words};
 
 use super::audit::AuditLogArg;
 use super::explain::{self, ProjectChoice};
@@ -58,6 +58,12 @@ pub(crate) struct HookArgs {
     /// the tool through; 0 turns it off.
     #[arg(long, value_name = "SECONDS", default_value_t = deadline::DEFAULT_SECONDS)]
     deadline: u64,
+
+    /// The agent's name of the event, for an agent whose input does not
+    /// name it (Copilot CLI's own format: `--agent-event preToolUse`);
+    /// ignored when the input names one.
+    #[arg(long, value_name = "EVENT")]
+    agent_event: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -68,6 +74,11 @@ pub(crate) enum AgentProtocol {
     Gemini,
     /// Codex.
     Codex,
+    /// GitHub Copilot CLI, its own format (camelCase events; the event is
+    /// named with --agent-event).
+    Copilot,
+    /// Cursor.
+    Cursor,
 }
 
 impl From<AgentProtocol> for Protocol {
@@ -76,6 +87,8 @@ impl From<AgentProtocol> for Protocol {
             AgentProtocol::Claude => Protocol::Claude,
             AgentProtocol::Gemini => Protocol::Gemini,
             AgentProtocol::Codex => Protocol::Codex,
+            AgentProtocol::Copilot => Protocol::Copilot,
+            AgentProtocol::Cursor => Protocol::Cursor,
         }
     }
 }
@@ -185,7 +198,7 @@ fn respond_as(
     let protocol = Protocol::from(args.protocol);
     let answer = match input
         .map_err(Clone::clone)
-        .and_then(|text| read_event(protocol, text))
+        .and_then(|text| read_event(args, protocol, text))
     {
         Ok(mut event) => {
             let name = event.name();
@@ -221,7 +234,9 @@ fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
 /// The answer when the hooks could not be run, for `why`.
 fn failed(args: &HookArgs, input: Result<&str, &String>, why: &str) -> HookReply {
     let protocol = Protocol::from(args.protocol);
-    let event = input.ok().and_then(|text| read_event(protocol, text).ok());
+    let event = input
+        .ok()
+        .and_then(|text| read_event(args, protocol, text).ok());
     HookReply::of(&protocol.failure(event.as_ref().map(Event::name), why, args.fail_open))
 }
 
@@ -249,9 +264,14 @@ fn state_dir() -> Option<PathBuf> {
 
 /// The agent's event, read from stdin (one the catalogue does not know,
 /// from a newer agent, reaches `*` hooks only, and is never blocked).
-fn read_event(protocol: Protocol, text: &str) -> Result<Event, String> {
-    let value: Value =
+fn read_event(args: &HookArgs, protocol: Protocol, text: &str) -> Result<Event, String> {
+    let mut value: Value =
         serde_json::from_str(text).map_err(|e| format!("the event on stdin is not JSON: {e}"))?;
+    if let (Some(name), Value::Object(record)) = (&args.agent_event, &mut value) {
+        record
+            .entry("hook_event_name")
+            .or_insert_with(|| name.as_str().into());
+    }
     protocol
         .decode(value)
         .map_err(|e| format!("the event on stdin: {e}"))

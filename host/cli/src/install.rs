@@ -1,6 +1,12 @@
-//! `wasm-hooks install|uninstall claude|codex|gemini`: add (or remove)
-//! wasm-hooks as the hook of an agent's events, editing its settings in
-//! place, with a backup of the previous version.
+//! `wasm-hooks install|uninstall claude|codex|gemini|copilot|cursor`: add
+//! (or remove) wasm-hooks as the hook of an agent's events, editing its
+//! settings in place, with a backup of the previous version.
+//!
+//! Every guard entry is written to block when the program is missing or
+//! fails, where the agent has a way to say so (Claude Code's `onFailure`,
+//! Cursor's `failClosed`; Copilot CLI denies a failing `preToolUse` by
+//! itself), with the agent's timeout above `hook --deadline`; where the
+//! agent has none (Codex, Gemini CLI), `install` says so.
 //!
 //! The hook runs `wasm-hooks hook`, or its small client `wasm-hooks-hook`
 //! where that sits beside this program and a warm daemon can answer
@@ -8,9 +14,12 @@
 //! path: the hook runs the bare name when that name, on `PATH`, is this
 //! very program (or its client). When it is
 //! not, Claude Code's project hook goes into the uncommitted
-//! `.claude/settings.local.json` with the full path, and Codex's and Gemini
-//! CLI's project installs (which have no uncommitted file) stop and say
-//! how to put wasm-hooks on `PATH`. Afterwards the person is told what the
+//! `.claude/settings.local.json` (Copilot CLI's into
+//! `.github/hooks/wasm-hooks.local.json`) with the full path, which the
+//! project's `.gitignore` is made to list, and the other agents' project
+//! installs (which have no uncommitted file) stop and say how to put
+//! wasm-hooks on `PATH`. An entry of ours in the scope's other file is
+//! removed, so that no event is hooked twice. Afterwards the person is told what the
 //! agent still needs (Codex: a trusted project and trusted entries; Gemini
 //! CLI: a trusted folder), and whether the project's hook files load.
 
@@ -29,13 +38,15 @@ pub(crate) struct InstallArgs {
     agent: Agent,
 
     /// The project's settings (the default): `.claude/settings.json`,
-    /// `.codex/hooks.json` or `.gemini/settings.json`.
+    /// `.codex/hooks.json`, `.gemini/settings.json`,
+    /// `.github/hooks/wasm-hooks.json` or `.cursor/hooks.json`.
     #[arg(long, conflicts_with = "user")]
     project: bool,
 
     /// The user's settings: `~/.claude/settings.json`,
-    /// `$CODEX_HOME/hooks.json` (`~/.codex/hooks.json`) or
-    /// `~/.gemini/settings.json`.
+    /// `$CODEX_HOME/hooks.json` (`~/.codex/hooks.json`),
+    /// `~/.gemini/settings.json`, `$COPILOT_HOME/hooks/wasm-hooks.json`
+    /// (`~/.copilot/hooks/…`) or `~/.cursor/hooks.json`.
     #[arg(long)]
     user: bool,
 
@@ -58,6 +69,10 @@ enum Agent {
     Codex,
     /// Gemini CLI.
     Gemini,
+    /// GitHub Copilot CLI (its own hook files).
+    Copilot,
+    /// Cursor.
+    Cursor,
 }
 
 impl Agent {
@@ -66,6 +81,8 @@ impl Agent {
             Agent::Claude => Protocol::Claude,
             Agent::Codex => Protocol::Codex,
             Agent::Gemini => Protocol::Gemini,
+            Agent::Copilot => Protocol::Copilot,
+            Agent::Cursor => Protocol::Cursor,
         }
     }
 
@@ -74,6 +91,8 @@ impl Agent {
             Agent::Claude => "Claude Code",
             Agent::Codex => "Codex",
             Agent::Gemini => "Gemini CLI",
+            Agent::Copilot => "Copilot CLI",
+            Agent::Cursor => "Cursor",
         }
     }
 
@@ -83,6 +102,8 @@ impl Agent {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::Copilot => "copilot",
+            Agent::Cursor => "cursor",
         }
     }
 
@@ -93,6 +114,18 @@ impl Agent {
             Agent::Claude => dir.join(".claude/settings.json"),
             Agent::Codex => dir.join(".codex/hooks.json"),
             Agent::Gemini => dir.join(".gemini/settings.json"),
+            Agent::Copilot => dir.join(".github/hooks/wasm-hooks.json"),
+            Agent::Cursor => dir.join(".cursor/hooks.json"),
+        }
+    }
+
+    /// The uncommitted file beside a project's `settings` the agent also
+    /// reads, where it has one (for a machine's absolute path).
+    fn local_file(self, settings: &Path) -> Option<PathBuf> {
+        match self {
+            Agent::Claude => Some(settings.with_file_name("settings.local.json")),
+            Agent::Copilot => Some(settings.with_file_name("wasm-hooks.local.json")),
+            Agent::Codex | Agent::Gemini | Agent::Cursor => None,
         }
     }
 
@@ -111,6 +144,15 @@ impl Agent {
             }
             (Agent::Gemini, _) => {
                 "next: Gemini CLI runs hooks only in a trusted folder: trust the folder when Gemini CLI asks, or with `/permissions trust`"
+            }
+            (Agent::Copilot, false) => {
+                "next: Copilot CLI reads the repository's hooks when a session starts (in `copilot -p`, only with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true); note: its command hooks cannot block a prompt (it drops their answer on userPromptSubmitted)"
+            }
+            (Agent::Copilot, true) => {
+                "next: Copilot CLI reads the hooks when a session starts; note: its command hooks cannot block a prompt (it drops their answer on userPromptSubmitted)"
+            }
+            (Agent::Cursor, _) => {
+                "next: Cursor runs a project's hooks only in a trusted workspace; its Hooks settings list them"
             }
         }
     }
@@ -133,8 +175,20 @@ impl InstallArgs {
     }
 
     fn home(&self) -> anyhow::Result<PathBuf> {
-        if let (Agent::Codex, Some(home)) = (self.agent, std::env::var_os("CODEX_HOME")) {
-            return Ok(PathBuf::from(home).join("hooks.json"));
+        match (
+            self.agent,
+            std::env::var_os("CODEX_HOME"),
+            std::env::var_os("COPILOT_HOME"),
+        ) {
+            (Agent::Codex, Some(home), _) => return Ok(PathBuf::from(home).join("hooks.json")),
+            (Agent::Copilot, _, Some(home)) => {
+                return Ok(PathBuf::from(home).join("hooks/wasm-hooks.json"));
+            }
+            (Agent::Copilot, _, None) => {
+                let home = std::env::var_os("HOME").context("--user: HOME is not set")?;
+                return Ok(PathBuf::from(home).join(".copilot/hooks/wasm-hooks.json"));
+            }
+            _ => {}
         }
         let home = std::env::var_os("HOME").context("--user: HOME is not set")?;
         Ok(self.agent.file_in(Path::new(&home)))
@@ -146,7 +200,7 @@ impl InstallArgs {
             return Ok(vec![self.home()?]);
         }
         let file = self.agent.file_in(&self.project()?);
-        let local = matches!(self.agent, Agent::Claude).then(|| local_file(&file));
+        let local = self.agent.local_file(&file);
         Ok(std::iter::once(file).chain(local).collect())
     }
 
@@ -202,22 +256,17 @@ impl InstallArgs {
             program.name,
             program.path.display()
         );
-        match agent {
-            Agent::Claude => Ok(Plan {
-                file: local_file(&agent.file_in(&self.project()?)),
+        match agent.local_file(&agent.file_in(&self.project()?)) {
+            Some(file) => Ok(Plan {
+                file,
                 hook: command(&quoted),
                 because: Some(not_found),
             }),
-            Agent::Codex | Agent::Gemini => bail!(
+            None => bail!(
                 "{not_found}: put this wasm-hooks on PATH (`cargo install`, or a link in a PATH directory) and install again, or install for yourself only with --user"
             ),
         }
     }
-}
-
-/// Claude Code's uncommitted settings beside `settings.json`.
-fn local_file(settings: &Path) -> PathBuf {
-    settings.with_file_name("settings.local.json")
 }
 
 /// The program an installed command hook runs.
@@ -289,9 +338,18 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<Exit> {
         }
         None => format!("already installed in {}\n", plan.file.display()),
     };
+    message.push_str(&leave_one_copy(&args, &plan)?);
     if let Some(because) = &plan.because {
         message.push_str(&format!(
             "note: the uncommitted settings, because {because}\n"
+        ));
+        message.push_str(&git_ignore(&args.project()?, &plan.file)?);
+    }
+    if !protocol.entries_fail_closed() {
+        message.push_str(&format!(
+            "warning: {} has no setting that blocks a tool when its hook fails: should wasm-hooks-hook go missing or crash, {} runs the tool anyway (keep wasm-hooks where the installed command finds it; `wasm-hooks explain` says this too)\n",
+            args.agent.name(),
+            args.agent.name()
         ));
     }
     message.push_str(args.agent.next_step(args.user));
@@ -307,6 +365,64 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<Exit> {
     }
     report::print(&message)?;
     Ok(Exit::GoOn)
+}
+
+/// Remove our entries from the scope's other file (the committed one when
+/// installing into the uncommitted one, or the other way round), so that
+/// no event is hooked twice; what was done, for the message.
+fn leave_one_copy(args: &InstallArgs, plan: &Plan) -> anyhow::Result<String> {
+    if args.user || args.http.is_some() {
+        return Ok(String::new());
+    }
+    let ours = InstalledHook::Command("wasm-hooks hook".to_owned());
+    let mut message = String::new();
+    for file in args.files()?.into_iter().filter(|f| *f != plan.file) {
+        let text = read(&file)?;
+        if text.is_empty() {
+            continue;
+        }
+        if let Some((new, removed)) =
+            wasm_hooks::uninstall_hooks(&text, &ours).with_context(|| file.display().to_string())?
+        {
+            let backup = write(&file, &text, &new)?;
+            message.push_str(&format!(
+                "removed {removed} older wasm-hooks entries from {}, so that no event runs twice{}\n",
+                file.display(),
+                backup_note(backup.as_deref())
+            ));
+        }
+    }
+    Ok(message)
+}
+
+/// Make the project's `.gitignore` list `file` (an uncommitted settings
+/// file holding this machine's path), when the project is in a git
+/// repository and the file is not listed yet; what was done.
+fn git_ignore(project: &Path, file: &Path) -> anyhow::Result<String> {
+    if !project.ancestors().any(|dir| dir.join(".git").exists()) {
+        return Ok(String::new());
+    }
+    let Ok(relative) = file.strip_prefix(project) else {
+        return Ok(String::new());
+    };
+    let line = format!("/{}", relative.display());
+    let ignore = project.join(".gitignore");
+    let text = read(&ignore)?;
+    let bare = line.trim_start_matches('/');
+    if text.lines().map(str::trim).any(|l| l == line || l == bare) {
+        return Ok(String::new());
+    }
+    let mut new = text.clone();
+    if !new.is_empty() && !new.ends_with('\n') {
+        new.push('\n');
+    }
+    new.push_str(&line);
+    new.push('\n');
+    std::fs::write(&ignore, new).with_context(|| format!("writing {}", ignore.display()))?;
+    Ok(format!(
+        "added {line} to {}, so that this machine's path is never committed\n",
+        ignore.display()
+    ))
 }
 
 /// Whether the project's own hook files load: a broken one would block

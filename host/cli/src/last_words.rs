@@ -78,4 +78,3 @@ extern "C" fn on_abort(_signal: libc::c_int) {
         libc::_exit(prepared.exit);
     }
 }
-

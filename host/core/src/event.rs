@@ -648,6 +648,18 @@ pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(SystemTime::now()).to_string()
 }
 
+/// A time given in milliseconds since the Unix epoch (Copilot CLI's
+/// `timestamp`), in RFC 3339 with milliseconds.
+///
+/// # Examples
+/// ```
+/// assert_eq!(wasm_hooks_core::rfc3339_of_millis(1_795_600_000_123), "2026-11-25T09:46:40.123Z");
+/// ```
+pub fn rfc3339_of_millis(millis: u64) -> String {
+    let time = SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(millis);
+    humantime::format_rfc3339_millis(time).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

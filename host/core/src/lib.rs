@@ -49,6 +49,7 @@ pub use error::{Error, HookError};
 pub use escape::{MAX_SHOWN_CHARS, Shown, escape_controls};
 pub use event::{
     CATALOGUE, Event, EventError, EventName, UnknownEvent, now_rfc3339, plain_text, record_field,
+    rfc3339_of_millis,
 };
 pub use handler::{Handler, HandlerFuture, Reply};
 pub use id::HookId;

@@ -10,10 +10,10 @@ use std::ops::Deref;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::RequestEnv;
 use crate::config::{
     self, EngineSettings, FileHooks, Layer, LoadedHook, Loader, ManagedSettings, Scope,
 };
-use crate::RequestEnv;
 use crate::handlers::command::CommandDefaults;
 use crate::handlers::http::{HttpSettings, UrlAllowlist};
 use crate::handlers::kind::KindSettings;

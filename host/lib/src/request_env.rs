@@ -46,12 +46,18 @@ mod tests {
     #[test]
     fn a_requests_variables_win_over_the_processes_set_or_unset() {
         let env = RequestEnv::new([
-            ("CLAUDE_CODE_SESSION_ID".to_owned(), Some("second".to_owned())),
+            (
+                "CLAUDE_CODE_SESSION_ID".to_owned(),
+                Some("second".to_owned()),
+            ),
             ("PATH".to_owned(), None),
         ]);
         assert_eq!(env.var("CLAUDE_CODE_SESSION_ID").as_deref(), Some("second"));
         assert_eq!(env.var("PATH"), None);
         assert_eq!(env.var("HOME"), std::env::var("HOME").ok());
-        assert_eq!(RequestEnv::default().var("HOME"), std::env::var("HOME").ok());
+        assert_eq!(
+            RequestEnv::default().var("HOME"),
+            std::env::var("HOME").ok()
+        );
     }
 }

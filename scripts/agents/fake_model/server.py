@@ -160,7 +160,7 @@ class Script:
         with self.lock:
             try:
                 st = os.stat(self.path)
-                key = (st.st_mtime_ns, st.st_size)
+                key = (st.st_ino, st.st_mtime_ns, st.st_size)
                 if key != self.mtime:
                     with open(self.path) as f:
                         self.data = json.load(f)

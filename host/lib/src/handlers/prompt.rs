@@ -280,7 +280,10 @@ impl PromptHook {
             hook: hook.clone(),
             message,
         };
-        let api_key = self.request_env.var(&self.key_env).filter(|k| !k.is_empty());
+        let api_key = self
+            .request_env
+            .var(&self.key_env)
+            .filter(|k| !k.is_empty());
         if api_key.is_none() && self.provider == Provider::Anthropic {
             return Err(failed(format!(
                 "`{}` is not set: no API key for the model",

@@ -489,10 +489,7 @@ mod tests {
         rewritten.updated_input = Some(json!({"command": "rm -ri victim"}));
         rewritten.rewrite_approved = true;
         let stopped = specific(&rewritten);
-        assert_eq!(
-            stopped["hookSpecificOutput"]["permissionDecision"],
-            "deny"
-        );
+        assert_eq!(stopped["hookSpecificOutput"]["permissionDecision"], "deny");
         assert!(stopped["hookSpecificOutput"].get("updatedInput").is_none());
         assert!(
             stopped["hookSpecificOutput"]["permissionDecisionReason"]

@@ -3,11 +3,15 @@
 //!
 //! Claude Code and Codex share one format (Codex adds `turn_id` and
 //! `model` to the input, and takes neither `ask` nor a bare `allow`);
-//! Gemini CLI has its own event and tool names and a flatter answer. Every
-//! field of the input reaches the hooks: unknown fields stay in the record.
+//! Gemini CLI, Copilot CLI and Cursor have their own event and tool names
+//! and flatter answers, read onto the catalogue and Claude Code's tool
+//! names so that one hook file serves every agent. Every field of the
+//! input reaches the hooks: unknown fields stay in the record.
 
 mod answer;
 mod claude;
+mod copilot;
+mod cursor;
 mod gemini;
 mod settings;
 
@@ -31,6 +35,10 @@ pub enum Protocol {
     Gemini,
     /// Codex's command hooks (Claude Code's format, with fewer answers).
     Codex,
+    /// GitHub Copilot CLI's own command hooks (camelCase events).
+    Copilot,
+    /// Cursor's command hooks.
+    Cursor,
 }
 
 /// What to hand back to the agent: the JSON for stdout (or an HTTP body),
@@ -46,6 +54,26 @@ pub struct Answer {
 }
 
 impl Protocol {
+    /// Every protocol.
+    pub const ALL: [Protocol; 5] = [
+        Protocol::Claude,
+        Protocol::Codex,
+        Protocol::Gemini,
+        Protocol::Copilot,
+        Protocol::Cursor,
+    ];
+
+    /// The agent's own names of the events that guard an action
+    /// ([`EventName::guards_action`]) where they are not the catalogue's:
+    /// a hook whose answer cannot be had blocks them.
+    pub fn agent_guard_events() -> impl Iterator<Item = &'static str> {
+        copilot::EVENTS
+            .iter()
+            .filter(|(_, name)| name.guards_action())
+            .map(|(agent, _)| *agent)
+            .chain(cursor::GUARD_EVENTS.iter().copied())
+    }
+
     /// Read the agent's event JSON; an event the catalogue does not know
     /// is [`EventName::Unlisted`] (see [`Event::from_agent_json`]).
     ///
@@ -55,6 +83,8 @@ impl Protocol {
         match self {
             Protocol::Claude | Protocol::Codex => Event::from_agent_json(value),
             Protocol::Gemini => gemini::decode(value),
+            Protocol::Copilot => copilot::decode(value),
+            Protocol::Cursor => cursor::decode(value),
         }
     }
 
@@ -68,6 +98,8 @@ impl Protocol {
             Protocol::Claude => claude::encode(event, outcome, claude::Dialect::Claude),
             Protocol::Codex => claude::encode(event, outcome, claude::Dialect::Codex),
             Protocol::Gemini => gemini::encode(event, outcome),
+            Protocol::Copilot => copilot::encode(event, outcome),
+            Protocol::Cursor => cursor::encode(event, outcome),
         }
     }
 

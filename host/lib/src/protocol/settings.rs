@@ -12,10 +12,12 @@
 //! event lists they leave empty.
 
 use jsonc_parser::ParseOptions;
-use jsonc_parser::cst::{CstArray, CstInputValue, CstObject, CstRootNode};
+use jsonc_parser::cst::{CstArray, CstInputValue, CstNode, CstObject, CstRootNode};
 use serde_json::Value;
 
 use wasm_hooks_core::EventName;
+
+use crate::DEFAULT_STOP_LOOP_LIMIT;
 
 use super::Protocol;
 
@@ -64,6 +66,60 @@ const GEMINI_EVENTS: &[&str] = &[
     "Notification",
 ];
 
+/// Copilot CLI 1.0.102's events, by its own names, but the two that only
+/// report (`userPromptTransformed`, `errorOccurred`).
+const COPILOT_EVENTS: &[&str] = &[
+    "preToolUse",
+    "permissionRequest",
+    "postToolUse",
+    "postToolUseFailure",
+    "userPromptSubmitted",
+    "agentStop",
+    "subagentStart",
+    "subagentStop",
+    "sessionStart",
+    "sessionEnd",
+    "preCompact",
+    "notification",
+];
+
+/// Cursor's events (documented), but those that fire per displayed
+/// response, thought or Tab edit.
+const CURSOR_EVENTS: &[&str] = &[
+    "preToolUse",
+    "postToolUse",
+    "postToolUseFailure",
+    "beforeShellExecution",
+    "afterShellExecution",
+    "beforeMCPExecution",
+    "afterMCPExecution",
+    "beforeReadFile",
+    "afterFileEdit",
+    "beforeSubmitPrompt",
+    "stop",
+    "subagentStart",
+    "subagentStop",
+    "sessionStart",
+    "sessionEnd",
+    "preCompact",
+];
+
+/// The hook timeout `install` writes, in seconds, where the agent takes
+/// one: longer than `hook --deadline` (50 s by default), so that a slow
+/// guard is answered by wasm-hooks' failure answer (a block) before the
+/// agent's timeout, which lets the tool through, fires.
+pub const AGENT_TIMEOUT_SECS: u64 = 60;
+
+/// How an agent's hook file holds its entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// `{"hooks": {"<Event>": [{"matcher": …, "hooks": [entry]}]}}`:
+    /// Claude Code, Codex, Gemini CLI.
+    Grouped,
+    /// `{"version": 1, "hooks": {"<event>": [entry]}}`: Copilot CLI, Cursor.
+    Flat,
+}
+
 impl Protocol {
     /// The events wasm-hooks is installed on in this agent's settings, by
     /// the agent's own names.
@@ -72,6 +128,15 @@ impl Protocol {
             Protocol::Claude => CLAUDE_EVENTS.iter().map(|e| e.as_str()).collect(),
             Protocol::Codex => CODEX_EVENTS.iter().map(|e| e.as_str()).collect(),
             Protocol::Gemini => GEMINI_EVENTS.to_vec(),
+            Protocol::Copilot => COPILOT_EVENTS.to_vec(),
+            Protocol::Cursor => CURSOR_EVENTS.to_vec(),
+        }
+    }
+
+    fn shape(self) -> Shape {
+        match self {
+            Protocol::Claude | Protocol::Codex | Protocol::Gemini => Shape::Grouped,
+            Protocol::Copilot | Protocol::Cursor => Shape::Flat,
         }
     }
 
@@ -82,7 +147,25 @@ impl Protocol {
             Protocol::Gemini => matches!(event, "BeforeTool" | "AfterTool"),
             Protocol::Claude | Protocol::Codex => EventName::parse(event)
                 .is_ok_and(|e| e.has_tool() || e == EventName::PermissionRequest),
+            Protocol::Copilot | Protocol::Cursor => false,
         }
+    }
+
+    /// Whether the agent's `event` guards an action, by its own name.
+    fn guards(self, event: &str) -> bool {
+        EventName::parse(event).is_ok_and(EventName::guards_action)
+            || Protocol::agent_guard_events().any(|e| e == event)
+    }
+
+    /// Whether an installed entry of this agent blocks the action when the
+    /// program is missing or fails: Claude Code (2.1.330 on) with
+    /// `onFailure: "block"`, Cursor with `failClosed`, Copilot CLI on any
+    /// failing `preToolUse`. Codex and Gemini CLI have no such setting.
+    pub fn entries_fail_closed(self) -> bool {
+        matches!(
+            self,
+            Protocol::Claude | Protocol::Copilot | Protocol::Cursor
+        )
     }
 }
 
@@ -100,38 +183,85 @@ pub enum InstalledHook {
 }
 
 impl InstalledHook {
-    fn entry(&self) -> CstInputValue {
-        let fields = match self {
-            InstalledHook::Command(command) => vec![
-                ("type".to_owned(), "command".into()),
-                ("command".to_owned(), command.as_str().into()),
-            ],
+    /// The entry for `event` of `agent`: the command (Copilot CLI's told
+    /// the event, which its input does not name), the agent's timeout, and
+    /// what makes a failure block where the agent has a setting for it.
+    fn entry(&self, agent: Protocol, event: &str) -> Vec<(String, CstInputValue)> {
+        let guard = agent.guards(event);
+        let mut fields: Vec<(&str, CstInputValue)> = match self {
+            InstalledHook::Command(command) => match agent {
+                Protocol::Copilot => vec![
+                    ("type", "command".into()),
+                    ("bash", format!("{command} --agent-event {event}").into()),
+                    ("timeoutSec", AGENT_TIMEOUT_SECS.into()),
+                ],
+                Protocol::Cursor => {
+                    let mut fields = vec![
+                        ("command", command.as_str().into()),
+                        ("timeout", AGENT_TIMEOUT_SECS.into()),
+                    ];
+                    if guard {
+                        fields.push(("failClosed", true.into()));
+                    }
+                    if matches!(event, "stop" | "subagentStop") {
+                        fields.push(("loop_limit", u64::from(DEFAULT_STOP_LOOP_LIMIT).into()));
+                    }
+                    fields
+                }
+                Protocol::Gemini => vec![
+                    ("type", "command".into()),
+                    ("command", command.as_str().into()),
+                    ("timeout", (AGENT_TIMEOUT_SECS * 1000).into()),
+                ],
+                Protocol::Codex => vec![
+                    ("type", "command".into()),
+                    ("command", command.as_str().into()),
+                ],
+                Protocol::Claude => {
+                    let mut fields = vec![
+                        ("type", "command".into()),
+                        ("command", command.as_str().into()),
+                        ("timeout", AGENT_TIMEOUT_SECS.into()),
+                    ];
+                    if guard {
+                        fields.push(("onFailure", "block".into()));
+                    }
+                    fields
+                }
+            },
             // `wasm-hooks serve` wants a token; Claude Code sends it from
             // the variable the person sets where both run.
             InstalledHook::Http(url) => vec![
-                ("type".to_owned(), "http".into()),
-                ("url".to_owned(), url.as_str().into()),
+                ("type", "http".into()),
+                ("url", url.as_str().into()),
                 (
-                    "headers".to_owned(),
+                    "headers",
                     CstInputValue::Object(vec![(
                         "Authorization".to_owned(),
                         format!("Bearer ${TOKEN_VARIABLE}").into(),
                     )]),
                 ),
                 (
-                    "allowedEnvVars".to_owned(),
+                    "allowedEnvVars",
                     CstInputValue::Array(vec![TOKEN_VARIABLE.into()]),
                 ),
             ],
         };
-        CstInputValue::Object(fields)
+        fields
+            .drain(..)
+            .map(|(name, value)| (name.to_owned(), value))
+            .collect()
     }
 
     /// Whether a hook entry of a settings file is this one (for a
-    /// command: any command line running `wasm-hooks hook`).
+    /// command: any command line running `wasm-hooks hook`, in `command`
+    /// or Copilot CLI's `bash`).
     fn is(&self, entry: &Value) -> bool {
         match self {
-            InstalledHook::Command(_) => entry["type"] == "command" && runs_us(&entry["command"]),
+            InstalledHook::Command(_) => {
+                entry.get("type").is_none_or(|t| t == "command")
+                    && (runs_us(&entry["command"]) || runs_us(&entry["bash"]))
+            }
             InstalledHook::Http(url) => entry["type"] == "http" && entry["url"] == url.as_str(),
         }
     }
@@ -186,8 +316,9 @@ fn hooks_object(settings: &CstObject) -> Result<CstObject, SettingsError> {
 }
 
 /// `text`, the settings of `agent`, with `hook` added on every event of
-/// [`Protocol::installed_events`] that lacks it, and an older command of
-/// ours replaced by this one; `None` when it is already everywhere.
+/// [`Protocol::installed_events`] that lacks it, and an entry of ours
+/// brought up to date where it stands (another command, a missing
+/// timeout or fail-closed setting); `None` when nothing changed.
 ///
 /// # Errors
 /// When the settings are not a JSON object or their `hooks` (or an event's
@@ -198,42 +329,99 @@ pub fn install(
     hook: &InstalledHook,
 ) -> Result<Option<String>, SettingsError> {
     let (root, settings) = parse(text)?;
-    let hooks = hooks_object(&settings)?;
     let mut changed = false;
+    if agent.shape() == Shape::Flat && settings.get("version").is_none() {
+        settings.insert(0, "version", 1.into());
+        changed = true;
+    }
+    let hooks = hooks_object(&settings)?;
     for event in agent.installed_events() {
-        let groups = event_list(&hooks, event)?;
-        let ours: Vec<CstObject> = groups
+        let list = event_list(&hooks, event)?;
+        let wanted = hook.entry(agent, event);
+        let ours: Vec<CstObject> = entries(&list, agent.shape())
+            .into_iter()
+            .filter(|entry| entry.to_serde_value().is_some_and(|e| hook.is(&e)))
+            .collect();
+        if ours.is_empty() {
+            let entry = CstInputValue::Object(wanted);
+            match agent.shape() {
+                Shape::Flat => {
+                    list.append(entry);
+                }
+                Shape::Grouped => {
+                    let mut group = Vec::new();
+                    if agent.is_tool_event(event) {
+                        group.push(("matcher".to_owned(), "*".into()));
+                    }
+                    group.push(("hooks".to_owned(), CstInputValue::Array(vec![entry])));
+                    list.append(CstInputValue::Object(group));
+                }
+            }
+            changed = true;
+            continue;
+        }
+        for entry in &ours {
+            changed |= bring_up_to_date(entry, &wanted);
+        }
+    }
+    Ok(changed.then(|| root.to_string()))
+}
+
+/// Set each of `wanted`'s fields in `entry` where it differs; whether any
+/// did.
+fn bring_up_to_date(entry: &CstObject, wanted: &[(String, CstInputValue)]) -> bool {
+    let mut changed = false;
+    for (name, value) in wanted {
+        let want = input_to_value(value);
+        match entry.get(name) {
+            Some(prop) if prop.value().and_then(|v| v.to_serde_value()) == Some(want) => {}
+            Some(prop) => {
+                prop.set_value(value.clone());
+                changed = true;
+            }
+            None => {
+                entry.append(name, value.clone());
+                changed = true;
+            }
+        }
+    }
+    changed
+}
+
+/// A concrete-syntax input value as JSON, to compare with what is there.
+fn input_to_value(value: &CstInputValue) -> Value {
+    match value {
+        CstInputValue::Null => Value::Null,
+        CstInputValue::Bool(b) => Value::Bool(*b),
+        CstInputValue::Number(n) => serde_json::from_str(n).unwrap_or(Value::Null),
+        CstInputValue::String(s) => Value::String(s.clone()),
+        CstInputValue::Array(items) => Value::Array(items.iter().map(input_to_value).collect()),
+        CstInputValue::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(k, v)| (k.clone(), input_to_value(v)))
+                .collect(),
+        ),
+    }
+}
+
+/// The hook entries of one event's list: its elements (flat), or the
+/// elements of each group's `hooks` (grouped).
+fn entries(list: &CstArray, shape: Shape) -> Vec<CstObject> {
+    match shape {
+        Shape::Flat => list
+            .elements()
+            .iter()
+            .filter_map(CstNode::as_object)
+            .collect(),
+        Shape::Grouped => list
             .elements()
             .iter()
             .filter_map(|group| group.as_object()?.array_value("hooks"))
             .flat_map(|entries| entries.elements())
-            .filter(|entry| entry.to_serde_value().is_some_and(|e| hook.is(&e)))
             .filter_map(|entry| entry.as_object())
-            .collect();
-        if !ours.is_empty() {
-            // An older entry of ours (another path, or `wasm-hooks hook`
-            // where the small client is now installed) is brought up to
-            // date where it stands.
-            if let InstalledHook::Command(command) = hook {
-                for prop in ours.iter().filter_map(|entry| entry.get("command")) {
-                    let current = prop.value().and_then(|v| v.to_serde_value());
-                    if current.as_ref().and_then(Value::as_str) != Some(command) {
-                        prop.set_value(command.as_str().into());
-                        changed = true;
-                    }
-                }
-            }
-            continue;
-        }
-        let mut group = Vec::new();
-        if agent.is_tool_event(event) {
-            group.push(("matcher".to_owned(), "*".into()));
-        }
-        group.push(("hooks".to_owned(), CstInputValue::Array(vec![hook.entry()])));
-        groups.append(CstInputValue::Object(group));
-        changed = true;
+            .collect(),
     }
-    Ok(changed.then(|| root.to_string()))
 }
 
 fn event_list(hooks: &CstObject, event: &str) -> Result<CstArray, SettingsError> {
@@ -246,8 +434,8 @@ fn event_list(hooks: &CstObject, event: &str) -> Result<CstArray, SettingsError>
     }
 }
 
-/// `text` without `hook`'s entries, and the number removed; `None` when
-/// there were none.
+/// `text` without `hook`'s entries (in groups, or directly in an event's
+/// list), and the number removed; `None` when there were none.
 ///
 /// # Errors
 /// When the settings are not a JSON object.
@@ -260,26 +448,32 @@ pub fn uninstall(
         return Ok(None);
     };
     let mut removed = 0;
+    let ours = |node: &CstNode| node.to_serde_value().is_some_and(|e| hook.is(&e));
     for event in hooks.properties() {
-        let Some(groups) = event.value().and_then(|v| v.as_array()) else {
+        let Some(list) = event.value().and_then(|v| v.as_array()) else {
             continue;
         };
-        for group in groups.elements() {
-            let Some(entries) = group.as_object().and_then(|g| g.array_value("hooks")) else {
+        for element in list.elements() {
+            if ours(&element) {
+                element.remove();
+                removed += 1;
+                continue;
+            }
+            let Some(entries) = element.as_object().and_then(|g| g.array_value("hooks")) else {
                 continue;
             };
             let before = entries.elements().len();
             for entry in entries.elements() {
-                if entry.to_serde_value().is_some_and(|e| hook.is(&e)) {
+                if ours(&entry) {
                     entry.remove();
                     removed += 1;
                 }
             }
             if before > 0 && entries.elements().is_empty() {
-                group.remove();
+                element.remove();
             }
         }
-        if groups.elements().is_empty() {
+        if list.elements().is_empty() {
             event.remove();
         }
     }
