@@ -338,7 +338,7 @@ fn codex_and_gemini_get_their_own_files_events_and_next_steps() {
     let codex: Value = support::read_json(&project.path().join(".codex/hooks.json"));
     assert_eq!(
         codex["hooks"]["PreToolUse"][0],
-        serde_json::json!({"matcher": "*", "hooks": [{"type": "command", "command": "wasm-hooks hook --protocol codex"}]}),
+        serde_json::json!({"matcher": "*", "hooks": [{"type": "command", "command": "wasm-hooks hook --protocol codex", "timeout": 60}]}),
         "Codex takes no setting that would make a failure block"
     );
     assert!(
@@ -460,13 +460,16 @@ fn copilot_and_cursor_get_their_own_files_events_and_entries() {
     assert_eq!(copilot["version"], 1);
     assert_eq!(
         copilot["hooks"]["preToolUse"],
-        serde_json::json!([{"type": "command",
-            "bash": "wasm-hooks hook --protocol copilot --agent-event preToolUse", "timeoutSec": 60}])
+        serde_json::json!([{"type": "command", "exec": "wasm-hooks",
+            "args": ["hook", "--protocol", "copilot", "--agent-event", "preToolUse"], "timeoutSec": 60}])
     );
     assert_eq!(
-        copilot["hooks"]["agentStop"][0]["bash"],
-        "wasm-hooks hook --protocol copilot --agent-event agentStop"
+        copilot["hooks"]["agentStop"][0]["args"][4],
+        "agentStop"
     );
+    wasm_hooks(&["install", "copilot"], project.path())
+        .success()
+        .stdout(predicate::str::starts_with("already installed"));
     wasm_hooks(&["install", "cursor"], project.path())
         .success()
         .stdout(predicate::str::contains("trusted workspace"));
@@ -514,14 +517,14 @@ fn installed_guards(agent: &str, project: &Path) -> Vec<(String, bool)> {
         }
         "copilot" => {
             let value = support::read_json(&project.join(".github/hooks/wasm-hooks.json"));
-            // Copilot CLI denies a preToolUse whose hook exits non-zero.
-            vec![(
-                value["hooks"]["preToolUse"][0]["bash"]
-                    .as_str()
-                    .unwrap()
-                    .to_owned(),
-                true,
-            )]
+            // Copilot CLI denies a preToolUse whose hook fails to start or
+            // exits non-zero.
+            let entry = &value["hooks"]["preToolUse"][0];
+            let argv: Vec<String> = std::iter::once(&entry["exec"])
+                .chain(entry["args"].as_array().unwrap())
+                .map(|w| shell_words_quote(w.as_str().unwrap()))
+                .collect();
+            vec![(argv.join(" "), true)]
         }
         "cursor" => {
             let value = support::read_json(&project.join(".cursor/hooks.json"));
@@ -564,13 +567,20 @@ fn with_the_program_missing_every_installed_guard_blocks() {
             assert_eq!(gone.status.code(), Some(127), "{agent}: {command}");
         }
     }
-    // Codex and Gemini CLI have no such setting: install says so.
-    for agent in ["codex", "gemini"] {
-        let project = tempfile::tempdir().unwrap();
-        wasm_hooks(&["install", agent], project.path())
-            .success()
-            .stdout(predicate::str::contains(
-                "has no setting that blocks a tool when its hook fails",
-            ));
-    }
+    // Gemini CLI blocks on a failing hook by itself; Codex cannot be made
+    // to: install says so.
+    let project = tempfile::tempdir().unwrap();
+    wasm_hooks(&["install", "gemini"], project.path())
+        .success()
+        .stdout(predicate::str::contains("has no setting").not());
+    wasm_hooks(&["install", "codex"], project.path())
+        .success()
+        .stdout(predicate::str::contains(
+            "Codex has no setting that blocks a tool when its hook fails",
+        ));
+}
+
+/// `word` quoted for `sh`.
+fn shell_words_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
 }

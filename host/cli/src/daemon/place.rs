@@ -35,7 +35,8 @@ const SHELL_VARIABLES: [&str; 2] = ["_", "SHLVL"];
 /// session of an agent. Measured in hook processes (tests/fixtures/*/
 /// hook-environment.md): Claude Code 2.1.332's session id, pid, messaging
 /// socket and token, notes directory, env file and effort, which differ
-/// between sessions or come on some events only; and the shell's `PWD`.
+/// between sessions or come on some events only; Gemini CLI 0.61's session
+/// id and plans directory; and the shell's `PWD`. (Codex 0.169 sets none.)
 pub(crate) const REQUEST_VARIABLES: &[&str] = &[
     "CLAUDE_CODE_CHILD_NOTES_DIR",
     "CLAUDE_CODE_MESSAGING_SOCKET",
@@ -44,6 +45,8 @@ pub(crate) const REQUEST_VARIABLES: &[&str] = &[
     "CLAUDE_EFFORT",
     "CLAUDE_ENV_FILE",
     "CLAUDE_PID",
+    "GEMINI_PLANS_DIR",
+    "GEMINI_SESSION_ID",
     "OLDPWD",
     "PWD",
 ];

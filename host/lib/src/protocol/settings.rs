@@ -158,14 +158,14 @@ impl Protocol {
     }
 
     /// Whether an installed entry of this agent blocks the action when the
-    /// program is missing or fails: Claude Code (2.1.330 on) with
-    /// `onFailure: "block"`, Cursor with `failClosed`, Copilot CLI on any
-    /// failing `preToolUse`. Codex and Gemini CLI have no such setting.
+    /// program is missing or fails (observed, `tests/fixtures/
+    /// settings-tolerance.md`): Claude Code (2.1.330 on; 2.1.197 ignores
+    /// it) with `onFailure: "block"`, Cursor with `failClosed`, Copilot CLI
+    /// and Gemini CLI by themselves on a failing `preToolUse` /
+    /// `BeforeTool` and (Gemini CLI) `BeforeAgent`. Codex has no such
+    /// setting and runs the tool.
     pub fn entries_fail_closed(self) -> bool {
-        matches!(
-            self,
-            Protocol::Claude | Protocol::Copilot | Protocol::Cursor
-        )
+        !matches!(self, Protocol::Codex)
     }
 }
 
@@ -190,11 +190,21 @@ impl InstalledHook {
         let guard = agent.guards(event);
         let mut fields: Vec<(&str, CstInputValue)> = match self {
             InstalledHook::Command(command) => match agent {
-                Protocol::Copilot => vec![
-                    ("type", "command".into()),
-                    ("bash", format!("{command} --agent-event {event}").into()),
-                    ("timeoutSec", AGENT_TIMEOUT_SECS.into()),
-                ],
+                // No shell: the program and its arguments, word by word.
+                Protocol::Copilot => {
+                    let mut words = shlex::split(command).unwrap_or_default().into_iter();
+                    let program = words.next().unwrap_or_default();
+                    let args = words
+                        .chain(["--agent-event".to_owned(), event.to_owned()])
+                        .map(CstInputValue::from)
+                        .collect();
+                    vec![
+                        ("type", "command".into()),
+                        ("exec", program.into()),
+                        ("args", CstInputValue::Array(args)),
+                        ("timeoutSec", AGENT_TIMEOUT_SECS.into()),
+                    ]
+                }
                 Protocol::Cursor => {
                     let mut fields = vec![
                         ("command", command.as_str().into()),
@@ -216,6 +226,7 @@ impl InstalledHook {
                 Protocol::Codex => vec![
                     ("type", "command".into()),
                     ("command", command.as_str().into()),
+                    ("timeout", AGENT_TIMEOUT_SECS.into()),
                 ],
                 Protocol::Claude => {
                     let mut fields = vec![
@@ -254,13 +265,20 @@ impl InstalledHook {
     }
 
     /// Whether a hook entry of a settings file is this one (for a
-    /// command: any command line running `wasm-hooks hook`, in `command`
-    /// or Copilot CLI's `bash`).
+    /// command: any command line running `wasm-hooks hook`, in `command`,
+    /// or Copilot CLI's `bash` or `exec` + `args`).
     fn is(&self, entry: &Value) -> bool {
         match self {
             InstalledHook::Command(_) => {
+                let exec = || {
+                    let argv: Vec<&str> = std::iter::once(&entry["exec"])
+                        .chain(entry["args"].as_array().into_iter().flatten())
+                        .map(|w| w.as_str().unwrap_or_default())
+                        .collect();
+                    entry["exec"].is_string() && argv_runs_us(&argv)
+                };
                 entry.get("type").is_none_or(|t| t == "command")
-                    && (runs_us(&entry["command"]) || runs_us(&entry["bash"]))
+                    && (runs_us(&entry["command"]) || runs_us(&entry["bash"]) || exec())
             }
             InstalledHook::Http(url) => entry["type"] == "http" && entry["url"] == url.as_str(),
         }
