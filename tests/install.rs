@@ -584,3 +584,27 @@ fn with_the_program_missing_every_installed_guard_blocks() {
 fn shell_words_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
+
+#[test]
+fn explain_says_which_installs_let_a_tool_run_when_wasm_hooks_is_missing() {
+    let project = tempfile::tempdir().unwrap();
+    wasm_hooks(&["install", "claude"], project.path()).success();
+    wasm_hooks(&["install", "codex"], project.path()).success();
+    let out = Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .args(["explain", "--event", "PreToolUse", "--tool", "Bash"])
+        .args(["--input", r#"{"command": "ls"}"#, "--project-dir"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = |agent: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(agent))
+            .unwrap_or_else(|| panic!("{agent} in:\n{text}"))
+            .to_owned()
+    };
+    assert!(line("Claude Code").contains("(12 events): a failing or missing wasm-hooks blocks"));
+    assert!(line("Codex").contains("lets the tool run"), "{text}");
+}

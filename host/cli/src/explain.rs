@@ -122,7 +122,17 @@ pub(crate) fn run(args: ExplainArgs) -> anyhow::Result<Exit> {
         .build()
         .context("starting the async runtime")?;
     let explanation = runtime.block_on(engine.explain(event));
-    report::print(&render(&place, &builder, &explanation, args.json)?)?;
+    let mut text = render(&place, &builder, &explanation, args.json)?;
+    if !args.json {
+        let installs = super::install::installs_in(&place.dir);
+        if !installs.is_empty() {
+            text.push_str("installed in the agents' project settings:\n");
+            for line in installs {
+                let _ = writeln!(text, "  {line}");
+            }
+        }
+    }
+    report::print(&text)?;
     runtime.block_on(engine.wait_for_background());
     Ok(exit_of(&explanation.outcome))
 }

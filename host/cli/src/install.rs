@@ -367,6 +367,39 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<Exit> {
     Ok(Exit::GoOn)
 }
 
+/// Where wasm-hooks is installed in `project`'s agent settings, one line
+/// each for `explain`: the file, the events, and whether the agent blocks
+/// an action when the hook fails (never silence about one that does not).
+pub(crate) fn installs_in(project: &Path) -> Vec<String> {
+    let ours = InstalledHook::Command("wasm-hooks hook".to_owned());
+    let mut lines = Vec::new();
+    for agent in Agent::value_variants() {
+        let file = agent.file_in(project);
+        for file in std::iter::once(file.clone()).chain(agent.local_file(&file)) {
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            let Ok(Some((_, count))) = wasm_hooks::uninstall_hooks(&text, &ours) else {
+                continue;
+            };
+            let failing = if agent.protocol().entries_fail_closed() {
+                "a failing or missing wasm-hooks blocks the action".to_owned()
+            } else {
+                format!(
+                    "a failing or missing wasm-hooks lets the tool run: {} has no setting to block on a hook's failure",
+                    agent.name()
+                )
+            };
+            lines.push(format!(
+                "{:<12} {} ({count} events): {failing}",
+                agent.name(),
+                file.display()
+            ));
+        }
+    }
+    lines
+}
+
 /// Remove our entries from the scope's other file (the committed one when
 /// installing into the uncommitted one, or the other way round), so that
 /// no event is hooked twice; what was done, for the message.
