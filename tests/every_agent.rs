@@ -175,3 +175,97 @@ fn a_slow_guard_is_answered_with_a_block_at_the_deadline() {
         told.body
     );
 }
+
+/// Every `.json` payload in `tests/fixtures/<dir>/`, by file stem.
+fn payloads(dir: &str) -> Vec<(String, Value)> {
+    let dir = support::workspace_root().join("tests/fixtures").join(dir);
+    let mut all: Vec<(String, Value)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json") && !path.ends_with("answers.json"))
+        .map(|path| {
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            (stem, support::read_json(&path))
+        })
+        .collect();
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    all
+}
+
+/// Whether `body` (with `code`) is `protocol`'s deny of a tool call.
+fn is_deny(protocol: &str, answered: &Answered) -> bool {
+    let body = &answered.body;
+    answered.code == 0
+        && match protocol {
+            "claude" | "codex" => body["hookSpecificOutput"]["permissionDecision"] == "deny",
+            "gemini" => body["decision"] == "deny",
+            "copilot" => body["permissionDecision"] == "deny",
+            "cursor" => body["permission"] == "deny",
+            _ => unreachable!(),
+        }
+}
+
+/// Every captured payload of every agent is read (none is answered as
+/// unreadable), and every shell call among them, its command made
+/// `rm -rf victim`, meets one PreToolUse `Bash` guard's deny in the
+/// agent's own words.
+#[test]
+fn every_agents_payloads_are_read_and_every_shell_call_meets_one_bash_guard() {
+    let file = rm_rf_guard(json!({}));
+    let mut denied = Vec::new();
+    for (dir, protocol) in [
+        ("claude-code-2.1.197", "claude"),
+        ("claude-code-2.1.330", "claude"),
+        ("claude-code-2.1.332", "claude"),
+        ("codex-0.169", "codex"),
+        ("gemini-cli-0.61", "gemini"),
+        ("cursor-docs", "cursor"),
+    ] {
+        for (name, mut payload) in payloads(dir) {
+            let answered = hook(protocol, &file.path, &payload);
+            assert!(
+                answered.code == 0 && !answered.stderr.contains("the event on stdin"),
+                "{dir}/{name}: {} {}",
+                answered.code,
+                answered.stderr
+            );
+            let shell = payload
+                .get("tool_input")
+                .and_then(|input| input.get("command"))
+                .is_some()
+                || name == "beforeShellExecution";
+            let before = name.starts_with("Pre")
+                || name.starts_with("Before")
+                || name.starts_with("pre")
+                || name.starts_with("before");
+            if !(shell && before) {
+                continue;
+            }
+            if let Some(input) = payload.get_mut("tool_input").and_then(Value::as_object_mut) {
+                input.insert("command".into(), json!("rm -rf victim"));
+            } else {
+                payload["command"] = json!("rm -rf victim");
+            }
+            let answered = hook(protocol, &file.path, &payload);
+            assert!(
+                is_deny(protocol, &answered),
+                "{dir}/{name}: {:?} {}",
+                answered.body,
+                answered.stderr
+            );
+            denied.push(format!("{dir}/{name}"));
+        }
+    }
+    // The shell calls of each agent, its skill shell command and Cursor's
+    // shell event among them.
+    for expected in [
+        "claude-code-2.1.332/PreSkillShellCommand",
+        "claude-code-2.1.332/PreToolUse",
+        "codex-0.169/PreToolUse",
+        "gemini-cli-0.61/BeforeTool",
+        "cursor-docs/beforeShellExecution",
+        "cursor-docs/preToolUse",
+    ] {
+        assert!(denied.iter().any(|d| d == expected), "{expected}: {denied:?}");
+    }
+}
