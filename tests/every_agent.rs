@@ -182,7 +182,9 @@ fn payloads(dir: &str) -> Vec<(String, Value)> {
     let mut all: Vec<(String, Value)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "json") && !path.ends_with("answers.json"))
+        .filter(|path| {
+            path.extension().is_some_and(|e| e == "json") && !path.ends_with("answers.json")
+        })
         .map(|path| {
             let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
             (stem, support::read_json(&path))
@@ -266,6 +268,9 @@ fn every_agents_payloads_are_read_and_every_shell_call_meets_one_bash_guard() {
         "cursor-docs/beforeShellExecution",
         "cursor-docs/preToolUse",
     ] {
-        assert!(denied.iter().any(|d| d == expected), "{expected}: {denied:?}");
+        assert!(
+            denied.iter().any(|d| d == expected),
+            "{expected}: {denied:?}"
+        );
     }
 }

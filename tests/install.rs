@@ -463,10 +463,7 @@ fn copilot_and_cursor_get_their_own_files_events_and_entries() {
         serde_json::json!([{"type": "command", "exec": "wasm-hooks",
             "args": ["hook", "--protocol", "copilot", "--agent-event", "preToolUse"], "timeoutSec": 60}])
     );
-    assert_eq!(
-        copilot["hooks"]["agentStop"][0]["args"][4],
-        "agentStop"
-    );
+    assert_eq!(copilot["hooks"]["agentStop"][0]["args"][4], "agentStop");
     wasm_hooks(&["install", "copilot"], project.path())
         .success()
         .stdout(predicate::str::starts_with("already installed"));

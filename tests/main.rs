@@ -26,6 +26,7 @@ mod hook_files;
 mod hook_templates;
 mod hostile;
 mod http_hooks;
+mod import;
 mod init;
 mod inspect;
 mod install;

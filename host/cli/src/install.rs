@@ -62,7 +62,7 @@ pub(crate) struct InstallArgs {
 
 /// The agents wasm-hooks installs into.
 #[derive(Debug, Clone, Copy, ValueEnum)]
-enum Agent {
+pub(crate) enum Agent {
     /// Claude Code.
     Claude,
     /// Codex.
@@ -76,7 +76,7 @@ enum Agent {
 }
 
 impl Agent {
-    fn protocol(self) -> Protocol {
+    pub(crate) fn protocol(self) -> Protocol {
         match self {
             Agent::Claude => Protocol::Claude,
             Agent::Codex => Protocol::Codex,
@@ -86,7 +86,7 @@ impl Agent {
         }
     }
 
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Agent::Claude => "Claude Code",
             Agent::Codex => "Codex",
@@ -109,7 +109,7 @@ impl Agent {
 
     /// The settings file under a project (`.claude/settings.json`), or
     /// under the user's home.
-    fn file_in(self, dir: &Path) -> PathBuf {
+    pub(crate) fn file_in(self, dir: &Path) -> PathBuf {
         match self {
             Agent::Claude => dir.join(".claude/settings.json"),
             Agent::Codex => dir.join(".codex/hooks.json"),
@@ -121,7 +121,7 @@ impl Agent {
 
     /// The uncommitted file beside a project's `settings` the agent also
     /// reads, where it has one (for a machine's absolute path).
-    fn local_file(self, settings: &Path) -> Option<PathBuf> {
+    pub(crate) fn local_file(self, settings: &Path) -> Option<PathBuf> {
         match self {
             Agent::Claude => Some(settings.with_file_name("settings.local.json")),
             Agent::Copilot => Some(settings.with_file_name("wasm-hooks.local.json")),
@@ -158,6 +158,28 @@ impl Agent {
     }
 }
 
+/// The agent's settings file in the user's home (or `$CODEX_HOME`,
+/// `$COPILOT_HOME`).
+pub(crate) fn user_file(agent: Agent) -> anyhow::Result<PathBuf> {
+    match (
+        agent,
+        std::env::var_os("CODEX_HOME"),
+        std::env::var_os("COPILOT_HOME"),
+    ) {
+        (Agent::Codex, Some(home), _) => return Ok(PathBuf::from(home).join("hooks.json")),
+        (Agent::Copilot, _, Some(home)) => {
+            return Ok(PathBuf::from(home).join("hooks/wasm-hooks.json"));
+        }
+        (Agent::Copilot, _, None) => {
+            let home = std::env::var_os("HOME").context("--user: HOME is not set")?;
+            return Ok(PathBuf::from(home).join(".copilot/hooks/wasm-hooks.json"));
+        }
+        _ => {}
+    }
+    let home = std::env::var_os("HOME").context("--user: HOME is not set")?;
+    Ok(agent.file_in(Path::new(&home)))
+}
+
 /// Where the hook goes and what it runs.
 struct Plan {
     file: PathBuf,
@@ -167,6 +189,17 @@ struct Plan {
 }
 
 impl InstallArgs {
+    /// The install `import` ends with: the command hook, in this scope.
+    pub(crate) fn for_import(agent: Agent, user: bool, project_dir: Option<PathBuf>) -> Self {
+        Self {
+            agent,
+            project: !user,
+            user,
+            http: None,
+            project_dir,
+        }
+    }
+
     fn project(&self) -> anyhow::Result<PathBuf> {
         match &self.project_dir {
             Some(dir) => Ok(dir.clone()),
@@ -175,23 +208,7 @@ impl InstallArgs {
     }
 
     fn home(&self) -> anyhow::Result<PathBuf> {
-        match (
-            self.agent,
-            std::env::var_os("CODEX_HOME"),
-            std::env::var_os("COPILOT_HOME"),
-        ) {
-            (Agent::Codex, Some(home), _) => return Ok(PathBuf::from(home).join("hooks.json")),
-            (Agent::Copilot, _, Some(home)) => {
-                return Ok(PathBuf::from(home).join("hooks/wasm-hooks.json"));
-            }
-            (Agent::Copilot, _, None) => {
-                let home = std::env::var_os("HOME").context("--user: HOME is not set")?;
-                return Ok(PathBuf::from(home).join(".copilot/hooks/wasm-hooks.json"));
-            }
-            _ => {}
-        }
-        let home = std::env::var_os("HOME").context("--user: HOME is not set")?;
-        Ok(self.agent.file_in(Path::new(&home)))
+        user_file(self.agent)
     }
 
     /// The settings files this install may have written, for uninstall.
@@ -518,7 +535,7 @@ fn backup_note(backup: Option<&Path>) -> String {
 }
 
 /// The settings text; empty when the file does not exist yet.
-fn read(file: &Path) -> anyhow::Result<String> {
+pub(crate) fn read(file: &Path) -> anyhow::Result<String> {
     match std::fs::read_to_string(file) {
         Ok(text) => Ok(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
@@ -529,7 +546,7 @@ fn read(file: &Path) -> anyhow::Result<String> {
 /// Keep the old text in `<file>.bak` (when there was one), then replace
 /// the file atomically (a temporary file renamed over it). Returns the
 /// backup's path.
-fn write(file: &Path, old: &str, new: &str) -> anyhow::Result<Option<PathBuf>> {
+pub(crate) fn write(file: &Path, old: &str, new: &str) -> anyhow::Result<Option<PathBuf>> {
     let dir = file
         .parent()
         .context("the settings file has no directory")?;

@@ -15,6 +15,7 @@ mod fallback_answer;
 mod heap_cap;
 mod hook;
 mod hook_files;
+mod import;
 mod init;
 mod inspect;
 mod install;
@@ -80,11 +81,16 @@ enum Command {
     /// Serve the hooks over HTTP (for agents' HTTP hooks): POST /hook.
     Serve(serve::ServeArgs),
     /// Install wasm-hooks as the hook of an agent's events (Claude Code,
-    /// Codex, Gemini CLI): merged into its settings, with a backup,
-    /// idempotent.
+    /// Codex, Gemini CLI, Copilot CLI, Cursor): merged into its settings,
+    /// with a backup, idempotent; a failing guard blocks where the agent
+    /// can be told so.
     Install(install::InstallArgs),
     /// Remove exactly the entries `install` added.
     Uninstall(install::InstallArgs),
+    /// Move an agent's existing command hooks into wasm-hooks' hook
+    /// files (shown as a diff, asked first), leaving wasm-hooks' own entry
+    /// in the agent's settings.
+    Import(import::ImportArgs),
     /// Trust a project's hooks (after showing what they run), or show or
     /// revoke that trust: until then only its sandboxed hooks run.
     Trust(trust::TrustArgs),
@@ -201,6 +207,7 @@ fn run(command: Command, verbose: u8) -> anyhow::Result<Exit> {
         Command::Serve(args) => serve::run(args),
         Command::Install(args) => install::install(args),
         Command::Uninstall(args) => install::uninstall(args),
+        Command::Import(args) => import::run(args),
         Command::Trust(args) => trust::run(args),
     }
 }

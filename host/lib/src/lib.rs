@@ -71,8 +71,8 @@ pub use handlers::setup::{RuleProblem, SetupError};
 pub use policy::{Expectation, ExpectedDecision, Mismatch, PolicyTest, read_fixtures};
 pub use project_trust::{ProjectTrust, SkippedHook};
 pub use protocol::{
-    Answer, InstalledHook, Protocol, SettingsError, TOKEN_VARIABLE, install as install_hooks,
-    uninstall as uninstall_hooks,
+    AGENT_TIMEOUT_SECS, Answer, Imported, InstalledHook, Protocol, SettingsError, TOKEN_VARIABLE,
+    add_hook_groups, install as install_hooks, take_command_hooks, uninstall as uninstall_hooks,
 };
 pub use request_env::RequestEnv;
 pub use server::{DEFAULT_MAX_BODY, HookServer};

@@ -31,6 +31,14 @@ const TOOLS: &[(&str, &str)] = &[
     ("write_todos", "TodoWrite"),
 ];
 
+/// The canonical name of Gemini CLI's built-in tool `tool`.
+pub(super) fn canonical_tool(tool: &str) -> Option<&'static str> {
+    TOOLS
+        .iter()
+        .find(|(gemini, _)| *gemini == tool)
+        .map(|(_, canonical)| *canonical)
+}
+
 pub(super) fn decode(value: Value) -> Result<Event, EventError> {
     let Value::Object(mut record) = value else {
         return Err(EventError::NotAnObject);

@@ -13,12 +13,16 @@ mod claude;
 mod copilot;
 mod cursor;
 mod gemini;
+mod import;
 mod settings;
 
 pub(crate) use answer::{
     ClaudeAnswer, ClaudeSpecific, DecisionWord, ElicitationAction, PermissionWord, RequestDecision,
 };
-pub use settings::{InstalledHook, SettingsError, TOKEN_VARIABLE, install, uninstall};
+pub use import::{Imported, add_hook_groups, take_command_hooks};
+pub use settings::{
+    AGENT_TIMEOUT_SECS, InstalledHook, SettingsError, TOKEN_VARIABLE, install, uninstall,
+};
 pub(crate) use settings::{argv_runs_us, runs_us};
 
 use serde_json::Value;

@@ -313,7 +313,14 @@ pub(crate) fn argv_runs_us(argv: &[impl AsRef<str>]) -> bool {
 #[error("{0}")]
 pub struct SettingsError(String);
 
-fn parse(text: &str) -> Result<(CstRootNode, CstObject), SettingsError> {
+impl SettingsError {
+    pub(super) fn new(message: String) -> Self {
+        Self(message)
+    }
+}
+
+/// The settings' concrete syntax tree and its top-level object.
+pub(super) fn parse(text: &str) -> Result<(CstRootNode, CstObject), SettingsError> {
     let text = if text.trim().is_empty() { "{}\n" } else { text };
     let root = CstRootNode::parse(text, &ParseOptions::default())
         .map_err(|e| SettingsError(format!("not JSON: {e}")))?;

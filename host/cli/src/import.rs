@@ -1,0 +1,202 @@
+//! `wasm-hooks import claude|codex|gemini`: move a project's (or the
+//! user's) existing command hooks out of the agent's settings into a
+//! wasm-hooks hook file, where they behave as before (matchers, timeouts,
+//! `if`, `async`), and leave wasm-hooks' own entry in the agent's
+//! settings. The diff of every file is shown first and nothing is written
+//! until the person says so; the moved hooks then run only once the
+//! person trusts the project's hook files (`wasm-hooks trust`, asked for
+//! here).
+//!
+//! Claude Code's shared `settings.json` goes to `.wasm-hooks/hooks.json`,
+//! its uncommitted `settings.local.json` to the uncommitted
+//! `.wasm-hooks/hooks.local.json`; the user's settings to the user's
+//! `hooks.json` in wasm-hooks' config directory.
+
+use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::Args;
+
+use super::install::{self, Agent, InstallArgs};
+use super::{Exit, report};
+
+/// Arguments of `wasm-hooks import`.
+#[derive(Debug, Args)]
+pub(crate) struct ImportArgs {
+    /// The agent whose hooks to move: claude, codex or gemini.
+    agent: Agent,
+
+    /// The user's settings (`~/.claude/settings.json`, …) instead of the
+    /// project's.
+    #[arg(long)]
+    user: bool,
+
+    /// The project [default: the current directory].
+    #[arg(long, value_name = "DIR", conflicts_with = "user")]
+    project_dir: Option<PathBuf>,
+
+    /// Move them without asking.
+    #[arg(long, short)]
+    yes: bool,
+
+    /// Only show what would change.
+    #[arg(long, conflicts_with = "yes")]
+    dry_run: bool,
+}
+
+/// One move: the agent's settings file, and the hook file its hooks go to.
+struct Move {
+    from: PathBuf,
+    to: PathBuf,
+}
+
+impl ImportArgs {
+    fn project(&self) -> anyhow::Result<PathBuf> {
+        match &self.project_dir {
+            Some(dir) => Ok(dir.clone()),
+            None => std::env::current_dir().context("finding the current directory"),
+        }
+    }
+
+    /// The settings files to read, each with the hook file it goes to.
+    fn moves(&self) -> anyhow::Result<Vec<Move>> {
+        if matches!(self.agent, Agent::Copilot | Agent::Cursor) {
+            bail!(
+                "{} keeps no command hooks wasm-hooks can import; `import` reads Claude Code, Codex and Gemini CLI",
+                self.agent.name()
+            );
+        }
+        if self.user {
+            let config = wasm_hooks::xdg_dir("XDG_CONFIG_HOME", ".config")
+                .context("no config directory: neither XDG_CONFIG_HOME nor HOME is set")?;
+            return Ok(vec![Move {
+                from: install::user_file(self.agent)?,
+                to: config.join("wasm-hooks/hooks.json"),
+            }]);
+        }
+        let project = self.project()?;
+        let shared = self.agent.file_in(&project);
+        let hooks = project.join(".wasm-hooks");
+        let mut moves = vec![Move {
+            from: shared.clone(),
+            to: hooks.join("hooks.json"),
+        }];
+        if let Some(local) = self.agent.local_file(&shared) {
+            moves.push(Move {
+                from: local,
+                to: hooks.join("hooks.local.json"),
+            });
+        }
+        Ok(moves)
+    }
+}
+
+/// A file's new text, beside its old one.
+struct Change {
+    file: PathBuf,
+    old: String,
+    new: String,
+}
+
+pub(crate) fn run(args: ImportArgs) -> anyhow::Result<Exit> {
+    let protocol = args.agent.protocol();
+    let mut changes = Vec::new();
+    let mut notes = String::new();
+    let mut moved = 0;
+    for Move { from, to } in args.moves()? {
+        let text = install::read(&from)?;
+        let Some(imported) = wasm_hooks::take_command_hooks(&text, protocol)
+            .with_context(|| from.display().to_string())?
+        else {
+            continue;
+        };
+        for why in &imported.left {
+            notes.push_str(&format!("note: {}: {why}\n", from.display()));
+        }
+        if imported.moved == 0 {
+            continue;
+        }
+        moved += imported.moved;
+        let hook_file = install::read(&to)?;
+        let with_hooks = wasm_hooks::add_hook_groups(&hook_file, &imported.hooks)
+            .with_context(|| format!("{}: import writes into a JSON hook file", to.display()))?;
+        changes.push(Change {
+            file: from,
+            old: text,
+            new: imported.settings,
+        });
+        changes.push(Change {
+            file: to,
+            old: hook_file,
+            new: with_hooks,
+        });
+    }
+    if moved == 0 {
+        report::print(&format!(
+            "{notes}no command hooks to import from {}'s settings\n",
+            args.agent.name()
+        ))?;
+        return Ok(Exit::GoOn);
+    }
+    let mut shown = notes;
+    for change in &changes {
+        shown.push_str(&diff(change));
+    }
+    let hooks = if moved == 1 {
+        "hook moves"
+    } else {
+        "hooks move"
+    };
+    shown.push_str(&format!(
+        "{moved} command {hooks} into wasm-hooks' hook files; {} keeps only wasm-hooks' own entry.\n",
+        args.agent.name()
+    ));
+    report::print(&shown)?;
+    if args.dry_run || !(args.yes || confirmed("Move them?")?) {
+        report::print("nothing written\n")?;
+        return Ok(Exit::GoOn);
+    }
+    for change in &changes {
+        install::write(&change.file, &change.old, &change.new)?;
+    }
+    install::install(InstallArgs::for_import(
+        args.agent,
+        args.user,
+        args.project_dir.clone(),
+    ))?;
+    if !args.user {
+        report::print(&format!(
+            "the moved hooks run once you trust the project's hook files: `wasm-hooks trust --project-dir {}` shows them and asks\n",
+            args.project()?.display()
+        ))?;
+    }
+    Ok(Exit::GoOn)
+}
+
+/// A unified diff of one file's change, with its name.
+fn diff(change: &Change) -> String {
+    let name = change.file.display().to_string();
+    let old_name = if change.old.is_empty() {
+        "/dev/null".to_owned()
+    } else {
+        format!("{name} (now)")
+    };
+    similar::TextDiff::from_lines(&change.old, &change.new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&old_name, &format!("{name} (after the import)"))
+        .to_string()
+}
+
+/// Ask `question` on the terminal; refuse when there is none to ask on.
+fn confirmed(question: &str) -> anyhow::Result<bool> {
+    if !std::io::stdin().is_terminal() {
+        bail!("no terminal to ask on: add --yes to move them without asking, or --dry-run");
+    }
+    eprint!("{question} [y/N] ");
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
+}

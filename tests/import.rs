@@ -1,0 +1,142 @@
+//! `wasm-hooks import`: an agent's own command hooks move into a
+//! wasm-hooks hook file, shown as a diff first, and behave there as they
+//! did (matcher, exit 2 blocking), with wasm-hooks' entry left in the
+//! agent's settings.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::{Value, json};
+
+use crate::support;
+
+const SETTINGS: &str = r#"{
+  "model": "opus",
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 5}]}
+    ],
+    "Stop": [{"hooks": [{"type": "prompt", "prompt": "done? $ARGUMENTS"}]}]
+  }
+}
+"#;
+
+/// `wasm-hooks <args>` in `project`, with no user settings or state.
+fn wasm_hooks(project: &Path, state: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+    Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .env("XDG_STATE_HOME", state)
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .current_dir(project)
+        .args(args)
+        .assert()
+}
+
+#[test]
+fn claude_codes_command_hooks_move_into_the_hook_file_and_still_block() {
+    let project = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let dir = project.path();
+    std::fs::create_dir_all(dir.join(".claude")).unwrap();
+    std::fs::write(dir.join(".claude/settings.json"), SETTINGS).unwrap();
+    std::fs::write(
+        dir.join("guard.sh"),
+        "#!/bin/sh\ngrep -q 'rm -rf' && { echo 'no rm -rf' >&2; exit 2; }\nexit 0\n",
+    )
+    .unwrap();
+    Command::new("chmod")
+        .args(["+x", "guard.sh"])
+        .current_dir(dir)
+        .assert()
+        .success();
+    // Shown, and nothing written, without a terminal or --yes.
+    wasm_hooks(dir, state.path(), &["import", "claude", "--dry-run"])
+        .success()
+        .stdout(
+            predicate::str::contains("+            \"command\": \"./guard.sh\",")
+                .and(predicate::str::contains("a `prompt` hook stays"))
+                .and(predicate::str::contains("nothing written")),
+        );
+    wasm_hooks(dir, state.path(), &["import", "claude"])
+        .code(1)
+        .stderr(predicate::str::contains("no terminal to ask on"));
+    assert_eq!(
+        std::fs::read_to_string(dir.join(".claude/settings.json")).unwrap(),
+        SETTINGS
+    );
+    wasm_hooks(dir, state.path(), &["import", "claude", "--yes"])
+        .success()
+        .stdout(
+            predicate::str::contains("1 command hook moves")
+                .and(predicate::str::contains("wasm-hooks trust --project-dir")),
+        );
+    let hooks = support::read_json(&dir.join(".wasm-hooks/hooks.json"));
+    assert_eq!(
+        hooks["hooks"]["PreToolUse"],
+        json!([{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 5}]}])
+    );
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(".claude/settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(settings["model"], "opus");
+    assert!(settings["hooks"].get("PreToolUse").is_none(), "{settings}");
+    // wasm-hooks is not on this test's PATH: its own entry, with the full
+    // path, is in the uncommitted settings.
+    let local = support::read_json(&dir.join(".claude/settings.local.json"));
+    let pre = local["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre.len(), 1, "{pre:?}");
+    assert!(
+        pre[0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("wasm-hooks hook --protocol claude")
+    );
+    assert_eq!(
+        settings["hooks"]["Stop"][0]["hooks"][0]["type"], "prompt",
+        "what import does not move stays"
+    );
+    // Trusted, the moved guard blocks as it did in Claude Code.
+    wasm_hooks(dir, state.path(), &["trust", "--yes"]).success();
+    let event = |command: &str, tool: &str| {
+        json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": dir,
+            "tool_name": tool, "tool_input": {"command": command}})
+        .to_string()
+    };
+    let answer = |stdin: String| {
+        let out = Command::cargo_bin("wasm-hooks")
+            .unwrap()
+            .env("XDG_CONFIG_HOME", "/nonexistent")
+            .env("XDG_STATE_HOME", state.path())
+            .env("WASM_HOOKS_DAEMON", "off")
+            .current_dir(dir)
+            .args(["hook", "--protocol", "claude"])
+            .write_stdin(stdin)
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap_or(Value::Null)
+    };
+    let denied = answer(event("rm -rf victim", "Bash"));
+    assert_eq!(
+        denied["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{denied}"
+    );
+    assert!(
+        denied["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("no rm -rf")
+    );
+    assert_eq!(
+        answer(event("rm -rf victim", "Write")),
+        json!({}),
+        "matcher kept"
+    );
+    assert_eq!(answer(event("ls", "Bash")), json!({}));
+    // Nothing left to import.
+    wasm_hooks(dir, state.path(), &["import", "claude", "--yes"])
+        .success()
+        .stdout(predicate::str::contains("no command hooks to import"));
+}
