@@ -35,6 +35,8 @@ pub(crate) const GUARD_EVENTS: &[&str] = &[
     "beforeMCPExecution",
     "beforeReadFile",
     "beforeSubmitPrompt",
+    "tool.execute.before",
+    "chat.message",
 ];
 
 /// The event `hook --agent-event NAME` names (for an agent whose input

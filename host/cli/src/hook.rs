@@ -79,6 +79,8 @@ pub(crate) enum AgentProtocol {
     Copilot,
     /// Cursor.
     Cursor,
+    /// OpenCode, through the plugin `install opencode` writes.
+    Opencode,
 }
 
 impl From<AgentProtocol> for Protocol {
@@ -89,6 +91,7 @@ impl From<AgentProtocol> for Protocol {
             AgentProtocol::Codex => Protocol::Codex,
             AgentProtocol::Copilot => Protocol::Copilot,
             AgentProtocol::Cursor => Protocol::Cursor,
+            AgentProtocol::Opencode => Protocol::OpenCode,
         }
     }
 }

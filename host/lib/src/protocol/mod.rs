@@ -14,6 +14,7 @@ mod copilot;
 mod cursor;
 mod gemini;
 mod import;
+mod opencode;
 mod settings;
 
 pub(crate) use answer::{
@@ -43,6 +44,8 @@ pub enum Protocol {
     Copilot,
     /// Cursor's command hooks.
     Cursor,
+    /// OpenCode, through the plugin `install opencode` writes.
+    OpenCode,
 }
 
 /// What to hand back to the agent: the JSON for stdout (or an HTTP body),
@@ -59,12 +62,13 @@ pub struct Answer {
 
 impl Protocol {
     /// Every protocol.
-    pub const ALL: [Protocol; 5] = [
+    pub const ALL: [Protocol; 6] = [
         Protocol::Claude,
         Protocol::Codex,
         Protocol::Gemini,
         Protocol::Copilot,
         Protocol::Cursor,
+        Protocol::OpenCode,
     ];
 
     /// The agent's own names of the events that guard an action
@@ -76,6 +80,7 @@ impl Protocol {
             .filter(|(_, name)| name.guards_action())
             .map(|(agent, _)| *agent)
             .chain(cursor::GUARD_EVENTS.iter().copied())
+            .chain(opencode::GUARD_EVENTS.iter().copied())
     }
 
     /// Read the agent's event JSON; an event the catalogue does not know
@@ -89,6 +94,7 @@ impl Protocol {
             Protocol::Gemini => gemini::decode(value),
             Protocol::Copilot => copilot::decode(value),
             Protocol::Cursor => cursor::decode(value),
+            Protocol::OpenCode => opencode::decode(value),
         }
     }
 
@@ -104,6 +110,7 @@ impl Protocol {
             Protocol::Gemini => gemini::encode(event, outcome),
             Protocol::Copilot => copilot::encode(event, outcome),
             Protocol::Cursor => cursor::encode(event, outcome),
+            Protocol::OpenCode => opencode::encode(event, outcome),
         }
     }
 

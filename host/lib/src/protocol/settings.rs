@@ -122,9 +122,11 @@ enum Shape {
 
 impl Protocol {
     /// The events wasm-hooks is installed on in this agent's settings, by
-    /// the agent's own names.
+    /// the agent's own names (none for OpenCode, which has no hook
+    /// settings: `install opencode` writes a plugin).
     pub fn installed_events(self) -> Vec<&'static str> {
         match self {
+            Protocol::OpenCode => Vec::new(),
             Protocol::Claude => CLAUDE_EVENTS.iter().map(|e| e.as_str()).collect(),
             Protocol::Codex => CODEX_EVENTS.iter().map(|e| e.as_str()).collect(),
             Protocol::Gemini => GEMINI_EVENTS.to_vec(),
@@ -133,10 +135,13 @@ impl Protocol {
         }
     }
 
-    fn shape(self) -> Shape {
+    /// How its settings hold entries; `None` for OpenCode, which has no
+    /// hook settings.
+    fn shape(self) -> Option<Shape> {
         match self {
-            Protocol::Claude | Protocol::Codex | Protocol::Gemini => Shape::Grouped,
-            Protocol::Copilot | Protocol::Cursor => Shape::Flat,
+            Protocol::Claude | Protocol::Codex | Protocol::Gemini => Some(Shape::Grouped),
+            Protocol::Copilot | Protocol::Cursor => Some(Shape::Flat),
+            Protocol::OpenCode => None,
         }
     }
 
@@ -147,7 +152,7 @@ impl Protocol {
             Protocol::Gemini => matches!(event, "BeforeTool" | "AfterTool"),
             Protocol::Claude | Protocol::Codex => EventName::parse(event)
                 .is_ok_and(|e| e.has_tool() || e == EventName::PermissionRequest),
-            Protocol::Copilot | Protocol::Cursor => false,
+            Protocol::Copilot | Protocol::Cursor | Protocol::OpenCode => false,
         }
     }
 
@@ -228,6 +233,8 @@ impl InstalledHook {
                     ("command", command.as_str().into()),
                     ("timeout", AGENT_TIMEOUT_SECS.into()),
                 ],
+                // No settings to hold an entry (see `install`).
+                Protocol::OpenCode => Vec::new(),
                 Protocol::Claude => {
                     let mut fields = vec![
                         ("type", "command".into()),
@@ -353,9 +360,14 @@ pub fn install(
     agent: Protocol,
     hook: &InstalledHook,
 ) -> Result<Option<String>, SettingsError> {
+    let Some(shape) = agent.shape() else {
+        return Err(SettingsError(
+            "OpenCode has no hook settings: `wasm-hooks install opencode` writes its plugin".into(),
+        ));
+    };
     let (root, settings) = parse(text)?;
     let mut changed = false;
-    if agent.shape() == Shape::Flat && settings.get("version").is_none() {
+    if shape == Shape::Flat && settings.get("version").is_none() {
         settings.insert(0, "version", 1.into());
         changed = true;
     }
@@ -363,13 +375,13 @@ pub fn install(
     for event in agent.installed_events() {
         let list = event_list(&hooks, event)?;
         let wanted = hook.entry(agent, event);
-        let ours: Vec<CstObject> = entries(&list, agent.shape())
+        let ours: Vec<CstObject> = entries(&list, shape)
             .into_iter()
             .filter(|entry| entry.to_serde_value().is_some_and(|e| hook.is(&e)))
             .collect();
         if ours.is_empty() {
             let entry = CstInputValue::Object(wanted);
-            match agent.shape() {
+            match shape {
                 Shape::Flat => {
                     list.append(entry);
                 }
