@@ -13,7 +13,7 @@
 //! Answers: `permissionDecision` allow / deny / ask with
 //! `permissionDecisionReason`, and `modifiedArgs` for a rewrite
 //! (`preToolUse`); `behavior` on `permissionRequest`; `decision: "block"`
-//! + `reason` on `agentStop` / `subagentStop` (another turn);
+//! with a `reason` on `agentStop` / `subagentStop` (another turn);
 //! `modifiedResult` and `additionalContext` on `postToolUse`;
 //! `additionalContext` on `sessionStart`, `subagentStart` and
 //! `notification`. A command hook cannot block a prompt in Copilot CLI

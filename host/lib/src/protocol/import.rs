@@ -9,7 +9,7 @@
 //! engine reads its events with. Both files are edited in place, keeping
 //! everything else byte for byte.
 
-use jsonc_parser::cst::{CstInputValue, CstObject};
+use jsonc_parser::cst::{CstInputValue, CstNode, CstObject};
 use serde_json::{Map, Value};
 
 use wasm_hooks_core::EventName;
@@ -58,51 +58,16 @@ pub fn take_command_hooks(text: &str, agent: Protocol) -> Result<Option<Imported
             continue;
         }
         for group in groups.elements() {
-            let Some(group_object) = group.as_object() else {
+            let Some(taken) = take_from_group(&group, agent, &name, &mut left) else {
                 continue;
             };
-            let Some(entries) = group_object.array_value("hooks") else {
-                continue;
-            };
-            let matcher = group_object
-                .get("matcher")
-                .and_then(|m| m.value())
-                .and_then(|v| v.to_serde_value());
-            let mut taken = Vec::new();
-            for entry in entries.elements() {
-                let Some(value) = entry.to_serde_value() else {
-                    continue;
-                };
-                if value["type"] != "command" || runs_us(&value["command"]) {
-                    if value["type"] != "command" {
-                        left.push(format!(
-                            "hooks.{name}: a `{}` hook stays (import moves command hooks)",
-                            value["type"].as_str().unwrap_or("?")
-                        ));
-                    }
-                    continue;
-                }
-                taken.push(converted(agent, value));
-                entry.remove();
-            }
-            if taken.is_empty() {
-                continue;
-            }
-            moved += taken.len();
-            let mut new_group = Map::new();
-            if let Some(matcher) = matcher {
-                new_group.insert("matcher".into(), converted_matcher(agent, matcher));
-            }
-            new_group.insert("hooks".into(), Value::Array(taken));
+            moved += taken["hooks"].as_array().map_or(0, Vec::len);
             moved_hooks
                 .entry(name.clone())
                 .or_insert_with(|| Value::Array(Vec::new()))
                 .as_array_mut()
                 .expect("made as an array")
-                .push(Value::Object(new_group));
-            if entries.elements().is_empty() {
-                group.remove();
-            }
+                .push(taken);
         }
         if groups.elements().is_empty() {
             event.remove();
@@ -122,6 +87,54 @@ pub fn take_command_hooks(text: &str, agent: Protocol) -> Result<Option<Imported
         moved,
         left,
     }))
+}
+
+/// Take the command entries out of one group of `event`'s (removing the
+/// group when nothing is left in it): the hook-file group they make, with
+/// the group's matcher; `None` when it has none to move. What stays, and
+/// why, goes to `left`.
+fn take_from_group(
+    group: &CstNode,
+    agent: Protocol,
+    event: &str,
+    left: &mut Vec<String>,
+) -> Option<Value> {
+    let object = group.as_object()?;
+    let entries = object.array_value("hooks")?;
+    let matcher = object
+        .get("matcher")
+        .and_then(|m| m.value())
+        .and_then(|v| v.to_serde_value());
+    let mut taken = Vec::new();
+    for entry in entries.elements() {
+        let Some(value) = entry.to_serde_value() else {
+            continue;
+        };
+        if value["type"] != "command" {
+            left.push(format!(
+                "hooks.{event}: a `{}` hook stays (import moves command hooks)",
+                value["type"].as_str().unwrap_or("?")
+            ));
+            continue;
+        }
+        if runs_us(&value["command"]) {
+            continue;
+        }
+        taken.push(converted(agent, value));
+        entry.remove();
+    }
+    if taken.is_empty() {
+        return None;
+    }
+    if entries.elements().is_empty() {
+        group.clone().remove();
+    }
+    let mut new_group = Map::new();
+    if let Some(matcher) = matcher {
+        new_group.insert("matcher".into(), converted_matcher(agent, matcher));
+    }
+    new_group.insert("hooks".into(), Value::Array(taken));
+    Some(Value::Object(new_group))
 }
 
 /// An entry as the hook file reads it: Gemini CLI's millisecond timeout
