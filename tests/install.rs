@@ -605,3 +605,96 @@ fn explain_says_which_installs_let_a_tool_run_when_wasm_hooks_is_missing() {
     assert!(line("Claude Code").contains("(12 events): a failing or missing wasm-hooks blocks"));
     assert!(line("Codex").contains("lets the tool run"), "{text}");
 }
+
+/// A script for `node` that loads the OpenCode plugin at `plugin` as
+/// OpenCode would and calls its `tool.execute.before` for a `bash` call of
+/// each command given, printing what became of each as JSON lines.
+const OPENCODE_HARNESS: &str = r#"
+const [plugin, directory, ...commands] = process.argv.slice(2);
+const { WasmHooks } = await import(plugin);
+const hooks = await WasmHooks({ client: {}, directory });
+for (const command of commands) {
+  const output = { args: { command, description: "d" } };
+  try {
+    await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_1", callID: "c1" }, output);
+    console.log(JSON.stringify({ command, ran: output.args.command }));
+  } catch (e) {
+    console.log(JSON.stringify({ command, blocked: e.message }));
+  }
+}
+"#;
+
+#[test]
+fn opencode_gets_a_plugin_that_blocks_through_wasm_hooks_and_when_it_is_missing() {
+    let project = tempfile::tempdir().unwrap();
+    let dir = project.path();
+    std::fs::create_dir_all(dir.join(".wasm-hooks")).unwrap();
+    std::fs::write(
+        dir.join(".wasm-hooks/hooks.json"),
+        serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "inline", "name": "no-rm", "rules": [
+                {"field": "tool_input.command", "operator": "starts_with", "value": "rm -rf",
+                 "action": "deny", "reason": "no rm -rf here"},
+                {"field": "tool_input.command", "operator": "equals", "value": "echo original",
+                 "action": "modify", "modify_field": "args.command", "modify_value": "echo rewritten"}]}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    wasm_hooks(&["install", "opencode"], dir)
+        .success()
+        .stdout(predicate::str::contains("installed wasm-hooks on a plugin"));
+    let plugin = dir.join(".opencode/plugin/wasm-hooks.js");
+    let text = std::fs::read_to_string(&plugin).unwrap();
+    assert!(
+        text.contains(r#"const COMMAND = ["wasm-hooks","hook","--protocol","opencode"];"#),
+        "no path of this machine in a committed file"
+    );
+    std::fs::write(dir.join("harness.mjs"), OPENCODE_HARNESS).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .env("XDG_STATE_HOME", state.path())
+        .args(["trust", "--yes", "--project-dir"])
+        .arg(dir)
+        .assert()
+        .success();
+    let run = |path: &std::ffi::OsStr| {
+        let out = Command::new("node")
+            .arg(dir.join("harness.mjs"))
+            .arg(&plugin)
+            .arg(dir)
+            .args(["rm -rf victim", "echo original", "ls"])
+            .env("PATH", path)
+            .env("XDG_CONFIG_HOME", "/nonexistent")
+            .env("XDG_STATE_HOME", state.path())
+            .env("WASM_HOOKS_DAEMON", "off")
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let bin = bin_dir();
+    let answered = run(&path_with(bin.path()));
+    assert_eq!(answered[0]["blocked"], "no rm -rf here", "{answered:?}");
+    assert_eq!(answered[1]["ran"], "echo rewritten", "{answered:?}");
+    assert_eq!(answered[2]["ran"], "ls", "{answered:?}");
+    // wasm-hooks gone from PATH: every tool call is blocked, none runs.
+    let missing = run(std::ffi::OsStr::new("/usr/bin:/bin"));
+    for call in &missing {
+        assert!(
+            call["blocked"]
+                .as_str()
+                .is_some_and(|why| why.contains("wasm-hooks did not answer")),
+            "{missing:?}"
+        );
+    }
+    wasm_hooks(&["uninstall", "opencode"], dir)
+        .success()
+        .stdout(predicate::str::contains("removed 1 wasm-hooks entries"));
+    assert!(!plugin.exists());
+}

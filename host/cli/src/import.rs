@@ -61,7 +61,7 @@ impl ImportArgs {
 
     /// The settings files to read, each with the hook file it goes to.
     fn moves(&self) -> anyhow::Result<Vec<Move>> {
-        if matches!(self.agent, Agent::Copilot | Agent::Cursor) {
+        if matches!(self.agent, Agent::Copilot | Agent::Cursor | Agent::Opencode) {
             bail!(
                 "{} keeps no command hooks wasm-hooks can import; `import` reads Claude Code, Codex and Gemini CLI",
                 self.agent.name()

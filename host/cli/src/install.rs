@@ -29,7 +29,7 @@ use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use wasm_hooks::{HookEngineBuilder, InstalledHook, Protocol};
 
-use super::{Exit, report};
+use super::{Exit, opencode_plugin, report};
 
 /// Arguments of `wasm-hooks install` and `uninstall`.
 #[derive(Debug, Args)]
@@ -73,6 +73,8 @@ pub(crate) enum Agent {
     Copilot,
     /// Cursor.
     Cursor,
+    /// OpenCode (a plugin that runs wasm-hooks).
+    Opencode,
 }
 
 impl Agent {
@@ -83,6 +85,7 @@ impl Agent {
             Agent::Gemini => Protocol::Gemini,
             Agent::Copilot => Protocol::Copilot,
             Agent::Cursor => Protocol::Cursor,
+            Agent::Opencode => Protocol::OpenCode,
         }
     }
 
@@ -93,6 +96,7 @@ impl Agent {
             Agent::Gemini => "Gemini CLI",
             Agent::Copilot => "Copilot CLI",
             Agent::Cursor => "Cursor",
+            Agent::Opencode => "OpenCode",
         }
     }
 
@@ -104,6 +108,7 @@ impl Agent {
             Agent::Gemini => "gemini",
             Agent::Copilot => "copilot",
             Agent::Cursor => "cursor",
+            Agent::Opencode => "opencode",
         }
     }
 
@@ -116,6 +121,7 @@ impl Agent {
             Agent::Gemini => dir.join(".gemini/settings.json"),
             Agent::Copilot => dir.join(".github/hooks/wasm-hooks.json"),
             Agent::Cursor => dir.join(".cursor/hooks.json"),
+            Agent::Opencode => dir.join(".opencode/plugin/wasm-hooks.js"),
         }
     }
 
@@ -125,6 +131,7 @@ impl Agent {
         match self {
             Agent::Claude => Some(settings.with_file_name("settings.local.json")),
             Agent::Copilot => Some(settings.with_file_name("wasm-hooks.local.json")),
+            Agent::Opencode => Some(settings.with_file_name("wasm-hooks.local.js")),
             Agent::Codex | Agent::Gemini | Agent::Cursor => None,
         }
     }
@@ -154,6 +161,9 @@ impl Agent {
             (Agent::Cursor, _) => {
                 "next: Cursor runs a project's hooks only in a trusted workspace; its Hooks settings list them"
             }
+            (Agent::Opencode, _) => {
+                "next: OpenCode loads the plugin when it starts; a tool call or prompt wasm-hooks cannot answer is blocked"
+            }
         }
     }
 }
@@ -173,6 +183,11 @@ pub(crate) fn user_file(agent: Agent) -> anyhow::Result<PathBuf> {
         (Agent::Copilot, _, None) => {
             let home = std::env::var_os("HOME").context("--user: HOME is not set")?;
             return Ok(PathBuf::from(home).join(".copilot/hooks/wasm-hooks.json"));
+        }
+        (Agent::Opencode, _, _) => {
+            let config = wasm_hooks::xdg_dir("XDG_CONFIG_HOME", ".config")
+                .context("--user: neither XDG_CONFIG_HOME nor HOME is set")?;
+            return Ok(config.join("opencode/plugin/wasm-hooks.js"));
         }
         _ => {}
     }
@@ -341,14 +356,17 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<Exit> {
     let plan = args.plan()?;
     let protocol = args.agent.protocol();
     let text = read(&plan.file)?;
-    let mut message = match wasm_hooks::install_hooks(&text, protocol, &plan.hook)
+    let mut message = match installed(args.agent, &text, &plan.hook)
         .with_context(|| plan.file.display().to_string())?
     {
         Some(new) => {
             let backup = write(&plan.file, &text, &new)?;
+            let what = match args.agent {
+                Agent::Opencode => "a plugin".to_owned(),
+                _ => format!("{} events", protocol.installed_events().len()),
+            };
             format!(
-                "installed wasm-hooks on {} events in {}{}\n",
-                protocol.installed_events().len(),
+                "installed wasm-hooks on {what} in {}{}\n",
                 plan.file.display(),
                 backup_note(backup.as_deref())
             )
@@ -396,7 +414,7 @@ pub(crate) fn installs_in(project: &Path) -> Vec<String> {
             let Ok(text) = std::fs::read_to_string(&file) else {
                 continue;
             };
-            let Ok(Some((_, count))) = wasm_hooks::uninstall_hooks(&text, &ours) else {
+            let Ok(Some((_, count))) = removed(*agent, &text, &ours) else {
                 continue;
             };
             let failing = if agent.protocol().entries_fail_closed() {
@@ -407,8 +425,12 @@ pub(crate) fn installs_in(project: &Path) -> Vec<String> {
                     agent.name()
                 )
             };
+            let what = match agent {
+                Agent::Opencode => "a plugin".to_owned(),
+                _ => format!("{count} events"),
+            };
             lines.push(format!(
-                "{:<12} {} ({count} events): {failing}",
+                "{:<12} {} ({what}): {failing}",
                 agent.name(),
                 file.display()
             ));
@@ -432,7 +454,7 @@ fn leave_one_copy(args: &InstallArgs, plan: &Plan) -> anyhow::Result<String> {
             continue;
         }
         if let Some((new, removed)) =
-            wasm_hooks::uninstall_hooks(&text, &ours).with_context(|| file.display().to_string())?
+            removed(args.agent, &text, &ours).with_context(|| file.display().to_string())?
         {
             let backup = write(&file, &text, &new)?;
             message.push_str(&format!(
@@ -508,7 +530,7 @@ pub(crate) fn uninstall(args: InstallArgs) -> anyhow::Result<Exit> {
             continue;
         }
         if let Some((new, removed)) =
-            wasm_hooks::uninstall_hooks(&text, &hook).with_context(|| file.display().to_string())?
+            removed(args.agent, &text, &hook).with_context(|| file.display().to_string())?
         {
             let backup = write(&file, &text, &new)?;
             message.push_str(&format!(
@@ -528,6 +550,34 @@ pub(crate) fn uninstall(args: InstallArgs) -> anyhow::Result<Exit> {
     Ok(Exit::GoOn)
 }
 
+/// `text`, the agent's settings (or OpenCode's plugin), with `hook`
+/// installed; `None` when it already is.
+fn installed(agent: Agent, text: &str, hook: &InstalledHook) -> anyhow::Result<Option<String>> {
+    if let Agent::Opencode = agent {
+        if !text.is_empty() && !opencode_plugin::is_ours(text) {
+            bail!(
+                "a plugin of that name that `wasm-hooks install` did not write is there: left alone"
+            );
+        }
+        let plugin = opencode_plugin::text(hook)?;
+        return Ok((plugin != text).then_some(plugin));
+    }
+    Ok(wasm_hooks::install_hooks(text, agent.protocol(), hook)?)
+}
+
+/// `text` without `hook`'s entries (OpenCode's plugin: nothing, when it is
+/// ours), and how many; `None` when there were none.
+fn removed(
+    agent: Agent,
+    text: &str,
+    hook: &InstalledHook,
+) -> anyhow::Result<Option<(String, usize)>> {
+    if let Agent::Opencode = agent {
+        return Ok(opencode_plugin::is_ours(text).then(|| (String::new(), 1)));
+    }
+    Ok(wasm_hooks::uninstall_hooks(text, hook)?)
+}
+
 fn backup_note(backup: Option<&Path>) -> String {
     backup
         .map(|b| format!(" (the previous version is in {})", b.display()))
@@ -544,21 +594,31 @@ pub(crate) fn read(file: &Path) -> anyhow::Result<String> {
 }
 
 /// Keep the old text in `<file>.bak` (when there was one), then replace
-/// the file atomically (a temporary file renamed over it). Returns the
-/// backup's path.
+/// the file atomically (a temporary file renamed over it), or remove it
+/// when the new text is empty (an OpenCode plugin uninstalled). Returns
+/// the backup's path.
 pub(crate) fn write(file: &Path, old: &str, new: &str) -> anyhow::Result<Option<PathBuf>> {
     let dir = file
         .parent()
         .context("the settings file has no directory")?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let beside = |suffix: &str| {
+        let mut name = file.file_name().unwrap_or_default().to_owned();
+        name.push(suffix);
+        file.with_file_name(name)
+    };
     let backup = if old.is_empty() {
         None
     } else {
-        let backup = file.with_extension("json.bak");
+        let backup = beside(".bak");
         std::fs::write(&backup, old).with_context(|| format!("writing {}", backup.display()))?;
         Some(backup)
     };
-    let temporary = file.with_extension(format!("json.tmp-{}", std::process::id()));
+    if new.is_empty() {
+        std::fs::remove_file(file).with_context(|| format!("removing {}", file.display()))?;
+        return Ok(backup);
+    }
+    let temporary = beside(&format!(".tmp-{}", std::process::id()));
     std::fs::write(&temporary, new).with_context(|| format!("writing {}", temporary.display()))?;
     std::fs::rename(&temporary, file).with_context(|| format!("replacing {}", file.display()))?;
     Ok(backup)

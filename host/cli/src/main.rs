@@ -22,6 +22,7 @@ mod install;
 mod last_words;
 mod list;
 mod new;
+mod opencode_plugin;
 mod report;
 mod run;
 mod schema;

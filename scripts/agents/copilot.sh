@@ -1,0 +1,337 @@
+#!/usr/bin/env bash
+# GitHub Copilot CLI 1.0.102 against the fake model, offline.
+#
+#   scripts/agents/copilot.sh            the scenarios (PASS/FAIL; exit 1 on a FAIL)
+#   scripts/agents/copilot.sh capture    one payload per event into
+#                                        tests/fixtures/copilot-1.0.102/ (its own
+#                                        format, and claude-format/ for the
+#                                        repository's .claude/settings.json),
+#                                        and hook-environment.md
+#   scripts/agents/copilot.sh probe      what Copilot CLI does with chosen answers
+#
+# KEEP=1 keeps the temporary directory. Copilot CLI is run as
+#   COPILOT_OFFLINE=true COPILOT_PROVIDER_BASE_URL=http://127.0.0.1:PORT/v1
+#   COPILOT_PROVIDER_TYPE=openai COPILOT_MODEL=gpt-4.1
+#   GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true   (repo hooks in -p mode)
+#   copilot -p PROMPT --allow-all-tools --no-auto-update
+# with HOME and COPILOT_HOME in the temporary directory; it speaks OpenAI
+# Chat Completions (streamed) to the fake model.
+set -uo pipefail
+AGENT=copilot
+VERSION=1.0.102
+. "$(dirname "$0")/common.sh"
+
+LOADER=$(install_agent @github/copilot "$VERSION" copilot) || exit 1
+isolate_network "$0" "$@"
+FIXTURES=$REPO/tests/fixtures/copilot-$VERSION
+
+# The native binary itself (the npm loader only finds and starts it).
+case $(uname -m) in
+  x86_64 | amd64) ARCH=x64 ;;
+  aarch64 | arm64) ARCH=arm64 ;;
+  *) ARCH=unknown ;;
+esac
+COPILOT="$AGENTS_CACHE/@github/copilot@$VERSION/node_modules/@github/copilot-linux-$ARCH/copilot"
+[ -x "$COPILOT" ] || COPILOT=$LOADER
+
+EVENTS=(sessionStart sessionEnd userPromptSubmitted userPromptTransformed preToolUse
+  preMcpToolCall postToolUse postToolUseFailure errorOccurred agentStop subagentStart
+  subagentStop preCompact permissionRequest notification)
+CLAUDE_EVENTS=(SessionStart SessionEnd UserPromptSubmit PreToolUse PostToolUse
+  PostToolUseFailure PermissionRequest Notification Stop SubagentStart SubagentStop PreCompact)
+
+# copilot_setup: a git repository (repository hooks are read from its root),
+# COPILOT_HOME in the temporary home, and the environment that points
+# Copilot CLI at the fake model. The binary unpacks its JavaScript (235 MB)
+# on first start; COPILOT_PKG_CACHE_HOME keeps that out of every temporary
+# home.
+copilot_setup() {
+  git -C "$PROJ" init -q 2>/dev/null
+  mkdir -p "$HOME/.copilot" "$PROJ/.github/hooks"
+  agent_env COPILOT_HOME="$HOME/.copilot" COPILOT_PKG_CACHE_HOME="$AGENTS_CACHE/copilot-pkg" \
+    COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false \
+    COPILOT_PROVIDER_BASE_URL="${COPILOT_BASE_URL:-http://127.0.0.1:$FM_PORT/v1}" \
+    COPILOT_PROVIDER_TYPE=openai COPILOT_MODEL=gpt-4.1 \
+    GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true
+}
+
+# copilot_run NAME PROMPT [ARGS...]: one `copilot -p` run in $PROJ (90 s at
+# most), every tool allowed unless ARGS is `--ask` (then no --allow-all-tools).
+copilot_run() {
+  local name=$1 prompt=$2
+  shift 2
+  local allow=(--allow-all-tools)
+  if [ "${1:-}" = --ask ]; then allow=(); shift; fi
+  run_agent 90 "$name" "$COPILOT" -p "$prompt" "${allow[@]}" --no-auto-update "$@"
+}
+
+# The repository's hook file with one capture hook per event (Copilot CLI's
+# own format), or the Claude Code format in .claude/settings.json.
+write_capture_hooks() {
+  python3 - "$WORK/capture-hook.sh" "${EVENTS[@]}" >"$PROJ/.github/hooks/capture.json" <<'EOF'
+import json, sys
+hook = sys.argv[1]
+print(json.dumps({"version": 1, "hooks": {ev: [{"type": "command", "bash": f"{hook} {ev}", "timeoutSec": 30}]
+                                          for ev in sys.argv[2:]}}, indent=2))
+EOF
+}
+write_claude_capture_hooks() {
+  mkdir -p "$PROJ/.claude"
+  python3 - "$WORK/capture-hook.sh" "${CLAUDE_EVENTS[@]}" >"$PROJ/.claude/settings.json" <<'EOF'
+import json, sys
+hook = sys.argv[1]
+tools = {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"}
+print(json.dumps({"hooks": {ev: [dict({"matcher": "*"} if ev in tools else {},
+                                      hooks=[{"type": "command", "command": f"{hook} {ev}"}])]
+                            for ev in sys.argv[2:]}}, indent=2))
+EOF
+}
+
+# A stdio MCP server with one tool, `echo` (for preMcpToolCall).
+write_mcp_server() {
+  cat >"$WORK/mcp-echo.py" <<'EOF'
+import json, sys
+for line in sys.stdin:
+    if not line.strip():
+        continue
+    msg = json.loads(line)
+    if msg.get("id") is None:
+        continue
+    method = msg.get("method")
+    if method == "initialize":
+        res = {"protocolVersion": msg["params"].get("protocolVersion", "2024-11-05"),
+               "capabilities": {"tools": {}}, "serverInfo": {"name": "echo", "version": "1"}}
+    elif method == "tools/list":
+        res = {"tools": [{"name": "echo", "description": "echo text",
+                          "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
+                                          "required": ["text"]}}]}
+    elif method == "tools/call":
+        res = {"content": [{"type": "text", "text": "echo: " + json.dumps(msg["params"].get("arguments"))}]}
+    else:
+        res = {}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": res}) + "\n")
+    sys.stdout.flush()
+EOF
+  printf '{"mcpServers": {"echosrv": {"type": "local", "command": "python3", "args": ["%s"], "tools": ["*"]}}}\n' \
+    "$WORK/mcp-echo.py" >"$WORK/mcp-config.json"
+}
+
+# save_tool_variants OUTDIR SRCDIR EVENT...: besides <event>.json, one
+# <event>_<tool>.json for each other tool the event was seen with.
+save_tool_variants() {
+  python3 - "$WORK" "$@" <<'EOF'
+import glob, json, os, sys
+work, outdir, src, *events = sys.argv[1:]
+home = os.path.join(work, "home", "dev")
+def clean(s):
+    for a, b in [(os.path.realpath(home), "/home/dev"), (home, "/home/dev"), (work, "/tmp/work")]:
+        s = s.replace(a, b)
+    return s
+done = set()
+for f in sorted(glob.glob(os.path.join(src, "*.json")), key=lambda p: int(os.path.basename(p).split(".")[1])):
+    ev = os.path.basename(f).split(".")[0]
+    if ev not in events:
+        continue
+    obj = json.loads(clean(open(f).read()))
+    tool = obj.get("toolName") or obj.get("tool_name")
+    if not tool or (ev, tool) in done:
+        continue
+    first = not any(e == ev for e, _ in done)
+    done.add((ev, tool))
+    if first:
+        continue  # that one is <event>.json
+    name = f"{ev}_{tool.replace('/', '-')}.json"
+    with open(os.path.join(outdir, name), "w") as out:
+        out.write(json.dumps(obj, indent=2, ensure_ascii=False))
+    print(name, end=" ")
+EOF
+}
+
+# ---------------------------------------------------------------- capture
+
+capture() {
+  new_workdir copilot-capture
+  start_fake_model
+  copilot_setup
+  write_capture_hook
+  write_capture_hooks
+  write_mcp_server
+  echo hello >"$PROJ/README.md"
+
+  # Session 1: the shell, view, create, edit, and a view that fails.
+  set_script "{\"tool_calls\": [
+    {\"name\": \"bash\", \"input\": {\"command\": \"echo hi\", \"description\": \"say hi\"}},
+    {\"name\": \"view\", \"input\": {\"path\": \"$PROJ/README.md\"}},
+    {\"name\": \"create\", \"input\": {\"path\": \"$PROJ/new.txt\", \"file_text\": \"one\\n\"}},
+    {\"name\": \"edit\", \"input\": {\"path\": \"$PROJ/new.txt\", \"old_str\": \"one\", \"new_str\": \"two\"}},
+    {\"name\": \"view\", \"input\": {\"path\": \"$PROJ/missing.txt\"}}],
+    \"final_text\": \"done\"}"
+  copilot_run session1 "run a command and edit a file"
+  end_session session1
+  # Session 2: the same environment, for hook-environment.md.
+  set_script '{"tool_calls": [{"name": "bash", "input": {"command": "echo again", "description": "say again"}}], "final_text": "done"}'
+  copilot_run session2 "run one command"
+  end_session session2
+  # Session 3: a subagent (the explore agent has no `task` tool: its own
+  # first call of the script fails, then it answers).
+  set_script '{"tool_calls": [{"name": "task", "input": {"name": "helper", "prompt": "look around",
+    "agent_type": "explore", "description": "a sub task"}}], "final_text": "done"}'
+  copilot_run session3 "use a subagent"
+  end_session session3
+  # Session 4: an MCP tool.
+  set_script '{"tool_calls": [{"name": "echosrv-echo", "input": {"text": "hi"}}], "final_text": "done"}'
+  copilot_run session4 "use the echo tool" --additional-mcp-config "@$WORK/mcp-config.json"
+  end_session session4
+  # Session 5: no --allow-all-tools: nobody can approve, so Copilot notifies.
+  set_script '{"tool_calls": [{"name": "bash", "input": {"command": "rm -f no-such-file", "description": "remove"}}], "final_text": "done"}'
+  copilot_run session5 "run a command" --ask
+  end_session session5
+  # Session 6: /compact.
+  copilot_run session6 "/compact"
+  end_session session6
+  # Session 7: the model cannot be reached (a closed loopback port).
+  agent_env COPILOT_PROVIDER_BASE_URL=http://127.0.0.1:9/v1
+  copilot_run session7 "say hi"
+  agent_env COPILOT_PROVIDER_BASE_URL="http://127.0.0.1:$FM_PORT/v1"
+  end_session session7
+  # Session 8: the Claude Code format, from the repository's .claude/settings.json.
+  rm -f "$PROJ/.github/hooks/capture.json" "$PROJ/new.txt"
+  write_claude_capture_hooks
+  set_script "{\"tool_calls\": [
+    {\"name\": \"bash\", \"input\": {\"command\": \"echo hi\", \"description\": \"say hi\"}},
+    {\"name\": \"view\", \"input\": {\"path\": \"$PROJ/README.md\"}},
+    {\"name\": \"create\", \"input\": {\"path\": \"$PROJ/new.txt\", \"file_text\": \"one\\n\"}},
+    {\"name\": \"edit\", \"input\": {\"path\": \"$PROJ/new.txt\", \"old_str\": \"one\", \"new_str\": \"two\"}},
+    {\"name\": \"view\", \"input\": {\"path\": \"$PROJ/missing.txt\"}},
+    {\"name\": \"task\", \"input\": {\"name\": \"helper\", \"prompt\": \"look around\", \"agent_type\": \"explore\", \"description\": \"a sub task\"}}],
+    \"final_text\": \"done\"}"
+  copilot_run session8 "run a command and edit a file"
+  end_session session8
+
+  rm -rf "$FIXTURES"/*.json "$FIXTURES/claude-format"
+  mkdir -p "$FIXTURES/claude-format"
+  local s
+  say "session 1: $(save_captures "$FIXTURES" "$WORK/session1")"
+  say "  variants: $(save_tool_variants "$FIXTURES" "$WORK/session1" preToolUse postToolUse permissionRequest)"
+  say "session 3: $(save_captures "$FIXTURES" "$WORK/session3" subagentStart subagentStop)"
+  say "session 4: $(save_captures "$FIXTURES" "$WORK/session4" preMcpToolCall)"
+  say "session 5: $(save_captures "$FIXTURES" "$WORK/session5" notification)"
+  say "session 6: $(save_captures "$FIXTURES" "$WORK/session6" preCompact)"
+  say "session 7: $(save_captures "$FIXTURES" "$WORK/session7" errorOccurred)"
+  say "claude format: $(save_captures "$FIXTURES/claude-format" "$WORK/session8")"
+  say "  variants: $(save_tool_variants "$FIXTURES/claude-format" "$WORK/session8" PreToolUse PostToolUse)"
+  for s in 1 2 3 4 5 6 7 8; do say "session $s: exit $(cat "$WORK/session$s.rc")"; done
+  env_report "Copilot CLI $VERSION" "$WORK/session1.launch-env" \
+    "$WORK/session1" "$WORK/session2" >"$FIXTURES/hook-environment.md"
+  say "wrote $FIXTURES"
+}
+
+# ---------------------------------------------------------------- probe
+
+# cprobe LABEL EVENT ENTRY PROMPT SCRIPT [ARGS]: one session with one hook
+# (Copilot's own format unless EVENT is PascalCase) in the repository;
+# prints a table row of what happened.
+cprobe() {
+  local label=$1 event=$2 entry=$3 prompt=$4 script=$5
+  shift 5
+  rm -f "$WORK"/answers.* "$PROJ/original-ran" "$PROJ/rewritten-ran" "$PROJ/.github/hooks/"*.json
+  printf '{"version": 1, "hooks": {"%s": [%s]}}\n' "$event" "$entry" >"$PROJ/.github/hooks/probe.json"
+  set_script "$script"
+  copilot_run "probe-$label" "$prompt" "$@"
+  python3 - "$WORK" "$label" "$PROJ" <<'EOF'
+import glob, json, os, sys
+work, label, proj = sys.argv[1:]
+reqs = [json.loads(l) for l in open(os.path.join(work, "model-log.jsonl"))]
+reqs = [r for r in reqs if (r.get("reply") or {}).get("kind") in ("tool", "text")]
+saw = []
+for r in reqs[1:2]:
+    for m in r["body"].get("messages", [])[2:]:
+        if m.get("role") in ("tool", "user"):
+            saw.append(f"{m['role']}: " + str(m.get("content"))[:140])
+prompt_seen = any("PROBE-PROMPT" in json.dumps(r["body"]) for r in reqs)
+files = [f for f in ("original-ran", "rewritten-ran") if os.path.exists(os.path.join(proj, f))]
+out = open(os.path.join(work, f"probe-{label}.out")).read()
+said = [l.strip() for l in out.splitlines() if l.strip().startswith(("!", "✗", "└"))][:3]
+fired = len(glob.glob(os.path.join(work, "answers.*")))
+cell = lambda t: t.replace("|", "\\|").replace("\n", " ")[:220]
+print(f"| {label} | {' '.join(files) or '-'} | {fired} | {len(reqs)} | {'yes' if prompt_seen else 'no'} | "
+      f"{cell(' / '.join(saw) or '-')} | {cell(' / '.join(said))} |")
+EOF
+}
+
+probe() {
+  new_workdir copilot-probe
+  start_fake_model
+  copilot_setup
+  write_answer_hook
+  local H=$WORK/answer-hook.sh m
+  local TOUCH='{"tool_calls": [{"name": "bash", "input": {"command": "touch original-ran", "description": "touch"}}], "final_text": "done"}'
+  local TEXT='{"tool_calls": [], "final_text": "done"}'
+  # Copilot's own answers: a hook that records its input and prints one file.
+  local ANS='{"type": "command", "bash": "cat >'$WORK'/answers.$$; cat '$WORK'/probe-answer.json", "timeoutSec": 30}'
+  own() { printf '%s\n' "$1" >"$WORK/probe-answer.json"; printf '%s' "$ANS"; }
+  cat >"$WORK/slow-hook.sh" <<EOF
+#!/bin/sh
+cat >"$WORK/answers.\$\$"
+sleep 5
+echo '{"permissionDecision": "deny", "decision": "block", "reason": "late"}'
+EOF
+  chmod +x "$WORK/slow-hook.sh"
+  echo "| probe | files made | hook ran | model requests | prompt reached the model | the model got (2nd request) | copilot said |"
+  echo "|---|---|---|---|---|---|---|"
+  cprobe pre-deny preToolUse "$(own '{"permissionDecision":"deny","permissionDecisionReason":"probe-deny-reason"}')" PROBE-PROMPT "$TOUCH"
+  cprobe pre-ask preToolUse "$(own '{"permissionDecision":"ask","permissionDecisionReason":"probe-ask-reason"}')" PROBE-PROMPT "$TOUCH"
+  cprobe pre-allow-noflag preToolUse "$(own '{"permissionDecision":"allow"}')" PROBE-PROMPT "$TOUCH" --ask
+  cprobe pre-modifiedArgs preToolUse "$(own '{"modifiedArgs":{"command":"touch rewritten-ran","description":"t"}}')" PROBE-PROMPT "$TOUCH"
+  cprobe pre-hookSpecificOutput preToolUse "$(own '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}')" PROBE-PROMPT "$TOUCH"
+  cprobe pre-context preToolUse "$(own '{"additionalContext":"probe-context"}')" PROBE-PROMPT "$TOUCH"
+  cprobe post-modifiedResult postToolUse "$(own '{"modifiedResult":{"resultType":"success","textResultForLlm":"probe-modified-result"}}')" PROBE-PROMPT "$TOUCH"
+  cprobe post-block postToolUse "$(own '{"decision":"block","reason":"probe-block-reason"}')" PROBE-PROMPT "$TOUCH"
+  cprobe perm-deny permissionRequest "$(own '{"behavior":"deny","message":"probe-deny-reason"}')" PROBE-PROMPT "$TOUCH"
+  cprobe perm-allow-over-deny-rule permissionRequest "$(own '{"behavior":"allow"}')" PROBE-PROMPT "$TOUCH" --deny-tool 'shell(touch)'
+  cprobe prompt-block userPromptSubmitted "$(own '{"decision":"block","reason":"probe-block-reason"}')" PROBE-PROMPT "$TEXT"
+  cprobe prompt-deny userPromptSubmitted "$(own '{"permissionDecision":"deny","permissionDecisionReason":"probe-deny-reason"}')" PROBE-PROMPT "$TEXT"
+  cprobe prompt-modifiedPrompt userPromptSubmitted "$(own '{"modifiedPrompt":"a replaced prompt"}')" PROBE-PROMPT "$TEXT"
+  cprobe stop-block agentStop "$(own '{"decision":"block","reason":"probe-block-reason"}')" PROBE-PROMPT "$TEXT"
+  for m in exit2 exit1; do
+    cprobe "pre-$m" preToolUse "{\"type\": \"command\", \"bash\": \"$H preToolUse $m\", \"timeoutSec\": 30}" PROBE-PROMPT "$TOUCH"
+    cprobe "prompt-$m" userPromptSubmitted "{\"type\": \"command\", \"bash\": \"$H userPromptSubmitted $m\", \"timeoutSec\": 30}" PROBE-PROMPT "$TEXT"
+  done
+  for m in preToolUse userPromptSubmitted; do
+    local s=$TOUCH
+    [ "$m" = userPromptSubmitted ] && s=$TEXT
+    cprobe "$m-missing-bash" "$m" '{"type": "command", "bash": "/nonexistent/wasm-hooks-hook", "timeoutSec": 30}' PROBE-PROMPT "$s"
+    cprobe "$m-missing-exec" "$m" '{"type": "command", "exec": "/nonexistent/wasm-hooks-hook", "args": ["x"], "timeoutSec": 30}' PROBE-PROMPT "$s"
+    cprobe "$m-timeout" "$m" "{\"type\": \"command\", \"bash\": \"$WORK/slow-hook.sh\", \"timeoutSec\": 1}" PROBE-PROMPT "$s"
+  done
+}
+
+# ---------------------------------------------------------------- scenarios
+
+agent_run() { copilot_run "$@"; }
+shell_call() {
+  python3 -c 'import json, sys; print(json.dumps({"name": "bash", "input": {"command": sys.argv[1], "description": "run it"}}))' "$1"
+}
+# The repository's .github/hooks/wasm-hooks.json (read in -p mode because of
+# GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true).
+install_hooks() {
+  (cd "$PROJ" && wasm-hooks install copilot >"$WORK/install.out" 2>&1) ||
+    { cat "$WORK/install.out" >&2; return 1; }
+  ls "$PROJ"/.github/hooks/*.json >/dev/null 2>&1 || { say "copilot: install wrote no hook file"; return 1; }
+}
+
+scenarios() {
+  new_workdir copilot
+  start_fake_model
+  copilot_setup
+  run_scenarios
+}
+
+# ---------------------------------------------------------------- main
+
+case "${1:-scenarios}" in
+  capture) capture ;;
+  probe) probe ;;
+  scenarios) scenarios ;;
+  *) die "usage: $0 [scenarios|capture|probe]" ;;
+esac
