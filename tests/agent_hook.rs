@@ -123,9 +123,9 @@ fn pre_tool_use_deny_allow_modify_context_stop() {
             command(
                 r#"echo '{"action": "modify", "modified_args": {"command": "echo rewritten"}}'"#,
             ),
-            // No hook approved the new input: Claude Code asks the person.
+            // No hook approved the new input: Claude Code gets it with no
+            // decision, applies it, and its own permission check decides.
             json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                "permissionDecision": "ask", "permissionDecisionReason": "a hook rewrote the tool input, and no hook approved the new input",
                 "updatedInput": {"command": "echo rewritten"}}}),
         ),
         (
