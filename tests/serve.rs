@@ -108,8 +108,8 @@ async fn modify_context_stop_and_a_timeout_over_http() {
     let cases = [
         (
             command(r#"echo '{"action": "modify", "modified_args": {"command": "ls -a"}}'"#),
-            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask",
-                "permissionDecisionReason": "a hook rewrote the tool input, and no hook approved the new input", "updatedInput": {"command": "ls -a"}}}),
+            // Unapproved: no decision, Claude Code's own check decides.
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "ls -a"}}}),
         ),
         (
             command(r#"echo '{"hookSpecificOutput": {"additionalContext": "note"}}'"#),
