@@ -575,7 +575,7 @@ run_scenarios() {
   # for every session (the daemon's key must not change with the session).
   local daemons
   daemons=$(find "$XDG_RUNTIME_DIR/wasm-hooks" -name '*.lock' 2>/dev/null | wc -l)
-  if ! grep -rqs "wasm-hooks-hook" "$PROJ/.claude" "$PROJ/.codex" "$PROJ/.gemini"; then
+  if ! grep -rqs "wasm-hooks-hook" "$PROJ/.claude" "$PROJ/.codex" "$PROJ/.gemini" "$PROJ/.github/hooks" "$PROJ/.opencode/plugin" "$PROJ/.cursor"; then
     record "8 one warm daemon" FAIL "install did not write wasm-hooks-hook: $(cat "$WORK/install.out")"
   elif [ "$daemons" = 1 ]; then
     record "8 one warm daemon" PASS

@@ -14,6 +14,10 @@ import { spawnSync } from "node:child_process";
 const COMMAND = __COMMAND__;
 const TIMEOUT_MS = __TIMEOUT_MS__;
 const GUARDS = new Set(["tool.execute.before", "chat.message"]);
+const SESSION_EVENTS = ["session.created", "session.idle", "session.deleted", "session.compacted", "session.error"];
+
+/** Context for a session's first prompt, from its session.created. */
+const startContext = new Map();
 
 /** Ask wasm-hooks about one hook call; its answer, or `{failed}`. */
 function ask(event) {
@@ -32,6 +36,17 @@ function ask(event) {
     return JSON.parse(run.stdout || "{}") ?? {};
   } catch {
     return { failed: `wasm-hooks answered what is not JSON: ${run.stdout.slice(0, 200)}` };
+  }
+}
+
+/** The text of the session's last assistant message, if it can be had. */
+async function lastAssistantMessage(client, sessionID) {
+  try {
+    const { data } = await client.session.messages({ path: { id: sessionID } });
+    const last = (data ?? []).filter((m) => m.info?.role === "assistant").at(-1);
+    return last?.parts?.filter((p) => p.type === "text").map((p) => p.text).join("\n");
+  } catch {
+    return undefined;
   }
 }
 
@@ -63,15 +78,20 @@ export const WasmHooks = async ({ client, directory }) => ({
   },
   "chat.message": async (input, output) => {
     const answer = decide("chat.message", { cwd: directory, input, output });
-    if (answer.context) {
-      const { id: messageID, sessionID } = output.message;
-      output.parts.push({ type: "text", text: answer.context, synthetic: true, messageID, sessionID, id: `prt_wasmhooks_${Date.now()}` });
-    }
+    const { id: messageID, sessionID } = output.message;
+    const context = [startContext.get(sessionID), answer.context].filter(Boolean);
+    startContext.delete(sessionID);
+    context.forEach((text, n) => {
+      // A part needs an id of its own, or OpenCode refuses the message.
+      output.parts.push({ type: "text", text, synthetic: true, messageID, sessionID, id: `prt_wasmhooks_${Date.now()}_${n}` });
+    });
   },
   event: async ({ event }) => {
-    if (!["session.created", "session.idle", "session.deleted", "session.compacted", "session.error"].includes(event.type)) return;
-    const answer = decide(event.type, { cwd: directory, event });
+    if (!SESSION_EVENTS.includes(event.type)) return;
     const sessionID = event.properties?.sessionID ?? event.properties?.info?.id;
+    const said = event.type === "session.idle" && sessionID ? await lastAssistantMessage(client, sessionID) : undefined;
+    const answer = decide(event.type, { cwd: directory, event, last_assistant_message: said });
+    if (answer.context && event.type === "session.created") startContext.set(sessionID, answer.context);
     if (answer.prompt && event.type === "session.idle" && sessionID) {
       await client.session.prompt({ path: { id: sessionID }, body: { parts: [{ type: "text", text: answer.prompt }] } });
     }

@@ -36,7 +36,8 @@ const SHELL_VARIABLES: [&str; 2] = ["_", "SHLVL"];
 /// hook-environment.md): Claude Code 2.1.332's session id, pid, messaging
 /// socket and token, notes directory, env file and effort, which differ
 /// between sessions or come on some events only; Gemini CLI 0.61's session
-/// id and plans directory; and the shell's `PWD`. (Codex 0.169 sets none.)
+/// id and plans directory; Copilot CLI's per-call trace context; and the
+/// shell's `PWD`. (Codex 0.169 sets none.)
 pub(crate) const REQUEST_VARIABLES: &[&str] = &[
     "CLAUDE_CODE_CHILD_NOTES_DIR",
     "CLAUDE_CODE_MESSAGING_SOCKET",
@@ -45,6 +46,7 @@ pub(crate) const REQUEST_VARIABLES: &[&str] = &[
     "CLAUDE_EFFORT",
     "CLAUDE_ENV_FILE",
     "CLAUDE_PID",
+    "COPILOT_TRACEPARENT",
     "GEMINI_PLANS_DIR",
     "GEMINI_SESSION_ID",
     "OLDPWD",

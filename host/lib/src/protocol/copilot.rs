@@ -7,17 +7,22 @@
 //! becomes RFC 3339 (the original kept in `agent_timestamp`), `toolName`
 //! is renamed as Copilot itself renames for Claude-format hooks (`bash` is
 //! `Bash`, `view` `Read`, `create` `Write`, `edit` `Edit`) with the
-//! original in `agent_tool_name`, `toolArgs` (an object, or JSON text) is
-//! `tool_input`, `toolResult` is `tool_response`; `traceparent` stays.
+//! original in `agent_tool_name`, `toolArgs` (`toolInput` on
+//! `permissionRequest`) is `tool_input`, `toolResult` is `tool_response`;
+//! `traceparent` (sent when Copilot's OpenTelemetry is on) stays. Its
+//! `agentStop` carries no last assistant message: it is read from the end
+//! of the session's `events.jsonl` (`transcriptPath`), where Copilot CLI
+//! wrote it before the hook ran.
 //!
 //! Answers: `permissionDecision` allow / deny / ask with
 //! `permissionDecisionReason`, and `modifiedArgs` for a rewrite
 //! (`preToolUse`); `behavior` on `permissionRequest`; `decision: "block"`
-//! with a `reason` on `agentStop` / `subagentStop` (another turn);
-//! `modifiedResult` and `additionalContext` on `postToolUse`;
-//! `additionalContext` on `sessionStart`, `subagentStart` and
-//! `notification`. A command hook cannot block a prompt in Copilot CLI
-//! (it drops their output): a deny there is reported, not obeyed.
+//! with a `reason` on `userPromptSubmitted` (the prompt is not sent),
+//! `agentStop` / `subagentStop` (another turn) and `postToolUse` (the
+//! model is told the result was blocked); `modifiedResult` on
+//! `postToolUse`; `additionalContext` where Copilot CLI reads it (observed:
+//! `preToolUse`, `postToolUse`, `postToolUseFailure`,
+//! `userPromptSubmitted`, `sessionStart`, `subagentStart`).
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -64,6 +69,7 @@ const FIELDS: &[(&str, &str)] = &[
     ("sessionId", "session_id"),
     ("toolName", "tool_name"),
     ("toolArgs", "tool_input"),
+    ("toolInput", "tool_input"),
     ("toolResult", "tool_response"),
     ("transcriptPath", "transcript_path"),
     ("stopReason", "stop_reason"),
@@ -135,7 +141,98 @@ pub(super) fn decode(value: Value) -> Result<Event, EventError> {
         record.insert("tool_input".into(), input);
     }
     rename_tool(&mut record);
+    if name == EventName::Stop {
+        last_assistant_message(&mut record);
+    }
     Event::from_record(name, record)
+}
+
+/// A Claude-format payload as Copilot CLI sends it to the repository's
+/// `.claude/settings.json` hooks, made whole: its PostToolUse's
+/// `tool_result` is also the `tool_response` Claude Code sends, and its
+/// Stop (which has Copilot's `stop_reason`) gets the last assistant message
+/// from the transcript. Any other payload is left as it is.
+pub(super) fn in_claude_format(mut value: Value) -> Value {
+    let Value::Object(record) = &mut value else {
+        return value;
+    };
+    if !record.contains_key("tool_response")
+        && let Some(result) = record.get("tool_result").cloned()
+    {
+        record.insert("tool_response".into(), result);
+    }
+    if record.get("hook_event_name").is_some_and(|n| n == "Stop")
+        && record.contains_key("stop_reason")
+    {
+        last_assistant_message(record);
+    }
+    value
+}
+
+/// The most of a transcript's end read for its last assistant message.
+const TRANSCRIPT_TAIL: u64 = 1 << 20;
+
+/// How often, and how long apart, the transcript is read again while the
+/// turn's answer is not in it yet: Copilot CLI writes it as the hook
+/// starts, not always before (seen: 3 ms after).
+const TRANSCRIPT_TRIES: u32 = 10;
+const TRANSCRIPT_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Fill in `last_assistant_message` from the end of Copilot CLI's
+/// `events.jsonl` (`transcript_path`): the `data.content` of the last
+/// `assistant.message` after the last `user.message`. Nothing when the
+/// record has one, or the file cannot be read or holds none (after a few
+/// short waits for it to be written).
+pub(super) fn last_assistant_message(record: &mut Map<String, Value>) {
+    if record.contains_key("last_assistant_message") {
+        return;
+    }
+    let Some(path) = record.get("transcript_path").and_then(Value::as_str) else {
+        return;
+    };
+    let path = std::path::PathBuf::from(path);
+    for attempt in 0..TRANSCRIPT_TRIES {
+        match turn_answer(&path) {
+            Some(Some(said)) => {
+                record.insert("last_assistant_message".into(), said.into());
+                return;
+            }
+            Some(None) if attempt + 1 < TRANSCRIPT_TRIES => std::thread::sleep(TRANSCRIPT_WAIT),
+            _ => return,
+        }
+    }
+}
+
+/// The content of the last `assistant.message` after the last
+/// `user.message` in the transcript's tail: `None` when it cannot be read,
+/// `Some(None)` when the turn's answer (or the file) is not there (yet).
+fn turn_answer(path: &std::path::Path) -> Option<Option<String>> {
+    use std::io::{Read as _, Seek as _};
+    let mut file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(None),
+        Err(_) => return None,
+    };
+    let length = file.metadata().map_or(0, |m| m.len());
+    file.seek(std::io::SeekFrom::Start(
+        length.saturating_sub(TRANSCRIPT_TAIL),
+    ))
+    .ok()?;
+    let mut tail = String::new();
+    file.take(TRANSCRIPT_TAIL).read_to_string(&mut tail).ok()?;
+    for line in tail.lines().rev() {
+        let Ok(entry) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        match entry["type"].as_str() {
+            Some("assistant.message") => {
+                return Some(entry["data"]["content"].as_str().map(str::to_owned));
+            }
+            Some("user.message") => return Some(None),
+            _ => {}
+        }
+    }
+    Some(None)
 }
 
 fn rename_tool(record: &mut Map<String, Value>) {
@@ -171,7 +268,11 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
             }
             _ => {}
         },
-        EventName::Stop | EventName::SubagentStop => {
+        EventName::Stop
+        | EventName::SubagentStop
+        | EventName::UserPromptSubmit
+        | EventName::PostToolUse
+        | EventName::PostToolUseFailure => {
             if let Some(reason) = blocking {
                 answer.decision = Some("block");
                 answer.reason = Some(reason);
@@ -191,10 +292,12 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
     }
     answer.additional_context = draft.context(matches!(
         name,
-        EventName::PostToolUse
+        EventName::PreToolUse
+            | EventName::PostToolUse
+            | EventName::PostToolUseFailure
+            | EventName::UserPromptSubmit
             | EventName::SessionStart
             | EventName::SubagentStart
-            | EventName::Notification
     ));
     draft.finish(&answer)
 }
@@ -259,7 +362,32 @@ mod tests {
     }
 
     #[test]
-    fn a_stop_goes_on_a_result_is_rewritten_and_a_prompt_deny_is_reported() {
+    fn the_last_assistant_message_is_read_from_the_end_of_the_transcript() {
+        let dir = tempfile::tempdir().unwrap();
+        let transcript = dir.path().join("events.jsonl");
+        std::fs::write(
+            &transcript,
+            [
+                json!({"type": "assistant.message", "data": {"content": "first"}}),
+                json!({"type": "assistant.message", "data": {"content": "All done."}}),
+                json!({"type": "session.idle", "data": {}}),
+            ]
+            .map(|l| l.to_string())
+            .join("\n"),
+        )
+        .unwrap();
+        let stop = decode(json!({"hook_event_name": "agentStop",
+            "transcriptPath": transcript, "stopReason": "end_turn"}))
+        .unwrap();
+        assert_eq!(stop.record()["last_assistant_message"], "All done.");
+        let missing = decode(json!({"hook_event_name": "agentStop",
+            "transcriptPath": dir.path().join("gone.jsonl")}))
+        .unwrap();
+        assert!(missing.record().get("last_assistant_message").is_none());
+    }
+
+    #[test]
+    fn a_stop_goes_on_a_result_is_rewritten_and_a_prompt_is_blocked() {
         let stop =
             decode(json!({"hook_event_name": "agentStop", "stopReason": "end_turn"})).unwrap();
         assert_eq!(stop.name(), EventName::Stop);
@@ -286,12 +414,9 @@ mod tests {
         );
         let prompt =
             decode(json!({"hook_event_name": "userPromptSubmitted", "prompt": "x"})).unwrap();
-        let answer = encode(&prompt, &block);
-        assert_eq!(answer.body, json!({}));
-        assert!(
-            answer.stderr[0].contains("cannot be blocked"),
-            "{:?}",
-            answer.stderr
+        assert_eq!(
+            encode(&prompt, &block).body,
+            json!({"decision": "block", "reason": "tests fail"})
         );
     }
 }

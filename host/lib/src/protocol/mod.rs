@@ -90,7 +90,9 @@ impl Protocol {
     /// When it is not an event record.
     pub fn decode(self, value: Value) -> Result<Event, EventError> {
         match self {
-            Protocol::Claude | Protocol::Codex => Event::from_agent_json(value),
+            Protocol::Claude | Protocol::Codex => {
+                Event::from_agent_json(copilot::in_claude_format(value))
+            }
             Protocol::Gemini => gemini::decode(value),
             Protocol::Copilot => copilot::decode(value),
             Protocol::Cursor => cursor::decode(value),

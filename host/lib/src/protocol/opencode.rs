@@ -10,7 +10,9 @@
 //! `chat.message` UserPromptSubmit (its text parts are the `prompt`),
 //! `session.created` SessionStart, `session.idle` Stop,
 //! `session.deleted` SessionEnd, `session.compacted` PostCompact,
-//! `session.error` Error. Tools get Claude Code's names (`bash` is
+//! `session.error` Error (the plugin adds `session.idle`'s
+//! `last_assistant_message`, which it asks OpenCode for). Tools get Claude
+//! Code's names (`bash` is
 //! `Bash`), and their camelCase arguments its snake_case ones (`filePath`
 //! is `file_path`), both ways: a rewrite goes back in OpenCode's.
 //!
@@ -18,7 +20,8 @@
 //! run, the prompt is not sent), `{"args": {…}}` (the tool runs with
 //! these), `{"output": text}` (the model reads this instead),
 //! `{"context": text}` (added for the model: a text part of the prompt,
-//! or after a tool's output), `{"prompt": text}` (on `session.idle`: the
+//! the session's first one for `session.created`, or after a tool's
+//! output), `{"prompt": text}` (on `session.idle`: the
 //! session goes on with this prompt), and `{"messages": […]}` for the
 //! person.
 
@@ -231,9 +234,11 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
                 _ => plain_text(output).into_owned(),
             });
     }
+    // SessionStart's context the plugin adds to the session's first
+    // prompt.
     answer.context = draft.context(matches!(
         name,
-        EventName::UserPromptSubmit | EventName::PostToolUse
+        EventName::UserPromptSubmit | EventName::PostToolUse | EventName::SessionStart
     ));
     let common = draft.common();
     answer.messages.extend(common.system_message);
