@@ -203,8 +203,42 @@ fn is_deny(protocol: &str, answered: &Answered) -> bool {
             "gemini" => body["decision"] == "deny",
             "copilot" => body["permissionDecision"] == "deny",
             "cursor" => body["permission"] == "deny",
+            "opencode" => body["block"].is_string(),
             _ => unreachable!(),
         }
+}
+
+/// A captured payload as the installed hook gets it: Copilot CLI's own
+/// input names no event (the installed command does, `--agent-event`),
+/// and the OpenCode plugin adds the hook's name to what OpenCode hands it.
+/// `None` for a capture of a hook the plugin does not forward.
+fn as_installed(protocol: &str, name: &str, mut payload: Value) -> Option<(Value, Vec<String>)> {
+    let event = name.split('_').next().unwrap_or(name);
+    match protocol {
+        "copilot" => Some((payload, vec!["--agent-event".into(), event.into()])),
+        "opencode" => {
+            let hook = event.strip_prefix("event.").unwrap_or(event);
+            let forwarded = ["tool.execute.before", "tool.execute.after", "chat.message"]
+                .contains(&hook)
+                || ["session.created", "session.idle", "session.error"].contains(&hook);
+            forwarded.then(|| {
+                payload["hook_event_name"] = json!(hook);
+                (payload, Vec::new())
+            })
+        }
+        _ => Some((payload, Vec::new())),
+    }
+}
+
+/// Where a payload of `protocol` holds a shell call's command, if it is one.
+fn shell_command<'a>(protocol: &str, name: &str, payload: &'a mut Value) -> Option<&'a mut Value> {
+    let input = match protocol {
+        "copilot" => payload.get_mut("toolArgs"),
+        "opencode" => payload.get_mut("output").and_then(|o| o.get_mut("args")),
+        "cursor" if name == "beforeShellExecution" => Some(payload),
+        _ => payload.get_mut("tool_input"),
+    }?;
+    input.get_mut("command")
 }
 
 /// Every captured payload of every agent is read (none is answered as
@@ -214,6 +248,7 @@ fn is_deny(protocol: &str, answered: &Answered) -> bool {
 #[test]
 fn every_agents_payloads_are_read_and_every_shell_call_meets_one_bash_guard() {
     let file = rm_rf_guard(json!({}));
+    let config = file.path.to_str().unwrap();
     let mut denied = Vec::new();
     for (dir, protocol) in [
         ("claude-code-2.1.197", "claude"),
@@ -221,34 +256,33 @@ fn every_agents_payloads_are_read_and_every_shell_call_meets_one_bash_guard() {
         ("claude-code-2.1.332", "claude"),
         ("codex-0.169", "codex"),
         ("gemini-cli-0.61", "gemini"),
+        ("copilot-1.0.102", "copilot"),
+        ("copilot-1.0.102/claude-format", "claude"),
+        ("opencode-1.18.33", "opencode"),
         ("cursor-docs", "cursor"),
     ] {
-        for (name, mut payload) in payloads(dir) {
-            let answered = hook(protocol, &file.path, &payload);
+        for (name, payload) in payloads(dir) {
+            let Some((mut payload, extra)) = as_installed(protocol, &name, payload) else {
+                continue;
+            };
+            let mut args = vec!["hook", "--protocol", protocol, "--config", config];
+            args.extend(extra.iter().map(String::as_str));
+            let answered = answer("wasm-hooks", &args, &payload);
             assert!(
                 answered.code == 0 && !answered.stderr.contains("the event on stdin"),
                 "{dir}/{name}: {} {}",
                 answered.code,
                 answered.stderr
             );
-            let shell = payload
-                .get("tool_input")
-                .and_then(|input| input.get("command"))
-                .is_some()
-                || name == "beforeShellExecution";
-            let before = name.starts_with("Pre")
-                || name.starts_with("Before")
-                || name.starts_with("pre")
-                || name.starts_with("before");
-            if !(shell && before) {
+            let before = ["Pre", "Before", "pre", "before", "tool.execute.before"]
+                .iter()
+                .any(|p| name.starts_with(p));
+            let Some(command) = shell_command(protocol, &name, &mut payload).filter(|_| before)
+            else {
                 continue;
-            }
-            if let Some(input) = payload.get_mut("tool_input").and_then(Value::as_object_mut) {
-                input.insert("command".into(), json!("rm -rf victim"));
-            } else {
-                payload["command"] = json!("rm -rf victim");
-            }
-            let answered = hook(protocol, &file.path, &payload);
+            };
+            *command = json!("rm -rf victim");
+            let answered = answer("wasm-hooks", &args, &payload);
             assert!(
                 is_deny(protocol, &answered),
                 "{dir}/{name}: {:?} {}",
@@ -265,6 +299,9 @@ fn every_agents_payloads_are_read_and_every_shell_call_meets_one_bash_guard() {
         "claude-code-2.1.332/PreToolUse",
         "codex-0.169/PreToolUse",
         "gemini-cli-0.61/BeforeTool",
+        "copilot-1.0.102/preToolUse",
+        "copilot-1.0.102/claude-format/PreToolUse",
+        "opencode-1.18.33/tool.execute.before",
         "cursor-docs/beforeShellExecution",
         "cursor-docs/preToolUse",
     ] {

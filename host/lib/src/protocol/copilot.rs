@@ -113,13 +113,18 @@ pub(super) fn decode(value: Value) -> Result<Event, EventError> {
     else {
         return Event::from_agent_json(Value::Object(record));
     };
-    let Some(name) = EVENTS
+    let own = EVENTS
         .iter()
         .find(|(copilot, _)| *copilot == agent)
-        .map(|(_, name)| *name)
-    else {
-        // A Claude-format name (`PreToolUse`, from a PascalCase entry), or
-        // one this version does not know.
+        .map(|(_, name)| *name);
+    let Some(name) = own.or_else(|| {
+        // Copilot's own input under a Claude name (`notification` says
+        // `"hook_event_name": "Notification"` beside its camelCase fields).
+        record
+            .contains_key("sessionId")
+            .then(|| EventName::parse(&agent).unwrap_or(EventName::Unlisted))
+    }) else {
+        // A Claude-format payload (from a PascalCase entry).
         return Event::from_agent_json(Value::Object(record));
     };
     record.insert("agent_event_name".into(), agent.into());
@@ -145,6 +150,35 @@ pub(super) fn decode(value: Value) -> Result<Event, EventError> {
         last_assistant_message(&mut record);
     }
     Event::from_record(name, record)
+}
+
+/// Copilot CLI's own camelCase input on its Claude path (the repository's
+/// `.claude/settings.json`): its PermissionRequest (`hookName`) and
+/// SubagentStart (`agentName`, no name at all) come that way. `Ok` with
+/// the event named, ready for [`decode`]; anything else back as `Err`.
+pub(super) fn own_shape_in_claude_path(mut value: Value) -> Result<Value, Value> {
+    let Value::Object(record) = &mut value else {
+        return Err(value);
+    };
+    if record.contains_key("hook_event_name") || !record.contains_key("sessionId") {
+        return Err(value);
+    }
+    let name = match record.get("hookName").and_then(Value::as_str) {
+        Some(name) => name.to_owned(),
+        None if record.contains_key("agentName") => "subagentStart".to_owned(),
+        None => return Err(value),
+    };
+    record.insert("hook_event_name".into(), name.into());
+    Ok(value)
+}
+
+/// Whether `event` was read from Copilot CLI's own shape (by [`decode`]).
+pub(super) fn read_as_copilot(event: &Event) -> bool {
+    event
+        .record()
+        .get("agent_event_name")
+        .and_then(Value::as_str)
+        .is_some_and(|name| EVENTS.iter().any(|(copilot, _)| *copilot == name))
 }
 
 /// A Claude-format payload as Copilot CLI sends it to the repository's
@@ -358,6 +392,41 @@ mod tests {
         assert_eq!(
             encode(&event, &rewritten).body,
             json!({"modifiedArgs": {"command": "echo rewritten"}})
+        );
+    }
+
+    #[test]
+    fn copilots_own_shape_on_its_claude_path_is_read_and_answered_in_that_shape() {
+        use crate::Protocol;
+        let request = json!({"hookName": "permissionRequest", "sessionId": "s",
+            "timestamp": 1_795_629_415_274_u64, "cwd": "/p", "toolName": "bash",
+            "toolInput": {"command": "rm -rf victim"}, "permissionSuggestions": []});
+        let event = Protocol::Claude.decode(request).unwrap();
+        assert_eq!(event.name(), EventName::PermissionRequest);
+        assert_eq!(event.tool_name(), Some("Bash"));
+        let deny = Outcome {
+            verdict: Verdict::Deny {
+                reason: "no".into(),
+            },
+            ..Outcome::proceed()
+        };
+        assert_eq!(
+            Protocol::Claude.encode(&event, &deny).body,
+            json!({"behavior": "deny", "message": "no"})
+        );
+        let subagent = json!({"sessionId": "s", "timestamp": 1_u64, "cwd": "/p",
+            "agentName": "explore", "agent_id": "a1", "agent_type": "explore"});
+        let event = Protocol::Claude.decode(subagent).unwrap();
+        assert_eq!(event.name(), EventName::SubagentStart);
+        let claude = Protocol::Claude
+            .decode(
+                json!({"hook_event_name": "PostToolUse", "tool_name": "Bash",
+                "tool_result": {"result_type": "success", "text_result_for_llm": "hi"}}),
+            )
+            .unwrap();
+        assert_eq!(
+            claude.record()["tool_response"]["text_result_for_llm"],
+            "hi"
         );
     }
 

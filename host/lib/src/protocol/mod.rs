@@ -90,9 +90,10 @@ impl Protocol {
     /// When it is not an event record.
     pub fn decode(self, value: Value) -> Result<Event, EventError> {
         match self {
-            Protocol::Claude | Protocol::Codex => {
-                Event::from_agent_json(copilot::in_claude_format(value))
-            }
+            Protocol::Claude | Protocol::Codex => match copilot::own_shape_in_claude_path(value) {
+                Ok(copilot) => copilot::decode(copilot),
+                Err(value) => Event::from_agent_json(copilot::in_claude_format(value)),
+            },
             Protocol::Gemini => gemini::decode(value),
             Protocol::Copilot => copilot::decode(value),
             Protocol::Cursor => cursor::decode(value),
@@ -107,6 +108,9 @@ impl Protocol {
             return unlisted(event, outcome);
         }
         match self {
+            // Copilot CLI's own shape, met on its Claude path: answered in
+            // that shape too.
+            Protocol::Claude if copilot::read_as_copilot(event) => copilot::encode(event, outcome),
             Protocol::Claude => claude::encode(event, outcome, claude::Dialect::Claude),
             Protocol::Codex => claude::encode(event, outcome, claude::Dialect::Codex),
             Protocol::Gemini => gemini::encode(event, outcome),
