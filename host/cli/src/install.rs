@@ -153,10 +153,10 @@ impl Agent {
                 "next: Gemini CLI runs hooks only in a trusted folder: trust the folder when Gemini CLI asks, or with `/permissions trust`"
             }
             (Agent::Copilot, false) => {
-                "next: Copilot CLI reads the repository's hooks when a session starts (in `copilot -p`, only with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true); note: its command hooks cannot block a prompt (it drops their answer on userPromptSubmitted)"
+                "next: Copilot CLI reads the repository's hooks when a session starts (in `copilot -p`, only with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true); note: a hook that times out lets the tool run there, so keep slow hooks under the deadline"
             }
             (Agent::Copilot, true) => {
-                "next: Copilot CLI reads the hooks when a session starts; note: its command hooks cannot block a prompt (it drops their answer on userPromptSubmitted)"
+                "next: Copilot CLI reads the hooks when a session starts; note: a hook that times out lets the tool run there, so keep slow hooks under the deadline"
             }
             (Agent::Cursor, _) => {
                 "next: Cursor runs a project's hooks only in a trusted workspace; its Hooks settings list them"
