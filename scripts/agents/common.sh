@@ -181,9 +181,10 @@ finish() {
 }
 
 # run_agent SECONDS LOGNAME COMMAND...: run the agent in $PROJ with a
-# deadline, output in $WORK/LOGNAME.out; never fails the script.
+# deadline (RUN_AGENT_SECS, when set, in place of SECONDS), output in
+# $WORK/LOGNAME.out; never fails the script.
 run_agent() {
-  local secs=$1 name=$2
+  local secs=${RUN_AGENT_SECS:-$1} name=$2
   shift 2
   env -i "${AGENT_ENV[@]}" env -0 >"$WORK/$name.launch-env"
   (cd "$PROJ" && env -i "${AGENT_ENV[@]}" timeout -k 5 "$secs" "$@" \
@@ -582,5 +583,237 @@ run_scenarios() {
   else
     record "8 one warm daemon" FAIL "$daemons daemons for the sessions above"
   fi
+
+  missing_wasm_hooks_scenarios
   finish
+}
+
+# path_without_wasm_hooks: the agents' PATH less target/debug and every
+# directory that holds a wasm-hooks or wasm-hooks-hook; node (which the npm
+# launchers need) stays reachable, through a directory of its own if it
+# lived in one of those.
+path_without_wasm_hooks() {
+  local path=$PATH kv d out="" node debug
+  for kv in "${AGENT_ENV[@]}"; do
+    case $kv in PATH=*) path=${kv#PATH=} ;; esac
+  done
+  debug=$(cd "$REPO/target/debug" 2>/dev/null && pwd -P)
+  local IFS=:
+  for d in $path; do
+    [ -n "$d" ] || continue
+    [ "$(cd "$d" 2>/dev/null && pwd -P)" = "$debug" ] && continue
+    if [ -e "$d/wasm-hooks" ] || [ -e "$d/wasm-hooks-hook" ]; then continue; fi
+    out=${out:+$out:}$d
+  done
+  if ! PATH=$out command -v node >/dev/null 2>&1 && node=$(command -v node); then
+    mkdir -p "$WORK/node-only" && ln -sf "$node" "$WORK/node-only/node"
+    out=$WORK/node-only${out:+:$out}
+  fi
+  printf '%s\n' "$out"
+}
+
+# model_asked_for_tool: some model request was answered with a tool call.
+model_asked_for_tool() {
+  python3 - "$FM_LOG" <<'EOF'
+import json, sys
+sys.exit(0 if any((json.loads(l).get("reply") or {}).get("kind") == "tool"
+                  for l in open(sys.argv[1])) else 1)
+EOF
+}
+
+# hook_failure_said NAME: the first thing the agent printed that names
+# wasm-hooks (JSON output read for its strings), on one line.
+hook_failure_said() {
+  python3 - "$WORK/$1.out" <<'EOF'
+import json, sys
+texts = []
+def walk(v):
+    if isinstance(v, str):
+        texts.append(v)
+    elif isinstance(v, dict):
+        for x in v.values():
+            walk(x)
+    elif isinstance(v, list):
+        for x in v:
+            walk(x)
+raw = open(sys.argv[1], errors="replace").read()
+for line in raw.splitlines():
+    try:
+        walk(json.loads(line))
+    except ValueError:
+        texts.append(line)
+try:
+    walk(json.loads(raw[raw.index("{"):]))
+except ValueError:
+    pass
+for t in texts:
+    if "wasm-hooks" in t:
+        print(" ".join(t.split())[:220])
+        break
+else:
+    print("the agent named no wasm-hooks: " + " ".join(raw.split())[-160:])
+EOF
+}
+
+# last_tool_output: what the last model request got back from the last tool
+# call (any of the four APIs), on one line.
+last_tool_output() {
+  python3 - "$FM_LOG" <<'EOF'
+import json, sys
+last = None
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if (e.get("reply") or {}).get("kind") in ("tool", "text"):
+        last = e["body"]
+out = None
+def text(v):
+    if isinstance(v, str):
+        return v
+    if isinstance(v, list):
+        return " ".join(text(x) for x in v)
+    if isinstance(v, dict):
+        return text(v.get("text") or v.get("content") or v.get("output") or v.get("error") or json.dumps(v))
+    return json.dumps(v)
+for m in (last or {}).get("messages", []):       # Anthropic, Chat Completions
+    if m.get("role") == "tool":
+        out = text(m.get("content"))
+    elif isinstance(m.get("content"), list):
+        for b in m["content"]:
+            if isinstance(b, dict) and b.get("type") == "tool_result":
+                out = text(b.get("content"))
+for it in (last or {}).get("input", []):          # Responses
+    if isinstance(it, dict) and it.get("type") == "function_call_output":
+        out = text(it.get("output"))
+for c in (last or {}).get("contents", []):       # Gemini
+    for p in c.get("parts", []):
+        if "functionResponse" in p:
+            out = text(p["functionResponse"].get("response"))
+print(" ".join((out or "no tool output in the last model request").split())[:220])
+EOF
+}
+
+# (9) wasm-hooks installed (by install_hooks, as for the checks above; the
+# entries untouched), then gone: the agent runs with a PATH on which neither
+# wasm-hooks nor wasm-hooks-hook can be found, and the model asks for
+# `rm -rf victim`. The guard must fail closed: victim stays. Codex has no
+# setting for that and runs the tool: a PASS only as the known gap, when
+# `install` and `explain` both said so.
+#
+# Most agents also guard the prompt (UserPromptSubmit, BeforeAgent,
+# chat.message), so with wasm-hooks missing from the start the session stops
+# there and the model never asks for the tool. (9b) reaches the tool guard:
+# the session starts with wasm-hooks on its PATH (a directory inside the
+# project of scripts that exec target/debug's), the model's first command
+# removes them, its second is `rm -rf victim`.
+missing_wasm_hooks_scenarios() {
+  missing_wasm_hooks_check "9 guard blocks with wasm-hooks missing" absent
+  missing_wasm_hooks_check "9b tool guard blocks once wasm-hooks went missing" vanish
+}
+
+# missing_wasm_hooks_check NAME absent|vanish
+missing_wasm_hooks_check() {
+  local name=$1 mode=$2 run=s9-missing
+  local warn="has no setting that blocks a tool when its hook fails"
+  local hidden found saved_env lines daemons_before daemons_after where ran=no calls bin p
+  hidden=$(path_without_wasm_hooks)
+  if found=$(env -i PATH="$hidden" /bin/sh -c 'command -v wasm-hooks-hook || command -v wasm-hooks'); then
+    record "$name" FAIL "harness: wasm-hooks is still on the PATH without it ($found)"
+    return
+  fi
+  echo "keep me" >"$PROJ/victim"
+  calls=$(shell_call "rm -rf victim")
+  if [ "$mode" = vanish ]; then
+    run=s9b-vanish
+    bin=$PROJ/.wh-bin
+    mkdir -p "$bin"
+    # Small scripts, not symlinks: Claude Code refuses to rm a link that
+    # resolves outside the project.
+    for p in wasm-hooks wasm-hooks-hook; do
+      printf '#!/bin/sh\nexec "%s" "$@"\n' "$REPO/target/debug/$p" >"$bin/$p"
+      chmod +x "$bin/$p"
+    done
+    hidden=$bin:$hidden
+    calls="$(shell_call "rm -f $bin/wasm-hooks $bin/wasm-hooks-hook"), $calls"
+  fi
+  set_script "{\"tool_calls\": [$calls], \"final_text\": \"done\"}"
+  audit_mark
+  daemons_before=$(find "$XDG_RUNTIME_DIR/wasm-hooks" -name '*.lock' 2>/dev/null | wc -l)
+  saved_env=("${AGENT_ENV[@]}")
+  agent_env PATH="$hidden"   # under env -i, the last PATH= wins
+  RUN_AGENT_SECS=55 agent_run "$run" "remove the victim file"
+  AGENT_ENV=("${saved_env[@]}")
+  [ -e "$PROJ/victim" ] || ran=yes
+  local rc
+  rc=$(cat "$WORK/$run.rc" 2>/dev/null)
+
+  if [ "$mode" = vanish ]; then
+    if [ -e "$bin/wasm-hooks" ] || [ -e "$bin/wasm-hooks-hook" ]; then
+      record "$name" FAIL "harness: the first command did not remove wasm-hooks from the PATH (exit $rc; $(model_asked_for_tool || echo "no tool call; ")model saw: $(model_saw | cut -c1-200)); $(audit_summary)"
+      rm -rf "$bin"
+      return
+    fi
+    rm -rf "$bin"
+    if [ "$ran" = no ] && ! log_has_tool_call 1; then
+      record "$name" FAIL "the model was never asked for rm -rf after wasm-hooks went missing (exit $rc): $(hook_failure_said "$run")"
+      return
+    fi
+  fi
+
+  if [ "$ran" = yes ]; then
+    where="rm -rf ran (exit $rc)"
+  elif model_asked_for_tool; then
+    where="the rm -rf call was stopped; the model got: $(last_tool_output)"
+  elif [ "$(log_model_requests)" = 0 ]; then
+    where="stopped at the prompt, before any model request: $(hook_failure_said "$run")"
+  else
+    where="the model was asked, but not for a tool call (exit $rc): $(agent_output_tail "$run" | cut -c1-220)"
+  fi
+
+  # wasm-hooks must not have answered anything once it was gone: in (9) no
+  # audit record at all, no daemon started.
+  lines=$(wc -l <"$PROJ/.wasm-hooks/audit.jsonl" 2>/dev/null || echo 0)
+  daemons_after=$(find "$XDG_RUNTIME_DIR/wasm-hooks" -name '*.lock' 2>/dev/null | wc -l)
+  if [ "$mode" = absent ] && { [ "$lines" != "$AUDIT_MARK" ] || [ "$daemons_after" != "$daemons_before" ]; }; then
+    record "$name" FAIL "harness: wasm-hooks still ran (audit log $AUDIT_MARK -> $lines lines, daemons $daemons_before -> $daemons_after); $where; $(audit_summary)"
+    return
+  fi
+  if [ "$mode" = vanish ] && audit_summary | grep -qF "$MARK_DENY"; then
+    record "$name" FAIL "harness: wasm-hooks still answered (denied) rm -rf victim; $where; $(audit_summary)"
+    return
+  fi
+
+  if [ "$AGENT" = codex ]; then
+    local explained
+    explained=$(cd "$PROJ" && printf '{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": "%s", "session_id": "s9"}' "$PROJ" |
+      wasm-hooks explain 2>&1 | grep -E '^ +Codex ')
+    if [ "$ran" = no ]; then
+      record "$name" FAIL "Codex did not run the tool (it used to fail open: update docs/agents.md and this check): $where"
+    elif ! grep -qF "$warn" "$WORK/install.out" 2>/dev/null; then
+      record "$name" FAIL "Codex ran rm -rf victim, and \`wasm-hooks install codex\` did not warn \"$warn\": $(tr '\n' ' ' <"$WORK/install.out" 2>/dev/null | cut -c1-300)"
+    elif ! grep -q "lets the tool run" <<<"$explained"; then
+      record "$name" FAIL "Codex ran rm -rf victim; install warned, \`wasm-hooks explain\` did not: ${explained:-no Codex line}"
+    else
+      record "$name" PASS "known: Codex fails open; install and explain warn"
+    fi
+    return
+  fi
+  if [ "$ran" = yes ]; then
+    record "$name" FAIL "victim was removed with wasm-hooks missing: $where; the tool's output: $(last_tool_output)"
+  else
+    record "$name" PASS "$where"
+  fi
+}
+
+# log_has_tool_call N: the model was asked and answered with tool call N
+# (0-based) of the script.
+log_has_tool_call() {
+  python3 - "$FM_LOG" "$1" <<'EOF'
+import json, sys
+n = int(sys.argv[2])
+for line in open(sys.argv[1]):
+    r = json.loads(line).get("reply") or {}
+    if r.get("kind") == "tool" and r.get("index") == n:
+        sys.exit(0)
+sys.exit(1)
+EOF
 }

@@ -30,7 +30,7 @@ use serde_json::{Map, Value, json};
 use wasm_hooks_core::{Event, EventError, EventName, Outcome, Verdict, plain_text};
 
 use super::answer::PermissionWord;
-use super::{Answer, Draft, blocking_reason};
+use super::{Answer, Draft, agent_name, blocking_reason, named};
 
 /// Copilot CLI's events and the catalogue's.
 pub(super) const EVENTS: &[(&str, EventName)] = &[
@@ -103,15 +103,9 @@ struct CopilotAnswer {
 }
 
 pub(super) fn decode(value: Value) -> Result<Event, EventError> {
-    let Value::Object(mut record) = value else {
-        return Err(EventError::NotAnObject);
-    };
-    let Some(agent) = record
-        .get("hook_event_name")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-    else {
-        return Event::from_agent_json(Value::Object(record));
+    let (mut record, agent) = match named(value) {
+        Ok(named) => named,
+        Err(read) => return read,
     };
     let own = EVENTS
         .iter()
@@ -174,11 +168,8 @@ pub(super) fn own_shape_in_claude_path(mut value: Value) -> Result<Value, Value>
 
 /// Whether `event` was read from Copilot CLI's own shape (by [`decode`]).
 pub(super) fn read_as_copilot(event: &Event) -> bool {
-    event
-        .record()
-        .get("agent_event_name")
-        .and_then(Value::as_str)
-        .is_some_and(|name| EVENTS.iter().any(|(copilot, _)| *copilot == name))
+    let name = agent_name(event);
+    EVENTS.iter().any(|(copilot, _)| *copilot == name)
 }
 
 /// A Claude-format payload as Copilot CLI sends it to the repository's
@@ -282,11 +273,7 @@ fn rename_tool(record: &mut Map<String, Value>) {
 
 pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
     let name = event.name();
-    let agent = event
-        .record()
-        .get("agent_event_name")
-        .and_then(Value::as_str)
-        .unwrap_or(name.as_str());
+    let agent = agent_name(event);
     let mut draft = Draft::new(outcome, agent);
     let mut answer = CopilotAnswer::default();
     let blocking = blocking_reason(&outcome.verdict, "Copilot CLI hooks");

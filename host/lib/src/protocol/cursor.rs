@@ -25,7 +25,7 @@ use serde_json::{Map, Value, json};
 use wasm_hooks_core::{Event, EventError, EventName, Outcome, Verdict};
 
 use super::answer::PermissionWord;
-use super::{Answer, Draft, blocking_reason};
+use super::{Answer, Draft, agent_name, blocking_reason, named};
 
 /// Cursor's events that guard an action (a block on failure): those read
 /// as PreToolUse and UserPromptSubmit, and the subagent's start.
@@ -62,15 +62,9 @@ struct CursorAnswer {
 }
 
 pub(super) fn decode(value: Value) -> Result<Event, EventError> {
-    let Value::Object(mut record) = value else {
-        return Err(EventError::NotAnObject);
-    };
-    let Some(agent) = record
-        .get("hook_event_name")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-    else {
-        return Event::from_agent_json(Value::Object(record));
+    let (mut record, agent) = match named(value) {
+        Ok(named) => named,
+        Err(read) => return read,
     };
     record.insert("agent_event_name".into(), agent.clone().into());
     adopt(&mut record, "conversation_id", "session_id");
@@ -188,11 +182,7 @@ fn rename_tool(record: &mut Map<String, Value>) {
 }
 
 pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
-    let agent = event
-        .record()
-        .get("agent_event_name")
-        .and_then(Value::as_str)
-        .unwrap_or(event.name().as_str());
+    let agent = agent_name(event);
     let mut draft = Draft::new(outcome, agent);
     let mut answer = CursorAnswer::default();
     let blocking = blocking_reason(&outcome.verdict, "Cursor hooks");

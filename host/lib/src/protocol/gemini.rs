@@ -60,11 +60,7 @@ pub(super) fn decode(value: Value) -> Result<Event, EventError> {
 
 pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
     let name = event.name();
-    let agent_name = event
-        .record()
-        .get("agent_event_name")
-        .and_then(Value::as_str)
-        .unwrap_or(name.as_str());
+    let agent_name = super::agent_name(event);
     let mut draft = Draft::new(outcome, agent_name);
     let mut answer = GeminiAnswer::default();
     let blockable = matches!(

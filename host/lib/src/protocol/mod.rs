@@ -171,6 +171,34 @@ impl Protocol {
     }
 }
 
+/// `value` as an object, with the name the agent gave the event; without
+/// one, what reading it as Claude Code's record says (`Err`: the error
+/// names what is missing).
+fn named(
+    value: Value,
+) -> Result<(serde_json::Map<String, Value>, String), Result<Event, EventError>> {
+    let Value::Object(record) = value else {
+        return Err(Err(EventError::NotAnObject));
+    };
+    match record.get("hook_event_name").and_then(Value::as_str) {
+        Some(name) => {
+            let name = name.to_owned();
+            Ok((record, name))
+        }
+        None => Err(Event::from_agent_json(Value::Object(record))),
+    }
+}
+
+/// The agent's own name of `event` (`agent_event_name`, kept by the
+/// decoders that rename), else its canonical one.
+fn agent_name(event: &Event) -> &str {
+    event
+        .record()
+        .get("agent_event_name")
+        .and_then(Value::as_str)
+        .unwrap_or(event.name().as_str())
+}
+
 /// The answer to an event the catalogue does not know: no opinion, always
 /// (its answer fields are unknown too); what the `*` hooks said goes to
 /// stderr, so that it is not lost.

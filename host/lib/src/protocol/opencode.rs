@@ -30,7 +30,7 @@ use serde_json::{Map, Value};
 
 use wasm_hooks_core::{Event, EventError, EventName, Outcome, plain_text};
 
-use super::{Answer, Draft, blocking_reason};
+use super::{Answer, Draft, agent_name, blocking_reason, named};
 
 /// OpenCode's hooks and events, and the catalogue's.
 const EVENTS: &[(&str, EventName)] = &[
@@ -88,15 +88,9 @@ struct OpenCodeAnswer {
 }
 
 pub(super) fn decode(value: Value) -> Result<Event, EventError> {
-    let Value::Object(mut record) = value else {
-        return Err(EventError::NotAnObject);
-    };
-    let Some(agent) = record
-        .get("hook_event_name")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-    else {
-        return Event::from_agent_json(Value::Object(record));
+    let (mut record, agent) = match named(value) {
+        Ok(named) => named,
+        Err(read) => return read,
     };
     let name = EVENTS
         .iter()
@@ -202,11 +196,7 @@ fn renamed(args: Value, names: &[(&str, &str)], back: bool) -> Value {
 
 pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
     let name = event.name();
-    let agent = event
-        .record()
-        .get("agent_event_name")
-        .and_then(Value::as_str)
-        .unwrap_or(name.as_str());
+    let agent = agent_name(event);
     let mut draft = Draft::new(outcome, agent);
     let mut answer = OpenCodeAnswer::default();
     let blocking = blocking_reason(&outcome.verdict, "OpenCode");
