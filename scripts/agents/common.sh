@@ -655,15 +655,17 @@ else:
 EOF
 }
 
-# last_tool_output: what the last model request got back from the last tool
-# call (any of the four APIs), on one line.
-last_tool_output() {
-  python3 - "$FM_LOG" <<'EOF'
+# tool_output N: what the model got back from tool call N (0-based) of the
+# script (from the request that came after it; any of the four APIs), on
+# one line.
+tool_output() {
+  python3 - "$FM_LOG" "$1" <<'EOF'
 import json, sys
 last = None
 for line in open(sys.argv[1]):
     e = json.loads(line)
-    if (e.get("reply") or {}).get("kind") in ("tool", "text"):
+    r = e.get("reply") or {}
+    if r.get("kind") in ("tool", "text") and r.get("n") == int(sys.argv[2]) + 1:
         last = e["body"]
 out = None
 def text(v):
@@ -688,7 +690,7 @@ for c in (last or {}).get("contents", []):       # Gemini
     for p in c.get("parts", []):
         if "functionResponse" in p:
             out = text(p["functionResponse"].get("response"))
-print(" ".join((out or "no tool output in the last model request").split())[:220])
+print(" ".join((out or "nothing (no model request after it)").split())[:200])
 EOF
 }
 
@@ -712,28 +714,33 @@ missing_wasm_hooks_scenarios() {
 
 # missing_wasm_hooks_check NAME absent|vanish
 missing_wasm_hooks_check() {
-  local name=$1 mode=$2 run=s9-missing
+  local name=$1 mode=$2 run=s9-missing first=0
   local warn="has no setting that blocks a tool when its hook fails"
-  local hidden found saved_env lines daemons_before daemons_after where ran=no calls bin p
+  local hidden found saved_env lines daemons_before daemons_after where ran=no calls bin="" p rc
   hidden=$(path_without_wasm_hooks)
   if found=$(env -i PATH="$hidden" /bin/sh -c 'command -v wasm-hooks-hook || command -v wasm-hooks'); then
     record "$name" FAIL "harness: wasm-hooks is still on the PATH without it ($found)"
     return
   fi
   echo "keep me" >"$PROJ/victim"
-  calls=$(shell_call "rm -rf victim")
+  # `rm -rf victim`, then `rm -r victim`: Codex refuses `rm -f`-style
+  # commands by a rule of its own, hooks or not; `rm -r` shows what its
+  # hook's failure lets through. Every other agent must stop both.
+  calls="$(shell_call "rm -rf victim"), $(shell_call "rm -r victim")"
   if [ "$mode" = vanish ]; then
     run=s9b-vanish
+    first=1
     bin=$PROJ/.wh-bin
     mkdir -p "$bin"
-    # Small scripts, not symlinks: Claude Code refuses to rm a link that
-    # resolves outside the project.
+    # Scripts that exec target/debug's programs, not symlinks: Claude Code
+    # refuses to touch a link that resolves outside the project.
     for p in wasm-hooks wasm-hooks-hook; do
       printf '#!/bin/sh\nexec "%s" "$@"\n' "$REPO/target/debug/$p" >"$bin/$p"
       chmod +x "$bin/$p"
     done
     hidden=$bin:$hidden
-    calls="$(shell_call "rm -f $bin/wasm-hooks $bin/wasm-hooks-hook"), $calls"
+    # mv, not rm -f (which Codex refuses by itself).
+    calls="$(shell_call "mv $bin $bin-gone"), $calls"
   fi
   set_script "{\"tool_calls\": [$calls], \"final_text\": \"done\"}"
   audit_mark
@@ -743,16 +750,15 @@ missing_wasm_hooks_check() {
   RUN_AGENT_SECS=55 agent_run "$run" "remove the victim file"
   AGENT_ENV=("${saved_env[@]}")
   [ -e "$PROJ/victim" ] || ran=yes
-  local rc
   rc=$(cat "$WORK/$run.rc" 2>/dev/null)
 
-  if [ "$mode" = vanish ]; then
-    if [ -e "$bin/wasm-hooks" ] || [ -e "$bin/wasm-hooks-hook" ]; then
-      record "$name" FAIL "harness: the first command did not remove wasm-hooks from the PATH (exit $rc; $(model_asked_for_tool || echo "no tool call; ")model saw: $(model_saw | cut -c1-200)); $(audit_summary)"
-      rm -rf "$bin"
+  if [ -n "$bin" ]; then
+    if [ -e "$bin" ]; then
+      record "$name" FAIL "harness: the first command did not take wasm-hooks off the PATH (exit $rc; it got: $(tool_output 0)); $(audit_summary)"
+      rm -rf "$bin" "$bin-gone"
       return
     fi
-    rm -rf "$bin"
+    rm -rf "$bin-gone"
     if [ "$ran" = no ] && ! log_has_tool_call 1; then
       record "$name" FAIL "the model was never asked for rm -rf after wasm-hooks went missing (exit $rc): $(hook_failure_said "$run")"
       return
@@ -760,9 +766,9 @@ missing_wasm_hooks_check() {
   fi
 
   if [ "$ran" = yes ]; then
-    where="rm -rf ran (exit $rc)"
+    where="victim removed (exit $rc); rm -rf got: $(tool_output "$first"); rm -r got: $(tool_output $((first + 1)))"
   elif model_asked_for_tool; then
-    where="the rm -rf call was stopped; the model got: $(last_tool_output)"
+    where="rm -rf and rm -r were stopped; rm -rf got: $(tool_output "$first")"
   elif [ "$(log_model_requests)" = 0 ]; then
     where="stopped at the prompt, before any model request: $(hook_failure_said "$run")"
   else
@@ -770,7 +776,7 @@ missing_wasm_hooks_check() {
   fi
 
   # wasm-hooks must not have answered anything once it was gone: in (9) no
-  # audit record at all, no daemon started.
+  # audit record and no daemon at all; in (9b) no deny of rm -rf.
   lines=$(wc -l <"$PROJ/.wasm-hooks/audit.jsonl" 2>/dev/null || echo 0)
   daemons_after=$(find "$XDG_RUNTIME_DIR/wasm-hooks" -name '*.lock' 2>/dev/null | wc -l)
   if [ "$mode" = absent ] && { [ "$lines" != "$AUDIT_MARK" ] || [ "$daemons_after" != "$daemons_before" ]; }; then
@@ -789,16 +795,17 @@ missing_wasm_hooks_check() {
     if [ "$ran" = no ]; then
       record "$name" FAIL "Codex did not run the tool (it used to fail open: update docs/agents.md and this check): $where"
     elif ! grep -qF "$warn" "$WORK/install.out" 2>/dev/null; then
-      record "$name" FAIL "Codex ran rm -rf victim, and \`wasm-hooks install codex\` did not warn \"$warn\": $(tr '\n' ' ' <"$WORK/install.out" 2>/dev/null | cut -c1-300)"
+      record "$name" FAIL "Codex ran the tool, and \`wasm-hooks install codex\` did not warn \"$warn\": $(tr '\n' ' ' <"$WORK/install.out" 2>/dev/null | cut -c1-300)"
     elif ! grep -q "lets the tool run" <<<"$explained"; then
-      record "$name" FAIL "Codex ran rm -rf victim; install warned, \`wasm-hooks explain\` did not: ${explained:-no Codex line}"
+      record "$name" FAIL "Codex ran the tool; install warned, \`wasm-hooks explain\` did not: ${explained:-no Codex line}"
     else
+      say "note: $where"
       record "$name" PASS "known: Codex fails open; install and explain warn"
     fi
     return
   fi
   if [ "$ran" = yes ]; then
-    record "$name" FAIL "victim was removed with wasm-hooks missing: $where; the tool's output: $(last_tool_output)"
+    record "$name" FAIL "victim was removed with wasm-hooks missing: $where"
   else
     record "$name" PASS "$where"
   fi

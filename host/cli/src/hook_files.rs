@@ -37,7 +37,7 @@ pub(crate) struct HookFileArgs {
 
 /// Where compiled plugins are kept: the flags every command that loads
 /// plugins shares.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Args)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Args)]
 pub(crate) struct CacheArgs {
     /// Keep compiled plugins in this directory [default:
     /// $WASM_HOOKS_CACHE_DIR, else $XDG_CACHE_HOME/wasm-hooks, else

@@ -12,13 +12,14 @@
 //! `.wasm-hooks/hooks.local.json`; the user's settings to the user's
 //! `hooks.json` in wasm-hooks' config directory.
 
-use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::io::IsTerminal as _;
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::Args;
 
 use super::install::{self, Agent, InstallArgs};
+use super::trust::{self, TrustArgs};
 use super::{Exit, report};
 
 /// Arguments of `wasm-hooks import`.
@@ -153,7 +154,8 @@ pub(crate) fn run(args: ImportArgs) -> anyhow::Result<Exit> {
         args.agent.name()
     ));
     report::print(&shown)?;
-    if args.dry_run || !(args.yes || confirmed("Move them?")?) {
+    let refusal = "no terminal to ask on: add --yes to move them without asking, or --dry-run";
+    if args.dry_run || !(args.yes || trust::confirmed("Move them?", refusal)?) {
         report::print("nothing written\n")?;
         return Ok(Exit::GoOn);
     }
@@ -165,12 +167,19 @@ pub(crate) fn run(args: ImportArgs) -> anyhow::Result<Exit> {
         args.user,
         args.project_dir.clone(),
     ))?;
-    if !args.user {
-        report::print(&format!(
-            "the moved hooks run once you trust the project's hook files: `wasm-hooks trust --project-dir {}` shows them and asks\n",
-            args.project()?.display()
-        ))?;
+    if args.user {
+        return Ok(Exit::GoOn);
     }
+    // The moved hooks are the project's now: they run once the person
+    // trusts its hook files, which is asked (never assumed) where there
+    // is someone to ask.
+    if std::io::stdin().is_terminal() {
+        return trust::run(TrustArgs::asking(args.project()?));
+    }
+    report::print(&format!(
+        "the moved hooks run once you trust the project's hook files: `wasm-hooks trust --project-dir {}` shows them and asks\n",
+        args.project()?.display()
+    ))?;
     Ok(Exit::GoOn)
 }
 
@@ -187,16 +196,4 @@ fn diff(change: &Change) -> String {
         .context_radius(3)
         .header(&old_name, &format!("{name} (after the import)"))
         .to_string()
-}
-
-/// Ask `question` on the terminal; refuse when there is none to ask on.
-fn confirmed(question: &str) -> anyhow::Result<bool> {
-    if !std::io::stdin().is_terminal() {
-        bail!("no terminal to ask on: add --yes to move them without asking, or --dry-run");
-    }
-    eprint!("{question} [y/N] ");
-    std::io::stderr().flush()?;
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
 }

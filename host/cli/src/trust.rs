@@ -49,6 +49,21 @@ pub(crate) struct TrustArgs {
     cache: CacheArgs,
 }
 
+impl TrustArgs {
+    /// `trust` of `project`'s hook files, shown and asked.
+    pub(crate) fn asking(project: PathBuf) -> Self {
+        Self {
+            project_dir: Some(project),
+            claude_settings: false,
+            yes: false,
+            accept_unpinned: false,
+            show: false,
+            revoke: false,
+            cache: CacheArgs::default(),
+        }
+    }
+}
+
 pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
     let store =
         TrustStore::user().context("no state directory: neither XDG_STATE_HOME nor HOME is set")?;
@@ -107,7 +122,12 @@ pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
             "its hooks run code trust cannot pin (above): add --accept-unpinned to trust it anyway"
         );
     }
-    if !args.yes && !confirmed()? {
+    if !args.yes
+        && !confirmed(
+            "Trust them?",
+            "no terminal to ask on: add --yes to trust without asking",
+        )?
+    {
         report::print("not trusted\n")?;
         return Ok(Exit::Failed);
     }
@@ -162,12 +182,13 @@ fn what_would_run(engine: &HookEngine, files: &[PathBuf], unpinned: &[String]) -
     out
 }
 
-/// Ask on the terminal; refuse when there is none to ask on.
-fn confirmed() -> anyhow::Result<bool> {
+/// Ask `question` on the terminal; refuse with `no_terminal` when there is
+/// none to ask on.
+pub(crate) fn confirmed(question: &str, no_terminal: &str) -> anyhow::Result<bool> {
     if !std::io::stdin().is_terminal() {
-        bail!("no terminal to ask on: add --yes to trust without asking");
+        bail!("{no_terminal}");
     }
-    eprint!("Trust them? [y/N] ");
+    eprint!("{question} [y/N] ");
     std::io::stderr().flush()?;
     let mut answer = String::new();
     std::io::stdin().lock().read_line(&mut answer)?;

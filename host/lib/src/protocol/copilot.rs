@@ -364,12 +364,7 @@ mod tests {
         assert_eq!(event.session_id(), "s1");
         assert_eq!(event.timestamp(), "2026-11-25T09:46:40.123Z");
         assert_eq!(event.record()["traceparent"], "00-ab-cd-01");
-        let deny = Outcome {
-            verdict: Verdict::Deny {
-                reason: "no".into(),
-            },
-            ..Outcome::proceed()
-        };
+        let deny = super::super::denied("no");
         assert_eq!(
             encode(&event, &deny).body,
             json!({"permissionDecision": "deny", "permissionDecisionReason": "no"})
@@ -391,12 +386,7 @@ mod tests {
         let event = Protocol::Claude.decode(request).unwrap();
         assert_eq!(event.name(), EventName::PermissionRequest);
         assert_eq!(event.tool_name(), Some("Bash"));
-        let deny = Outcome {
-            verdict: Verdict::Deny {
-                reason: "no".into(),
-            },
-            ..Outcome::proceed()
-        };
+        let deny = super::super::denied("no");
         assert_eq!(
             Protocol::Claude.encode(&event, &deny).body,
             json!({"behavior": "deny", "message": "no"})
@@ -447,12 +437,7 @@ mod tests {
         let stop =
             decode(json!({"hook_event_name": "agentStop", "stopReason": "end_turn"})).unwrap();
         assert_eq!(stop.name(), EventName::Stop);
-        let block = Outcome {
-            verdict: Verdict::Deny {
-                reason: "tests fail".into(),
-            },
-            ..Outcome::proceed()
-        };
+        let block = super::super::denied("tests fail");
         assert_eq!(
             encode(&stop, &block).body,
             json!({"decision": "block", "reason": "tests fail"})

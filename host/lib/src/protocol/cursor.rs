@@ -271,14 +271,7 @@ fn permission(agent: &str, outcome: &Outcome, answer: &mut CursorAnswer) {
 mod tests {
     use super::*;
 
-    fn deny(reason: &str) -> Outcome {
-        Outcome {
-            verdict: Verdict::Deny {
-                reason: reason.into(),
-            },
-            ..Outcome::proceed()
-        }
-    }
+    use super::super::denied as deny;
 
     #[test]
     fn a_shell_execution_is_a_bash_call_and_its_deny_is_cursors() {

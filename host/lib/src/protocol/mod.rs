@@ -334,3 +334,14 @@ fn blocking_reason(verdict: &Verdict, agent: &str) -> Option<String> {
         _ => None,
     }
 }
+
+/// A deny for `reason`: what the adapters' tests answer most.
+#[cfg(test)]
+fn denied(reason: &str) -> Outcome {
+    Outcome {
+        verdict: Verdict::Deny {
+            reason: reason.into(),
+        },
+        ..Outcome::proceed()
+    }
+}

@@ -239,18 +239,9 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
 mod tests {
     use serde_json::json;
 
-    use wasm_hooks_core::Verdict;
-
     use super::*;
 
-    fn deny(reason: &str) -> Outcome {
-        Outcome {
-            verdict: Verdict::Deny {
-                reason: reason.into(),
-            },
-            ..Outcome::proceed()
-        }
-    }
+    use super::super::denied as deny;
 
     #[test]
     fn a_tool_call_is_read_as_claude_code_names_it_and_rewritten_back() {
