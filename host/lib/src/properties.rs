@@ -33,9 +33,28 @@ fn json() -> impl Strategy<Value = Value> {
     })
 }
 
+/// The agents' own names of events, which their adapters rename.
+const AGENT_NAMES: &[&str] = &[
+    "preToolUse",
+    "agentStop",
+    "userPromptSubmitted",
+    "permissionRequest",
+    "beforeShellExecution",
+    "beforeMCPExecution",
+    "stop",
+    "tool.execute.before",
+    "tool.execute.after",
+    "chat.message",
+    "session.idle",
+];
+
 /// An event record: a known (or unknown) name and arbitrary fields.
 fn event_record() -> impl Strategy<Value = Value> {
-    let names: Vec<&'static str> = CATALOGUE.iter().map(|(e, _)| e.as_str()).collect();
+    let names: Vec<&'static str> = CATALOGUE
+        .iter()
+        .map(|(e, _)| e.as_str())
+        .chain(AGENT_NAMES.iter().copied())
+        .collect();
     (
         prop_oneof![
             prop::sample::select(names).prop_map(str::to_owned),
@@ -48,6 +67,12 @@ fn event_record() -> impl Strategy<Value = Value> {
                 Just("tool_response".to_owned()),
                 Just("cwd".to_owned()),
                 Just("session_id".to_owned()),
+                Just("toolArgs".to_owned()),
+                Just("toolName".to_owned()),
+                Just("input".to_owned()),
+                Just("output".to_owned()),
+                Just("event".to_owned()),
+                Just("loop_count".to_owned()),
                 "[a-z_]{1,10}"
             ],
             json(),
@@ -66,14 +91,14 @@ proptest! {
 
     #[test]
     fn every_protocol_decodes_or_refuses_any_json(value in json()) {
-        for protocol in [Protocol::Claude, Protocol::Codex, Protocol::Gemini] {
+        for protocol in Protocol::ALL {
             let _ = protocol.decode(value.clone());
         }
     }
 
     #[test]
     fn every_protocol_answers_any_event_it_decoded(record in event_record()) {
-        for protocol in [Protocol::Claude, Protocol::Codex, Protocol::Gemini] {
+        for protocol in Protocol::ALL {
             if let Ok(event) = protocol.decode(record.clone()) {
                 let answer = protocol.encode(&event, &Outcome::proceed());
                 prop_assert!(answer.exit_code == 0);
