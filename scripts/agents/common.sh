@@ -622,7 +622,8 @@ EOF
 }
 
 # hook_failure_said NAME: the first thing the agent printed that names
-# wasm-hooks (JSON output read for its strings), on one line.
+# wasm-hooks (JSON output read for its strings), one that says "block" if
+# any does, on one line.
 hook_failure_said() {
   python3 - "$WORK/$1.out" <<'EOF'
 import json, sys
@@ -646,10 +647,10 @@ try:
     walk(json.loads(raw[raw.index("{"):]))
 except ValueError:
     pass
-for t in texts:
-    if "wasm-hooks" in t:
-        print(" ".join(t.split())[:220])
-        break
+said = [t for t in texts if "wasm-hooks" in t]
+said = [t for t in said if "block" in t.lower()] or said   # the block, if it says so
+if said:
+    print(" ".join(said[0].split())[:220])
 else:
     print("the agent named no wasm-hooks: " + " ".join(raw.split())[-160:])
 EOF
@@ -795,7 +796,9 @@ missing_wasm_hooks_check() {
     if [ "$ran" = no ]; then
       record "$name" FAIL "Codex did not run the tool (it used to fail open: update docs/agents.md and this check): $where"
     elif ! grep -qF "$warn" "$WORK/install.out" 2>/dev/null; then
-      record "$name" FAIL "Codex ran the tool, and \`wasm-hooks install codex\` did not warn \"$warn\": $(tr '\n' ' ' <"$WORK/install.out" 2>/dev/null | cut -c1-300)"
+      local said
+      said=$(tr '\n' ' ' <"$WORK/install.out" 2>/dev/null | cut -c1-300)
+      record "$name" FAIL "Codex ran the tool, and \`wasm-hooks install codex\` did not warn \"$warn\": ${said:-it printed nothing (not run?)}"
     elif ! grep -q "lets the tool run" <<<"$explained"; then
       record "$name" FAIL "Codex ran the tool; install warned, \`wasm-hooks explain\` did not: ${explained:-no Codex line}"
     else
