@@ -413,10 +413,21 @@ fn hook_files_that_do_not_load_block_only_the_events_that_guard_an_action() {
     let dir = tempfile::tempdir().unwrap();
     let broken: PathBuf = dir.path().join("hooks.json");
     std::fs::write(&broken, r#"{"hooks": {"PreToolUze": []}}"#).unwrap();
-    for guard in ["PreToolUse", "UserPromptSubmit"] {
-        let answered = claude(&broken, &support::fixture_of("2.1.330", guard));
-        assert_eq!(answered.code, 2, "{guard}: {}", answered.stderr);
-    }
+    let tool = claude(&broken, &support::fixture_of("2.1.330", "PreToolUse"));
+    assert_eq!(tool.code, 2, "{}", tool.stderr);
+    // A prompt is blocked by the answer (exit 0), which Claude Code, Codex
+    // and Copilot CLI's Claude path all obey (exit 2 does not block a
+    // prompt in Copilot CLI).
+    let prompt = claude(&broken, &support::fixture_of("2.1.330", "UserPromptSubmit"));
+    assert_eq!(prompt.code, 0, "{}", prompt.stderr);
+    assert_eq!(prompt.body["decision"], "block");
+    assert!(
+        prompt.body["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("did you mean `PreToolUse`")),
+        "{}",
+        prompt.body
+    );
     for name in ["Stop", "SessionStart", "SessionEnd", "PostToolUse"] {
         let answered = claude(&broken, &support::fixture_of("2.1.330", name));
         assert_eq!(answered.code, 0, "{name}: {}", answered.stderr);

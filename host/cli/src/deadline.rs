@@ -50,18 +50,9 @@ pub(crate) fn waiting_for(pid: u32) {
     reason = "wasm-hooks-hook's, which parses no arguments; tested here"
 )]
 pub(crate) fn requested(args: &[OsString]) -> u64 {
-    let mut words = args.iter().filter_map(|a| a.to_str());
-    while let Some(word) = words.next() {
-        let value = match word.strip_prefix("--deadline") {
-            Some("") => words.next(),
-            Some(rest) => rest.strip_prefix('='),
-            None => continue,
-        };
-        if let Some(seconds) = value.and_then(|v| v.parse().ok()) {
-            return seconds;
-        }
-    }
-    DEFAULT_SECONDS
+    fallback_answer::option_value(args, "--deadline")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_SECONDS)
 }
 
 /// Start the watchdog: after `seconds` (none when 0), unless an answer was

@@ -39,18 +39,61 @@ pub(crate) const GUARD_EVENTS: &[&str] = &[
     "chat.message",
 ];
 
-/// The event `hook --agent-event NAME` names (for an agent whose input
-/// does not: Copilot CLI's own format).
-fn agent_event(args: &[OsString]) -> Option<String> {
+/// A guard event's names, by what the agent's own deny of it looks like
+/// (see [`deny_in_answer`]).
+const TOOL_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "tool:pre",
+    "tool:pre_execute",
+    "BeforeTool",
+    "preToolUse",
+];
+const PERMISSION_EVENTS: &[&str] = &[
+    "PermissionRequest",
+    "permission:prompt",
+    "approval:required",
+    "permissionRequest",
+];
+const PROMPT_EVENTS: &[&str] = &[
+    "UserPromptSubmit",
+    "PromptSubmit",
+    "prompt:submit",
+    "user:prompt_submit",
+    "BeforeAgent",
+    "userPromptSubmitted",
+];
+
+/// The value of `option` in `args` (`--option VALUE` or `--option=VALUE`).
+pub(crate) fn option_value(args: &[OsString], option: &str) -> Option<String> {
     let mut words = args.iter().filter_map(|a| a.to_str());
     while let Some(word) = words.next() {
-        match word.strip_prefix("--agent-event") {
+        match word.strip_prefix(option) {
             Some("") => return words.next().map(str::to_owned),
-            Some(rest) => return rest.strip_prefix('=').map(str::to_owned),
-            None => {}
+            Some(rest) if rest.starts_with('=') => return Some(rest[1..].to_owned()),
+            _ => {}
         }
     }
     None
+}
+
+/// The agent's own deny of guard event `name`, where `protocol` blocks it
+/// only by its answer and not by exit code 2 (the library's
+/// `Protocol::blocks_only_by_answer`, written as it writes it).
+fn deny_in_answer(protocol: &str, name: &str, reason: &str) -> Option<serde_json::Value> {
+    use serde_json::json;
+    let prompt = PROMPT_EVENTS.contains(&name);
+    match protocol {
+        "copilot" if TOOL_EVENTS.contains(&name) => {
+            Some(json!({"permissionDecision": "deny", "permissionDecisionReason": reason}))
+        }
+        "copilot" if PERMISSION_EVENTS.contains(&name) => {
+            Some(json!({"behavior": "deny", "message": reason}))
+        }
+        "copilot" | "claude" | "codex" if prompt => {
+            Some(json!({"decision": "block", "reason": reason}))
+        }
+        _ => None,
+    }
 }
 
 /// An answer: for stdout, for stderr, the exit code.
@@ -68,12 +111,25 @@ pub(crate) fn failure(stdin: &[u8], args: &[OsString], message: &str) -> Fallbac
     let name = serde_json::from_slice::<serde_json::Value>(stdin)
         .ok()
         .and_then(|event| event.get("hook_event_name")?.as_str().map(str::to_owned))
-        .or_else(|| agent_event(args));
+        .or_else(|| option_value(args, "--agent-event"));
+    let fail_open = args.iter().any(|arg| arg == "--fail-open");
+    let protocol = option_value(args, "--protocol").unwrap_or_else(|| "claude".to_owned());
+    let reason = format!("wasm-hooks: {message}");
+    if let Some(deny) = name
+        .as_deref()
+        .filter(|_| !fail_open)
+        .and_then(|name| deny_in_answer(&protocol, name, &reason))
+    {
+        return Fallback {
+            stdout: format!("{deny}\n"),
+            stderr,
+            exit: 0,
+        };
+    }
     if name
         .as_deref()
         .is_none_or(|name| GUARD_EVENTS.contains(&name))
     {
-        let fail_open = args.iter().any(|arg| arg == "--fail-open");
         return Fallback {
             stdout: String::new(),
             stderr,
@@ -122,15 +178,22 @@ mod tests {
             stderr: answer.stderr.iter().map(|l| format!("{l}\n")).collect(),
             exit: answer.exit_code,
         };
+        let word = |protocol: Protocol| match protocol {
+            Protocol::Claude => "claude",
+            Protocol::Codex => "codex",
+            Protocol::Gemini => "gemini",
+            Protocol::Copilot => "copilot",
+            Protocol::Cursor => "cursor",
+            Protocol::OpenCode => "opencode",
+        };
         for protocol in Protocol::ALL {
             for (name, _) in CATALOGUE {
                 let stdin = serde_json::json!({"hook_event_name": name.as_str()}).to_string();
                 for fail_open in [false, true] {
-                    let args: Vec<OsString> = if fail_open {
-                        vec!["--fail-open".into()]
-                    } else {
-                        Vec::new()
-                    };
+                    let mut args: Vec<OsString> = vec!["--protocol".into(), word(protocol).into()];
+                    if fail_open {
+                        args.push("--fail-open".into());
+                    }
                     assert_eq!(
                         failure(stdin.as_bytes(), &args, "why"),
                         reply(protocol.failure(Some(*name), "why", fail_open)),
@@ -138,19 +201,39 @@ mod tests {
                     );
                 }
             }
+            let args = [OsString::from(format!("--protocol={}", word(protocol)))];
             assert_eq!(
-                failure(b"not json", &[], "why"),
+                failure(b"not json", &args, "why"),
                 reply(protocol.failure(None, "why", false))
             );
         }
-        // Copilot CLI's input does not name the event: the command does.
+        // Copilot CLI's input does not name the event: the command does;
+        // and its prompt guard blocks only by its answer.
         let copilot = br#"{"toolName": "bash", "toolArgs": {"command": "rm -rf victim"}}"#;
-        for (args, exit) in [
-            (vec!["--agent-event", "preToolUse"], 2),
-            (vec!["--agent-event=agentStop"], 0),
+        for (event, body) in [
+            (
+                "preToolUse",
+                r#"{"permissionDecision":"deny","permissionDecisionReason":"wasm-hooks: why"}"#,
+            ),
+            (
+                "userPromptSubmitted",
+                r#"{"decision":"block","reason":"wasm-hooks: why"}"#,
+            ),
+            (
+                "agentStop",
+                r#"{"systemMessage":"wasm-hooks: no hooks ran: why"}"#,
+            ),
         ] {
-            let args: Vec<OsString> = args.into_iter().map(OsString::from).collect();
-            assert_eq!(failure(copilot, &args, "why").exit, exit, "{args:?}");
+            let args: Vec<OsString> = ["--protocol", "copilot", "--agent-event", event]
+                .into_iter()
+                .map(OsString::from)
+                .collect();
+            let answer = failure(copilot, &args, "why");
+            assert_eq!(
+                (answer.exit, answer.stdout.trim_end()),
+                (0, body),
+                "{event}"
+            );
         }
     }
 }

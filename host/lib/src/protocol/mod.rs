@@ -130,9 +130,25 @@ impl Protocol {
     /// goes on instead (exit code 1, a non-blocking error). Every other
     /// event goes on (exit code 0), and the person is told why through
     /// `systemMessage`: blocking a Stop or a SessionEnd would only trap the
-    /// agent.
+    /// agent. Where an agent does not block on exit code 2
+    /// ([`Protocol::blocks_only_by_answer`]: Copilot CLI's prompts, which
+    /// reach Claude-format hooks too), the block is the agent's own deny
+    /// in the body, with exit code 0.
     pub fn failure(self, event: Option<EventName>, message: &str, fail_open: bool) -> Answer {
         let stderr = vec![format!("wasm-hooks: {message}")];
+        if let Some(name) = event.filter(|name| !fail_open && self.blocks_only_by_answer(*name)) {
+            let outcome = Outcome {
+                verdict: Verdict::Deny {
+                    reason: format!("wasm-hooks: {message}"),
+                },
+                ..Outcome::proceed()
+            };
+            return Answer {
+                body: self.encode(&Event::new(name), &outcome).body,
+                stderr,
+                exit_code: 0,
+            };
+        }
         if event.is_none_or(EventName::guards_action) {
             return Answer {
                 body: Value::Null,
@@ -153,6 +169,23 @@ impl Protocol {
 }
 
 impl Protocol {
+    /// Whether a guard event of this agent is blocked only by the agent's
+    /// own deny in the answer, not by exit code 2: Copilot CLI's (exit 2
+    /// lets its prompts through; observed), and a prompt on the Claude
+    /// format, which Copilot CLI also sends its `.claude/settings.json`
+    /// hooks (`decision: "block"` blocks it in Claude Code, Codex and
+    /// Copilot CLI alike).
+    pub fn blocks_only_by_answer(self, event: EventName) -> bool {
+        match self {
+            Protocol::Copilot => matches!(
+                event,
+                EventName::PreToolUse | EventName::PermissionRequest | EventName::UserPromptSubmit
+            ),
+            Protocol::Claude | Protocol::Codex => event == EventName::UserPromptSubmit,
+            Protocol::Gemini | Protocol::Cursor | Protocol::OpenCode => false,
+        }
+    }
+
     /// [`Protocol::failure`] for an HTTP hook, which has no exit code: an
     /// event that guards an action gets the agent's own deny in the body
     /// (a status other than 2xx, or a dropped connection, lets the agent
