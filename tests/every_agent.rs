@@ -203,7 +203,7 @@ fn is_deny(protocol: &str, answered: &Answered) -> bool {
             "gemini" => body["decision"] == "deny",
             "copilot" => body["permissionDecision"] == "deny",
             "cursor" => body["permission"] == "deny",
-            "opencode" => body["block"].is_string(),
+            "opencode" => body["block"].as_str().is_some_and(|r| !r.is_empty()),
             _ => unreachable!(),
         }
 }

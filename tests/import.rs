@@ -140,3 +140,25 @@ fn claude_codes_command_hooks_move_into_the_hook_file_and_still_block() {
         .success()
         .stdout(predicate::str::contains("no command hooks to import"));
 }
+
+#[test]
+fn nothing_is_moved_when_wasm_hooks_cannot_be_installed_in_their_place() {
+    let project = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let dir = project.path();
+    std::fs::create_dir_all(dir.join(".codex")).unwrap();
+    let codex = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}]}}"#;
+    std::fs::write(dir.join(".codex/hooks.json"), codex).unwrap();
+    // wasm-hooks is not on this test's PATH, and Codex has no uncommitted
+    // file for its path: the install would be refused, so the move is.
+    wasm_hooks(dir, state.path(), &["import", "codex", "--yes"])
+        .code(1)
+        .stderr(predicate::str::contains(
+            "nothing was moved: wasm-hooks could not be installed in their place",
+        ));
+    assert_eq!(
+        std::fs::read_to_string(dir.join(".codex/hooks.json")).unwrap(),
+        codex
+    );
+    assert!(!dir.join(".wasm-hooks").exists());
+}

@@ -698,3 +698,21 @@ fn opencode_gets_a_plugin_that_blocks_through_wasm_hooks_and_when_it_is_missing(
         .stdout(predicate::str::contains("removed 1 wasm-hooks entries"));
     assert!(!plugin.exists());
 }
+
+#[test]
+fn install_never_writes_through_a_symlink_a_repository_planted() {
+    let project = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("authorized_keys");
+    std::fs::write(&victim, "keep\n").unwrap();
+    std::fs::create_dir_all(project.path().join(".claude")).unwrap();
+    std::fs::write(project.path().join(".claude/settings.json"), SETTINGS).unwrap();
+    std::os::unix::fs::symlink(&victim, project.path().join(".claude/settings.json.bak")).unwrap();
+    wasm_hooks(&["install", "claude"], project.path())
+        .code(1)
+        .stderr(predicate::str::contains(
+            "is a symbolic link: not written through",
+        ));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep\n");
+    assert_eq!(settings(project.path()), SETTINGS, "nothing half-done");
+}

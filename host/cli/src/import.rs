@@ -115,6 +115,12 @@ pub(crate) fn run(args: ImportArgs) -> anyhow::Result<Exit> {
         for why in &imported.left {
             notes.push_str(&format!("note: {}: {why}\n", from.display()));
         }
+        if matches!(args.agent, Agent::Gemini) && imported.moved > 0 {
+            notes.push_str(&format!(
+                "warning: {}: the moved hooks will see Claude Code's names (`hook_event_name: \"PreToolUse\"`, `tool_name: \"Bash\"`), not Gemini CLI's (`BeforeTool`, `run_shell_command`; those stay in `agent_event_name` and `agent_tool_name`): check that their scripts do not test the old names\n",
+                from.display()
+            ));
+        }
         if imported.moved == 0 {
             continue;
         }
@@ -154,6 +160,10 @@ pub(crate) fn run(args: ImportArgs) -> anyhow::Result<Exit> {
         args.agent.name()
     ));
     report::print(&shown)?;
+    let install = InstallArgs::for_import(args.agent, args.user, args.project_dir.clone());
+    install
+        .check()
+        .context("nothing was moved: wasm-hooks could not be installed in their place")?;
     let refusal = "no terminal to ask on: add --yes to move them without asking, or --dry-run";
     if args.dry_run || !(args.yes || trust::confirmed("Move them?", refusal)?) {
         report::print("nothing written\n")?;
@@ -161,12 +171,11 @@ pub(crate) fn run(args: ImportArgs) -> anyhow::Result<Exit> {
     }
     for change in &changes {
         install::write(&change.file, &change.old, &change.new)?;
+        if change.file.ends_with(".wasm-hooks/hooks.local.json") {
+            report::print(&install::git_ignore(&args.project()?, &change.file)?)?;
+        }
     }
-    install::install(InstallArgs::for_import(
-        args.agent,
-        args.user,
-        args.project_dir.clone(),
-    ))?;
+    install::install(install)?;
     if args.user {
         return Ok(Exit::GoOn);
     }

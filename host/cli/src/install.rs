@@ -238,6 +238,13 @@ impl InstallArgs {
 
     /// Where to install and what: a bare `wasm-hooks` when that runs this
     /// program, else its full path, in a file that is not committed.
+    /// Check that this install can be made (`import` asks before it
+    /// moves anything: hooks moved out of the agent's settings with no
+    /// wasm-hooks entry in their place would run nowhere).
+    pub(crate) fn check(&self) -> anyhow::Result<()> {
+        self.plan().map(|_| ())
+    }
+
     fn plan(&self) -> anyhow::Result<Plan> {
         let agent = self.agent;
         if let Some(url) = &self.http {
@@ -470,7 +477,7 @@ fn leave_one_copy(args: &InstallArgs, plan: &Plan) -> anyhow::Result<String> {
 /// Make the project's `.gitignore` list `file` (an uncommitted settings
 /// file holding this machine's path), when the project is in a git
 /// repository and the file is not listed yet; what was done.
-fn git_ignore(project: &Path, file: &Path) -> anyhow::Result<String> {
+pub(crate) fn git_ignore(project: &Path, file: &Path) -> anyhow::Result<String> {
     if !project.ancestors().any(|dir| dir.join(".git").exists()) {
         return Ok(String::new());
     }
@@ -479,6 +486,12 @@ fn git_ignore(project: &Path, file: &Path) -> anyhow::Result<String> {
     };
     let line = format!("/{}", relative.display());
     let ignore = project.join(".gitignore");
+    if std::fs::symlink_metadata(&ignore).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Ok(format!(
+            "warning: {} is a symbolic link, left alone: add {line} to it yourself\n",
+            ignore.display()
+        ));
+    }
     let text = read(&ignore)?;
     let bare = line.trim_start_matches('/');
     if text.lines().map(str::trim).any(|l| l == line || l == bare) {
@@ -490,7 +503,7 @@ fn git_ignore(project: &Path, file: &Path) -> anyhow::Result<String> {
     }
     new.push_str(&line);
     new.push('\n');
-    std::fs::write(&ignore, new).with_context(|| format!("writing {}", ignore.display()))?;
+    write_new(&ignore, &new)?;
     Ok(format!(
         "added {line} to {}, so that this machine's path is never committed\n",
         ignore.display()
@@ -584,6 +597,28 @@ fn backup_note(backup: Option<&Path>) -> String {
         .unwrap_or_default()
 }
 
+/// Write `text` to a new file at `path`, replacing what is there only when
+/// it is a file of its own: never through a symbolic link a repository
+/// placed there (to have `install` write into another file).
+fn write_new(path: &Path, text: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            bail!("{} is a symbolic link: not written through", path.display())
+        }
+        Ok(_) => {
+            std::fs::remove_file(path).with_context(|| format!("replacing {}", path.display()))?
+        }
+        Err(_) => {}
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .and_then(|mut file| file.write_all(text.as_bytes()))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
 /// The settings text; empty when the file does not exist yet.
 pub(crate) fn read(file: &Path) -> anyhow::Result<String> {
     match std::fs::read_to_string(file) {
@@ -611,7 +646,7 @@ pub(crate) fn write(file: &Path, old: &str, new: &str) -> anyhow::Result<Option<
         None
     } else {
         let backup = beside(".bak");
-        std::fs::write(&backup, old).with_context(|| format!("writing {}", backup.display()))?;
+        write_new(&backup, old)?;
         Some(backup)
     };
     if new.is_empty() {
@@ -619,7 +654,7 @@ pub(crate) fn write(file: &Path, old: &str, new: &str) -> anyhow::Result<Option<
         return Ok(backup);
     }
     let temporary = beside(&format!(".tmp-{}", std::process::id()));
-    std::fs::write(&temporary, new).with_context(|| format!("writing {}", temporary.display()))?;
+    write_new(&temporary, new)?;
     std::fs::rename(&temporary, file).with_context(|| format!("replacing {}", file.display()))?;
     Ok(backup)
 }

@@ -247,15 +247,18 @@ impl Daemon {
             Ok(runtime) => runtime,
             Err(why) => return Reply::Declined { why },
         };
-        // Only the per-session variables: anything else a request says of
-        // its environment was in the key.
-        let env = RequestEnv::new(
-            request
+        // Every per-session variable, as the request has it, and unset
+        // when it does not say: never the daemon's own (another session's)
+        // value. Anything else a request says of its environment was in
+        // the key.
+        let env = RequestEnv::new(place::REQUEST_VARIABLES.iter().map(|name| {
+            let value = request
                 .env
                 .iter()
-                .filter(|(name, _)| place::REQUEST_VARIABLES.contains(&name.as_str()))
-                .cloned(),
-        );
+                .find(|(n, _)| n == name)
+                .and_then(|(_, value)| value.clone());
+            ((*name).to_owned(), value)
+        }));
         let warm = FromDaemon {
             runtime: runtime.with_empty_kv(),
             env,

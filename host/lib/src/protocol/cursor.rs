@@ -28,7 +28,7 @@ use super::answer::PermissionWord;
 use super::{Answer, Draft, agent_name, blocking_reason, named};
 
 /// Cursor's events that guard an action (a block on failure): those read
-/// as PreToolUse and UserPromptSubmit, and the subagent's start.
+/// as PreToolUse and UserPromptSubmit.
 pub(super) const GUARD_EVENTS: &[&str] = &[
     "preToolUse",
     "beforeShellExecution",
@@ -100,6 +100,7 @@ pub(super) fn decode(value: Value) -> Result<Event, EventError> {
         }
         "preToolUse" | "postToolUse" | "postToolUseFailure" => {
             rename_tool(&mut record);
+            adopt(&mut record, "tool_output", "tool_response");
             tool_event(&agent)
         }
         "beforeSubmitPrompt" => EventName::UserPromptSubmit,
@@ -230,10 +231,9 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
 /// ask, an allow that saw the final input; a rewrite as `updated_input`
 /// where the event takes one (`preToolUse`), refused elsewhere.
 fn permission(agent: &str, outcome: &Outcome, answer: &mut CursorAnswer) {
-    let asks = matches!(
-        agent,
-        "beforeShellExecution" | "beforeMCPExecution" | "beforeReadFile"
-    );
+    // `beforeReadFile` takes allow or deny only; `preToolUse` and
+    // `subagentStart` do not enforce an ask.
+    let asks = matches!(agent, "beforeShellExecution" | "beforeMCPExecution");
     let rewritten = outcome.updated_input.as_ref();
     let (word, reason) = match &outcome.verdict {
         Verdict::Deny { reason } => (PermissionWord::Deny, Some(reason.clone())),

@@ -199,7 +199,14 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
     let agent = agent_name(event);
     let mut draft = Draft::new(outcome, agent);
     let mut answer = OpenCodeAnswer::default();
-    let blocking = blocking_reason(&outcome.verdict, "OpenCode");
+    // Never an empty reason: the plugin blocks on a reason it can show.
+    let blocking = blocking_reason(&outcome.verdict, "OpenCode").map(|reason| {
+        if reason.trim().is_empty() {
+            format!("blocked by wasm-hooks on {agent}")
+        } else {
+            reason
+        }
+    });
     match name {
         EventName::PreToolUse | EventName::UserPromptSubmit => answer.block = blocking,
         EventName::Stop => answer.prompt = blocking,
