@@ -9,7 +9,7 @@
 // the model; a Stop it blocks sends the session on with the reason. When
 // wasm-hooks cannot answer (missing, failing, slower than the timeout), a
 // tool call or a prompt is blocked: a guard never fails open.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 
 const COMMAND = __COMMAND__;
 const TIMEOUT_MS = __TIMEOUT_MS__;
@@ -19,23 +19,53 @@ const SESSION_EVENTS = ["session.created", "session.idle", "session.deleted", "s
 /** Context for a session's first prompt, from its session.created. */
 const startContext = new Map();
 
-/** Ask wasm-hooks about one hook call; its answer, or `{failed}`. */
-function ask(event) {
-  const run = spawnSync(COMMAND[0], COMMAND.slice(1), {
-    input: JSON.stringify(event),
-    encoding: "utf8",
-    timeout: TIMEOUT_MS,
-    maxBuffer: 16 * 1024 * 1024,
+/** How many times in a row a session was sent on after it stopped: past
+ * wasm-hooks' own stop-loop limit, it is let stop (OpenCode has no cap). */
+const goneOn = new Map();
+const STOP_LOOP_LIMIT = 8;
+
+/** Run wasm-hooks on `input`: its stdout, stderr and exit status, or the error. */
+function run(input) {
+  return new Promise((resolve) => {
+    let child;
+    try {
+      child = spawn(COMMAND[0], COMMAND.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
+    } catch (error) {
+      return resolve({ error });
+    }
+    let stdout = "";
+    let stderr = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      resolve({ error: new Error(`no answer within ${TIMEOUT_MS} ms`) });
+    }, TIMEOUT_MS);
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      resolve({ error });
+    });
+    child.on("close", (status) => {
+      clearTimeout(timer);
+      resolve({ stdout, stderr, status });
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(input);
   });
-  if (run.stderr) console.error(run.stderr.trimEnd());
-  if (run.error) return { failed: `wasm-hooks did not answer: ${run.error.message}` };
-  if (run.status !== 0) {
-    return { failed: (run.stderr || "").trim() || `wasm-hooks exited with ${run.status}` };
+}
+
+/** Ask wasm-hooks about one hook call; its answer, or `{failed}`. */
+async function ask(event) {
+  const done = await run(JSON.stringify(event));
+  if (done.stderr) console.error(done.stderr.trimEnd());
+  if (done.error) return { failed: `wasm-hooks did not answer: ${done.error.message}` };
+  if (done.status !== 0) {
+    return { failed: done.stderr.trim() || `wasm-hooks exited with ${done.status}` };
   }
   try {
-    return JSON.parse(run.stdout || "{}") ?? {};
+    return JSON.parse(done.stdout || "{}") ?? {};
   } catch {
-    return { failed: `wasm-hooks answered what is not JSON: ${run.stdout.slice(0, 200)}` };
+    return { failed: `wasm-hooks answered what is not JSON: ${done.stdout.slice(0, 200)}` };
   }
 }
 
@@ -51,33 +81,33 @@ async function lastAssistantMessage(client, sessionID) {
 }
 
 /** The answer for a hook; throws where a failure or a block must stop it. */
-function decide(hook, event) {
-  const answer = ask({ hook_event_name: hook, ...event });
+async function decide(hook, event) {
+  const answer = await ask({ hook_event_name: hook, ...event });
   if (answer.failed) {
     if (GUARDS.has(hook)) throw new Error(answer.failed);
     console.error(`wasm-hooks: ${answer.failed}`);
     return {};
   }
   for (const message of answer.messages ?? []) console.error(`wasm-hooks: ${message}`);
-  if (answer.block) throw new Error(answer.block);
+  if ("block" in answer) throw new Error(String(answer.block) || `blocked by wasm-hooks on ${hook}`);
   return answer;
 }
 
 export const WasmHooks = async ({ client, directory }) => ({
   "tool.execute.before": async (input, output) => {
-    const answer = decide("tool.execute.before", { cwd: directory, input, output });
+    const answer = await decide("tool.execute.before", { cwd: directory, input, output });
     if (answer.args) {
       for (const key of Object.keys(output.args)) delete output.args[key];
       Object.assign(output.args, answer.args);
     }
   },
   "tool.execute.after": async (input, output) => {
-    const answer = decide("tool.execute.after", { cwd: directory, input, output });
+    const answer = await decide("tool.execute.after", { cwd: directory, input, output });
     if (typeof answer.output === "string") output.output = answer.output;
     if (answer.context) output.output = `${output.output}\n\n${answer.context}`;
   },
   "chat.message": async (input, output) => {
-    const answer = decide("chat.message", { cwd: directory, input, output });
+    const answer = await decide("chat.message", { cwd: directory, input, output });
     const { id: messageID, sessionID } = output.message;
     const context = [startContext.get(sessionID), answer.context].filter(Boolean);
     startContext.delete(sessionID);
@@ -89,11 +119,23 @@ export const WasmHooks = async ({ client, directory }) => ({
   event: async ({ event }) => {
     if (!SESSION_EVENTS.includes(event.type)) return;
     const sessionID = event.properties?.sessionID ?? event.properties?.info?.id;
-    const said = event.type === "session.idle" && sessionID ? await lastAssistantMessage(client, sessionID) : undefined;
-    const answer = decide(event.type, { cwd: directory, event, last_assistant_message: said });
+    const idle = event.type === "session.idle" && sessionID;
+    const said = idle ? await lastAssistantMessage(client, sessionID) : undefined;
+    const times = goneOn.get(sessionID) ?? 0;
+    const answer = await decide(event.type, {
+      cwd: directory,
+      event,
+      last_assistant_message: said,
+      stop_hook_active: times > 0,
+    });
     if (answer.context && event.type === "session.created") startContext.set(sessionID, answer.context);
-    if (answer.prompt && event.type === "session.idle" && sessionID) {
-      await client.session.prompt({ path: { id: sessionID }, body: { parts: [{ type: "text", text: answer.prompt }] } });
+    if (!idle) return;
+    if (!answer.prompt || times >= STOP_LOOP_LIMIT) {
+      if (answer.prompt) console.error(`wasm-hooks: ${times} stops in a row sent on; this one goes through`);
+      goneOn.delete(sessionID);
+      return;
     }
+    goneOn.set(sessionID, times + 1);
+    await client.session.prompt({ path: { id: sessionID }, body: { parts: [{ type: "text", text: answer.prompt }] } });
   },
 });

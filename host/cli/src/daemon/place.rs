@@ -36,8 +36,9 @@ const SHELL_VARIABLES: [&str; 2] = ["_", "SHLVL"];
 /// hook-environment.md): Claude Code 2.1.332's session id, pid, messaging
 /// socket and token, notes directory, env file and effort, which differ
 /// between sessions or come on some events only; Gemini CLI 0.61's session
-/// id and plans directory; Copilot CLI's per-call trace context; and the
-/// shell's `PWD`. (Codex 0.169 sets none.)
+/// id and plans directory; Copilot CLI's per-call trace context;
+/// OpenCode's pid (which the plugin's commands inherit); and the shell's
+/// `PWD`. (Codex 0.169 sets none.)
 pub(crate) const REQUEST_VARIABLES: &[&str] = &[
     "CLAUDE_CODE_CHILD_NOTES_DIR",
     "CLAUDE_CODE_MESSAGING_SOCKET",
@@ -50,6 +51,7 @@ pub(crate) const REQUEST_VARIABLES: &[&str] = &[
     "GEMINI_PLANS_DIR",
     "GEMINI_SESSION_ID",
     "OLDPWD",
+    "OPENCODE_PID",
     "PWD",
 ];
 

@@ -233,18 +233,22 @@ pub(super) fn last_assistant_message(record: &mut Map<String, Value>) {
 /// `Some(None)` when the turn's answer (or the file) is not there (yet).
 fn turn_answer(path: &std::path::Path) -> Option<Option<String>> {
     use std::io::{Read as _, Seek as _};
-    let mut file = match std::fs::File::open(path) {
-        Ok(file) => file,
+    // A regular file only: opening a FIFO or a terminal would wait forever.
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(None),
-        Err(_) => return None,
-    };
+        _ => return None,
+    }
+    let mut file = std::fs::File::open(path).ok()?;
     let length = file.metadata().map_or(0, |m| m.len());
     file.seek(std::io::SeekFrom::Start(
         length.saturating_sub(TRANSCRIPT_TAIL),
     ))
     .ok()?;
-    let mut tail = String::new();
-    file.take(TRANSCRIPT_TAIL).read_to_string(&mut tail).ok()?;
+    let mut bytes = Vec::new();
+    file.take(TRANSCRIPT_TAIL).read_to_end(&mut bytes).ok()?;
+    // The cut may fall inside a character; only whole lines count.
+    let tail = String::from_utf8_lossy(&bytes);
     for line in tail.lines().rev() {
         let Ok(entry) = serde_json::from_str::<Value>(line) else {
             continue;

@@ -141,7 +141,8 @@ pub(super) fn decode(value: Value) -> Result<Event, EventError> {
             record.insert("prompt".into(), text.join("\n").into());
         }
         EventName::Stop => {
-            record.insert("stop_hook_active".into(), false.into());
+            // The plugin says whether it sent the session on just before.
+            record.entry("stop_hook_active").or_insert(false.into());
         }
         _ => {}
     }
