@@ -34,7 +34,8 @@ pub(crate) fn claim() -> bool {
     !ANSWERING.swap(true, Ordering::SeqCst)
 }
 
-/// The child to kill should the deadline pass while it answers.
+/// The child to kill should the deadline pass while it answers (0: none
+/// any more, once it was waited for).
 #[allow(
     dead_code,
     reason = "wasm-hooks-hook's: `wasm-hooks` starts no child to answer"

@@ -469,6 +469,9 @@ fn leave_one_copy(args: &InstallArgs, plan: &Plan) -> anyhow::Result<String> {
                 file.display(),
                 backup_note(backup.as_deref())
             ));
+            if file == args.agent.file_in(&args.project()?) {
+                message.push_str("note: that file is committed: leave this change out of a commit if your team runs wasm-hooks from PATH\n");
+            }
         }
     }
     Ok(message)

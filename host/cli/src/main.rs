@@ -82,7 +82,8 @@ enum Command {
     /// Serve the hooks over HTTP (for agents' HTTP hooks): POST /hook.
     Serve(serve::ServeArgs),
     /// Install wasm-hooks as the hook of an agent's events (Claude Code,
-    /// Codex, Gemini CLI, Copilot CLI, Cursor): merged into its settings,
+    /// Codex, Gemini CLI, Copilot CLI, Cursor; OpenCode: a plugin): merged
+    /// into its settings,
     /// with a backup, idempotent; a failing guard blocks where the agent
     /// can be told so.
     Install(install::InstallArgs),

@@ -119,10 +119,13 @@ fn forwarded(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> Option<
 /// a signal, or an exit code no answer has), this answers the hooks'
 /// failure in its place: an agent takes a hook that died for "go on".
 fn in_full(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> u8 {
+    // Its answer comes through this process, so that the deadline's
+    // watchdog and it never both write one.
     let started = Command::new(full)
         .arg("hook")
         .args(args)
         .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
         .spawn();
     let mut child = match started {
         Ok(child) => child,
@@ -136,10 +139,17 @@ fn in_full(full: &std::path::Path, args: &[OsString], stdin: &[u8]) -> u8 {
         // A hook process that stops reading early closes the pipe.
         let _ = pipe.write_all(stdin);
     }
-    let why = match child.wait() {
+    let mut answer = Vec::new();
+    if let Some(mut pipe) = child.stdout.take() {
+        let _ = pipe.read_to_end(&mut answer);
+    }
+    let waited = child.wait();
+    deadline::waiting_for(0);
+    let why = match waited {
         Ok(status) => match status.code().and_then(|code| u8::try_from(code).ok()) {
             Some(code @ 0..=2) => {
                 claim_or_wait();
+                let _ = std::io::stdout().write_all(&answer);
                 return code;
             }
             Some(code) => format!("{} hook ended with exit code {code}", full.display()),

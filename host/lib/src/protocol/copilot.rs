@@ -324,6 +324,8 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
             | EventName::SessionStart
             | EventName::SubagentStart
     ));
+    draft.unsaid_stop();
+    draft.unsaid_messages();
     draft.finish(&answer)
 }
 

@@ -223,6 +223,7 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
     {
         answer.user_message = Some(message);
     }
+    draft.unsaid_stop();
     draft.finish(&answer)
 }
 
@@ -337,6 +338,19 @@ mod tests {
         .unwrap();
         assert_eq!(mcp.tool_name(), Some("mcp__vault__read"));
         assert_eq!(mcp.record()["tool_input"], json!({"path": "/s"}));
+        let mut ended = deny("tests fail");
+        ended.stop = Some(wasm_hooks_core::Attributed {
+            hook: wasm_hooks_core::HookId::new("gate"),
+            value: "enough".into(),
+        });
+        let answer = encode(&stop, &ended);
+        assert!(
+            answer.stderr.iter().any(
+                |l| l.contains("takes no request to end the turn; [gate] asked for it: enough")
+            ),
+            "never dropped without a word: {:?}",
+            answer.stderr
+        );
         let thought = decode(json!({"hook_event_name": "afterAgentThought"})).unwrap();
         assert_eq!(thought.name(), EventName::Unlisted);
     }

@@ -292,6 +292,35 @@ impl<'a> Draft<'a> {
         ));
     }
 
+    /// Report a hook's request to end the turn, for an agent whose hooks
+    /// cannot make it: on stderr, never dropped without a word.
+    fn unsaid_stop(&mut self) {
+        if let Some(stop) = &self.outcome.stop {
+            self.stderr.push(format!(
+                "wasm-hooks: {} takes no request to end the turn; [{}] asked for it: {}",
+                self.event, stop.hook, stop.value
+            ));
+        }
+    }
+
+    /// Report the hooks' messages for the person, for an agent whose hooks
+    /// cannot show them: on stderr.
+    fn unsaid_messages(&mut self) {
+        let messages: Vec<String> = self
+            .outcome
+            .user_messages
+            .iter()
+            .map(|m| {
+                format!(
+                    "wasm-hooks: [{}] {}",
+                    m.hook,
+                    escape_controls(&m.value.text)
+                )
+            })
+            .collect();
+        self.stderr.extend(messages);
+    }
+
     /// Add context of the host's own (after the hooks' contexts).
     fn note(&mut self, text: String) {
         self.notes.push(text);

@@ -240,6 +240,7 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
     ));
     let common = draft.common();
     answer.messages.extend(common.system_message);
+    draft.unsaid_stop();
     draft.finish(&answer)
 }
 
