@@ -100,45 +100,71 @@ struct Change {
     new: String,
 }
 
-pub(crate) fn run(args: ImportArgs) -> anyhow::Result<Exit> {
-    let protocol = args.agent.protocol();
-    let mut changes = Vec::new();
-    let mut notes = String::new();
-    let mut moved = 0;
-    for Move { from, to } in args.moves()? {
-        let text = install::read(&from)?;
-        let Some(imported) = wasm_hooks::take_command_hooks(&text, protocol)
-            .with_context(|| from.display().to_string())?
-        else {
-            continue;
+/// What an import would change: every file's new text, notes on what
+/// stays, and how many hooks move.
+struct Plan {
+    changes: Vec<Change>,
+    notes: String,
+    moved: usize,
+}
+
+impl ImportArgs {
+    /// Take the command hooks out of each settings file and into its hook
+    /// file, in memory.
+    fn plan(&self) -> anyhow::Result<Plan> {
+        let protocol = self.agent.protocol();
+        let mut plan = Plan {
+            changes: Vec::new(),
+            notes: String::new(),
+            moved: 0,
         };
-        for why in &imported.left {
-            notes.push_str(&format!("note: {}: {why}\n", from.display()));
+        for Move { from, to } in self.moves()? {
+            let text = install::read(&from)?;
+            let Some(imported) = wasm_hooks::take_command_hooks(&text, protocol)
+                .with_context(|| from.display().to_string())?
+            else {
+                continue;
+            };
+            for why in &imported.left {
+                plan.notes
+                    .push_str(&format!("note: {}: {why}\n", from.display()));
+            }
+            if imported.moved == 0 {
+                continue;
+            }
+            if matches!(self.agent, Agent::Gemini) {
+                plan.notes.push_str(&format!(
+                    "warning: {}: the moved hooks will see Claude Code's names (`hook_event_name: \"PreToolUse\"`, `tool_name: \"Bash\"`), not Gemini CLI's (`BeforeTool`, `run_shell_command`; those stay in `agent_event_name` and `agent_tool_name`): check that their scripts do not test the old names\n",
+                    from.display()
+                ));
+            }
+            plan.moved += imported.moved;
+            let hook_file = install::read(&to)?;
+            let with_hooks = wasm_hooks::add_hook_groups(&hook_file, &imported.hooks)
+                .with_context(|| {
+                    format!("{}: import writes into a JSON hook file", to.display())
+                })?;
+            plan.changes.push(Change {
+                file: from,
+                old: text,
+                new: imported.settings,
+            });
+            plan.changes.push(Change {
+                file: to,
+                old: hook_file,
+                new: with_hooks,
+            });
         }
-        if matches!(args.agent, Agent::Gemini) && imported.moved > 0 {
-            notes.push_str(&format!(
-                "warning: {}: the moved hooks will see Claude Code's names (`hook_event_name: \"PreToolUse\"`, `tool_name: \"Bash\"`), not Gemini CLI's (`BeforeTool`, `run_shell_command`; those stay in `agent_event_name` and `agent_tool_name`): check that their scripts do not test the old names\n",
-                from.display()
-            ));
-        }
-        if imported.moved == 0 {
-            continue;
-        }
-        moved += imported.moved;
-        let hook_file = install::read(&to)?;
-        let with_hooks = wasm_hooks::add_hook_groups(&hook_file, &imported.hooks)
-            .with_context(|| format!("{}: import writes into a JSON hook file", to.display()))?;
-        changes.push(Change {
-            file: from,
-            old: text,
-            new: imported.settings,
-        });
-        changes.push(Change {
-            file: to,
-            old: hook_file,
-            new: with_hooks,
-        });
+        Ok(plan)
     }
+}
+
+pub(crate) fn run(args: ImportArgs) -> anyhow::Result<Exit> {
+    let Plan {
+        changes,
+        notes,
+        moved,
+    } = args.plan()?;
     if moved == 0 {
         report::print(&format!(
             "{notes}no command hooks to import from {}'s settings\n",

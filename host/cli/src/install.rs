@@ -610,7 +610,7 @@ fn write_new(path: &Path, text: &str) -> anyhow::Result<()> {
             bail!("{} is a symbolic link: not written through", path.display())
         }
         Ok(_) => {
-            std::fs::remove_file(path).with_context(|| format!("replacing {}", path.display()))?
+            std::fs::remove_file(path).with_context(|| format!("replacing {}", path.display()))?;
         }
         Err(_) => {}
     }
