@@ -604,7 +604,6 @@ fn backup_note(backup: Option<&Path>) -> String {
 /// it is a file of its own: never through a symbolic link a repository
 /// placed there (to have `install` write into another file).
 fn write_new(path: &Path, text: &str) -> anyhow::Result<()> {
-    use std::io::Write as _;
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => {
             bail!("{} is a symbolic link: not written through", path.display())
@@ -614,12 +613,7 @@ fn write_new(path: &Path, text: &str) -> anyhow::Result<()> {
         }
         Err(_) => {}
     }
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .and_then(|mut file| file.write_all(text.as_bytes()))
-        .with_context(|| format!("writing {}", path.display()))
+    super::new::create_file(path, text)
 }
 
 /// The settings text; empty when the file does not exist yet.

@@ -254,7 +254,7 @@ fn sdk_file(root: &Path, folder: &str, file: &str) -> anyhow::Result<String> {
 
 /// `text` as a new file at `path`: never an existing file, nor one a
 /// symbolic link there points to.
-fn create_file(path: &Path, text: &str) -> anyhow::Result<()> {
+pub(crate) fn create_file(path: &Path, text: &str) -> anyhow::Result<()> {
     use std::io::Write as _;
     std::fs::OpenOptions::new()
         .write(true)
