@@ -604,6 +604,27 @@ fn explain_says_which_installs_let_a_tool_run_when_wasm_hooks_is_missing() {
     };
     assert!(line("Claude Code").contains("(12 events): a failing or missing wasm-hooks blocks"));
     assert!(line("Codex").contains("lets the tool run"), "{text}");
+    // An entry of an older install, without `onFailure`, is named.
+    let file = project.path().join(".claude/settings.json");
+    let older = std::fs::read_to_string(&file).unwrap().replacen(
+        r#""onFailure": "block""#,
+        r#""onFailure": "continue""#,
+        1,
+    );
+    std::fs::write(&file, older).unwrap();
+    let out = Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .args(["explain", "--event", "PreToolUse", "--tool", "Bash"])
+        .args(["--input", r#"{"command": "ls"}"#, "--project-dir"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("lets PreToolUse through: `wasm-hooks install claude` again"),
+        "{text}"
+    );
 }
 
 /// A script for `node` that loads the OpenCode plugin at `plugin` as

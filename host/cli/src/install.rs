@@ -424,12 +424,21 @@ pub(crate) fn installs_in(project: &Path) -> Vec<String> {
             let Ok(Some((_, count))) = removed(*agent, &text, &ours) else {
                 continue;
             };
-            let failing = if agent.protocol().entries_fail_closed() {
-                "a failing or missing wasm-hooks blocks the action".to_owned()
-            } else {
+            // Entry by entry: an older install, or a command told to fail
+            // open, is named, never vouched for.
+            let open = wasm_hooks::failing_open(&text, agent.protocol()).unwrap_or_default();
+            let failing = if !agent.protocol().entries_fail_closed() {
                 format!(
                     "a failing or missing wasm-hooks lets the tool run: {} has no setting to block on a hook's failure",
                     agent.name()
+                )
+            } else if open.is_empty() {
+                "a failing or missing wasm-hooks blocks the action".to_owned()
+            } else {
+                format!(
+                    "a failing or missing wasm-hooks lets {} through: `wasm-hooks install {}` again brings these entries up to date",
+                    open.join(", "),
+                    agent.word()
                 )
             };
             let what = match agent {

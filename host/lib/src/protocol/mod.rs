@@ -22,7 +22,8 @@ pub(crate) use answer::{
 };
 pub use import::{Imported, add_hook_groups, take_command_hooks};
 pub use settings::{
-    AGENT_TIMEOUT_SECS, InstalledHook, SettingsError, TOKEN_VARIABLE, install, uninstall,
+    AGENT_TIMEOUT_SECS, InstalledHook, SettingsError, TOKEN_VARIABLE, failing_open, install,
+    uninstall,
 };
 pub(crate) use settings::{argv_runs_us, runs_us};
 

@@ -404,6 +404,60 @@ pub fn install(
     Ok(changed.then(|| root.to_string()))
 }
 
+/// The guard events of `agent`'s settings `text` whose wasm-hooks entry
+/// would let the action through should wasm-hooks fail or go missing: one
+/// without the agent's fail-closed setting (Claude Code's `onFailure:
+/// "block"`, Cursor's `failClosed`; every one of Codex's, which has
+/// none), or one whose command says `--fail-open` or `--deadline 0`.
+///
+/// # Errors
+/// When the settings are not a JSON object.
+pub fn failing_open(text: &str, agent: Protocol) -> Result<Vec<String>, SettingsError> {
+    let Some(shape) = agent.shape() else {
+        return Ok(Vec::new());
+    };
+    let (_, settings) = parse(text)?;
+    let Some(hooks) = settings.object_value("hooks") else {
+        return Ok(Vec::new());
+    };
+    let ours = InstalledHook::Command("wasm-hooks hook".to_owned());
+    let mut open = Vec::new();
+    for event in hooks.properties() {
+        let Some(name) = event.decoded_name().filter(|name| agent.guards(name)) else {
+            continue;
+        };
+        let Some(list) = event.value().and_then(|v| v.as_array()) else {
+            continue;
+        };
+        let lets_through = entries(&list, shape)
+            .iter()
+            .filter_map(CstObject::to_serde_value)
+            .filter(|entry| ours.is(entry))
+            .any(|entry| {
+                let words: Vec<&str> = [&entry["command"], &entry["bash"], &entry["exec"]]
+                    .into_iter()
+                    .chain(entry["args"].as_array().into_iter().flatten())
+                    .filter_map(Value::as_str)
+                    .flat_map(str::split_whitespace)
+                    .collect();
+                let told_open = words.contains(&"--fail-open")
+                    || words.contains(&"--deadline=0")
+                    || words.windows(2).any(|w| w == ["--deadline", "0"]);
+                told_open
+                    || match agent {
+                        Protocol::Claude => entry["onFailure"] != "block",
+                        Protocol::Cursor => entry["failClosed"] != true,
+                        Protocol::Codex => true,
+                        Protocol::Gemini | Protocol::Copilot | Protocol::OpenCode => false,
+                    }
+            });
+        if lets_through {
+            open.push(name);
+        }
+    }
+    Ok(open)
+}
+
 /// Set each of `wanted`'s fields in `entry` where it differs; whether any
 /// did.
 fn bring_up_to_date(entry: &CstObject, wanted: &[(String, CstInputValue)]) -> bool {
@@ -644,6 +698,31 @@ mod tests {
             "each entry changed where it stands, nothing added"
         );
         assert_eq!(install(&newer, Protocol::Claude, &client).unwrap(), None);
+    }
+
+    #[test]
+    fn entries_that_would_let_an_action_through_are_named() {
+        let installed = install(SETTINGS, Protocol::Claude, &ours())
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            failing_open(&installed, Protocol::Claude).unwrap(),
+            Vec::<String>::new()
+        );
+        let older = installed.replacen(r#""onFailure": "block""#, r#""onFailure": "continue""#, 1);
+        assert_eq!(
+            failing_open(&older, Protocol::Claude).unwrap(),
+            ["PreToolUse"]
+        );
+        let told = installed.replace("--protocol claude", "--protocol claude --fail-open");
+        assert_eq!(failing_open(&told, Protocol::Claude).unwrap().len(), 4);
+        let cursor = install("", Protocol::Cursor, &ours()).unwrap().unwrap();
+        assert!(failing_open(&cursor, Protocol::Cursor).unwrap().is_empty());
+        let codex = install("", Protocol::Codex, &ours()).unwrap().unwrap();
+        assert_eq!(
+            failing_open(&codex, Protocol::Codex).unwrap(),
+            ["PreToolUse", "PermissionRequest", "UserPromptSubmit"]
+        );
     }
 
     #[test]
