@@ -89,7 +89,7 @@ pub(super) fn encode(event: &Event, outcome: &Outcome, dialect: Dialect) -> Answ
     let mut specific = ClaudeSpecific::default();
     match name {
         EventName::PreToolUse | EventName::PreModelSwitch => {
-            pre_tool_use(outcome, dialect, &mut specific);
+            pre_tool_use(event, outcome, dialect, &mut specific);
         }
         EventName::PreSkillShellCommand => skill_shell_command(outcome, &mut specific),
         EventName::PermissionRequest => permission_request(outcome, &mut specific),
@@ -333,8 +333,14 @@ fn skill_shell_command(outcome: &Outcome, specific: &mut ClaudeSpecific) {
     specific.permission_decision_reason = Some(reason);
 }
 
-fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut ClaudeSpecific) {
-    let rewritten = outcome.updated_input.as_ref();
+fn pre_tool_use(event: &Event, outcome: &Outcome, dialect: Dialect, specific: &mut ClaudeSpecific) {
+    // In the tool's own shape (Copilot CLI's text typed into a shell, read
+    // as a Bash `command`, goes back as its `input`).
+    let rewritten = outcome
+        .updated_input
+        .as_ref()
+        .map(|input| super::copilot::as_the_tool_takes_it(event, input));
+    let rewritten = rewritten.as_ref();
     // A rewrite no hook approved as it finally is: the agent's own
     // permission flow decides (Claude Code applies an `updatedInput` sent
     // with no decision and runs its own check on the new input; Codex runs

@@ -186,6 +186,7 @@ pub(super) fn in_claude_format(mut value: Value) -> Value {
     {
         record.insert("tool_response".into(), result);
     }
+    typed_into_a_shell(record);
     if record.get("hook_event_name").is_some_and(|n| n == "Stop")
         && record.contains_key("stop_reason")
     {
@@ -273,6 +274,50 @@ fn rename_tool(record: &mut Map<String, Value>) {
         record.insert("agent_tool_name".into(), (*copilot).into());
         record.insert("tool_name".into(), (*canonical).into());
     }
+    typed_into_a_shell(record);
+}
+
+/// Copilot CLI's tools that type text into a shell it started earlier
+/// (`{shellId, input}`): a way to run a command no `bash` call shows.
+const SHELL_INPUT_TOOLS: &[&str] = &["write_bash", "write_powershell"];
+
+/// Read a call typing into a running shell as the `Bash` call it is, with
+/// the text typed as its `command`, so that a Bash guard sees it (the
+/// original name stays in `agent_tool_name`, the input's own fields stay).
+pub(super) fn typed_into_a_shell(record: &mut Map<String, Value>) {
+    let Some(tool) = record
+        .get("tool_name")
+        .and_then(Value::as_str)
+        .filter(|tool| SHELL_INPUT_TOOLS.contains(tool))
+        .map(str::to_owned)
+    else {
+        return;
+    };
+    let Some(Value::Object(input)) = record.get_mut("tool_input") else {
+        return;
+    };
+    if let Some(typed) = input.get("input").cloned() {
+        input.insert("command".into(), typed);
+    }
+    record.insert("agent_tool_name".into(), tool.into());
+    record.insert("tool_name".into(), "Bash".into());
+}
+
+/// A rewritten input as Copilot CLI's tool takes it: for a call typing
+/// into a shell, the rewritten `command` is what is typed.
+pub(super) fn as_the_tool_takes_it(event: &Event, input: &Value) -> Value {
+    let typed = event
+        .record()
+        .get("agent_tool_name")
+        .and_then(Value::as_str)
+        .is_some_and(|tool| SHELL_INPUT_TOOLS.contains(&tool));
+    let mut input = input.clone();
+    if typed && let Some(object) = input.as_object_mut() {
+        if let Some(command) = object.remove("command") {
+            object.insert("input".into(), command);
+        }
+    }
+    input
 }
 
 pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
@@ -282,7 +327,7 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
     let mut answer = CopilotAnswer::default();
     let blocking = blocking_reason(&outcome.verdict, "Copilot CLI hooks");
     match name {
-        EventName::PreToolUse => pre_tool_use(outcome, &mut answer),
+        EventName::PreToolUse => pre_tool_use(event, outcome, &mut answer),
         EventName::PermissionRequest => match (&outcome.verdict, blocking) {
             (_, Some(reason)) => {
                 answer.behavior = Some("deny");
@@ -331,13 +376,16 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
 
 /// `preToolUse`: a deny, an ask, an allow that saw the final input; a
 /// rewrite as `modifiedArgs`, with `allow` when a hook approved it.
-fn pre_tool_use(outcome: &Outcome, answer: &mut CopilotAnswer) {
-    let rewritten = outcome.updated_input.as_ref();
+fn pre_tool_use(event: &Event, outcome: &Outcome, answer: &mut CopilotAnswer) {
+    let rewritten = outcome
+        .updated_input
+        .as_ref()
+        .map(|input| as_the_tool_takes_it(event, input));
     let (word, reason) = match &outcome.verdict {
         Verdict::Deny { reason } => (PermissionWord::Deny, Some(reason.clone())),
         Verdict::Ask(approval) => (PermissionWord::Ask, Some(approval.prompt.clone())),
         Verdict::Allow { .. } | Verdict::Proceed if rewritten.is_some() => {
-            answer.modified_args = rewritten.cloned();
+            answer.modified_args = rewritten;
             if outcome.rewrite_approved {
                 answer.permission_decision = Some(PermissionWord::Allow);
             }
@@ -411,6 +459,30 @@ mod tests {
             claude.record()["tool_response"]["text_result_for_llm"],
             "hi"
         );
+    }
+
+    #[test]
+    fn text_typed_into_a_running_shell_is_a_bash_command_a_guard_sees() {
+        let typed = decode(json!({"hook_event_name": "preToolUse", "sessionId": "s",
+            "toolName": "write_bash", "toolArgs": {"shellId": "7", "input": "rm -rf victim\n"}}))
+        .unwrap();
+        assert_eq!(typed.tool_name(), Some("Bash"));
+        assert_eq!(typed.record()["agent_tool_name"], "write_bash");
+        assert_eq!(typed.record()["tool_input"]["command"], "rm -rf victim\n");
+        let mut rewritten = Outcome::proceed();
+        rewritten.updated_input =
+            Some(json!({"shellId": "7", "input": "rm -rf victim\n", "command": "ls\n"}));
+        assert_eq!(
+            encode(&typed, &rewritten).body,
+            json!({"modifiedArgs": {"shellId": "7", "input": "ls\n"}})
+        );
+        let claude_path = crate::Protocol::Claude
+            .decode(
+                json!({"hook_event_name": "PreToolUse", "tool_name": "write_bash",
+                "tool_input": {"shellId": "7", "input": "rm -rf victim\n"}}),
+            )
+            .unwrap();
+        assert_eq!(claude_path.tool_name(), Some("Bash"));
     }
 
     #[test]
