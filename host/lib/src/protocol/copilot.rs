@@ -312,10 +312,11 @@ pub(super) fn as_the_tool_takes_it(event: &Event, input: &Value) -> Value {
         .and_then(Value::as_str)
         .is_some_and(|tool| SHELL_INPUT_TOOLS.contains(&tool));
     let mut input = input.clone();
-    if typed && let Some(object) = input.as_object_mut() {
-        if let Some(command) = object.remove("command") {
-            object.insert("input".into(), command);
-        }
+    if typed
+        && let Some(object) = input.as_object_mut()
+        && let Some(command) = object.remove("command")
+    {
+        object.insert("input".into(), command);
     }
     input
 }
