@@ -582,20 +582,25 @@ fn shell_words_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
-#[test]
-fn explain_says_which_installs_let_a_tool_run_when_wasm_hooks_is_missing() {
-    let project = tempfile::tempdir().unwrap();
-    wasm_hooks(&["install", "claude"], project.path()).success();
-    wasm_hooks(&["install", "codex"], project.path()).success();
+/// What `explain` says of a PreToolUse `Bash` `ls` in `project`.
+fn explain_bash_ls(project: &Path) -> String {
     let out = Command::cargo_bin("wasm-hooks")
         .unwrap()
         .env("XDG_CONFIG_HOME", "/nonexistent")
         .args(["explain", "--event", "PreToolUse", "--tool", "Bash"])
         .args(["--input", r#"{"command": "ls"}"#, "--project-dir"])
-        .arg(project.path())
+        .arg(project)
         .output()
         .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn explain_says_which_installs_let_a_tool_run_when_wasm_hooks_is_missing() {
+    let project = tempfile::tempdir().unwrap();
+    wasm_hooks(&["install", "claude"], project.path()).success();
+    wasm_hooks(&["install", "codex"], project.path()).success();
+    let text = explain_bash_ls(project.path());
     let line = |agent: &str| {
         text.lines()
             .find(|l| l.trim_start().starts_with(agent))
@@ -612,15 +617,7 @@ fn explain_says_which_installs_let_a_tool_run_when_wasm_hooks_is_missing() {
         1,
     );
     std::fs::write(&file, older).unwrap();
-    let out = Command::cargo_bin("wasm-hooks")
-        .unwrap()
-        .env("XDG_CONFIG_HOME", "/nonexistent")
-        .args(["explain", "--event", "PreToolUse", "--tool", "Bash"])
-        .args(["--input", r#"{"command": "ls"}"#, "--project-dir"])
-        .arg(project.path())
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = explain_bash_ls(project.path());
     assert!(
         text.contains("lets PreToolUse through: `wasm-hooks install claude` again"),
         "{text}"

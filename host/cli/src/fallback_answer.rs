@@ -178,19 +178,13 @@ mod tests {
             stderr: answer.stderr.iter().map(|l| format!("{l}\n")).collect(),
             exit: answer.exit_code,
         };
-        let word = |protocol: Protocol| match protocol {
-            Protocol::Claude => "claude",
-            Protocol::Codex => "codex",
-            Protocol::Gemini => "gemini",
-            Protocol::Copilot => "copilot",
-            Protocol::Cursor => "cursor",
-            Protocol::OpenCode => "opencode",
-        };
         for protocol in Protocol::ALL {
+            // `--protocol`'s word is the variant's name in lower case.
+            let word = format!("{protocol:?}").to_lowercase();
             for (name, _) in CATALOGUE {
                 let stdin = serde_json::json!({"hook_event_name": name.as_str()}).to_string();
                 for fail_open in [false, true] {
-                    let mut args: Vec<OsString> = vec!["--protocol".into(), word(protocol).into()];
+                    let mut args: Vec<OsString> = vec!["--protocol".into(), word.as_str().into()];
                     if fail_open {
                         args.push("--fail-open".into());
                     }
@@ -201,7 +195,7 @@ mod tests {
                     );
                 }
             }
-            let args = [OsString::from(format!("--protocol={}", word(protocol)))];
+            let args = [OsString::from(format!("--protocol={word}"))];
             assert_eq!(
                 failure(b"not json", &args, "why"),
                 reply(protocol.failure(None, "why", false))

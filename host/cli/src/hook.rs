@@ -5,11 +5,12 @@
 use std::io::{Read, Write as _};
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde_json::Value;
 use wasm_hooks::{Answer, DEFAULT_STOP_LOOP_LIMIT, Event, Protocol, RequestEnv, WasmRuntime};
 
 use super::daemon::client::{self, Forwarded};
+use super::install::Agent;
 use super::stderr::Stderr;
 use super::{deadline, last_words};
 
@@ -22,8 +23,8 @@ use super::{Exit, report};
 #[derive(Debug, Clone, Args)]
 pub(crate) struct HookArgs {
     /// The agent whose protocol to speak.
-    #[arg(long, value_enum, default_value_t = AgentProtocol::Claude)]
-    protocol: AgentProtocol,
+    #[arg(long, value_enum, default_value_t = Agent::Claude)]
+    protocol: Agent,
 
     #[command(flatten)]
     hook_files: HookFileArgs,
@@ -66,35 +67,10 @@ pub(crate) struct HookArgs {
     agent_event: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub(crate) enum AgentProtocol {
-    /// Claude Code.
-    Claude,
-    /// Gemini CLI.
-    Gemini,
-    /// Codex.
-    Codex,
-    /// GitHub Copilot CLI, its own format (camelCase events; the event is
-    /// named with --agent-event).
-    Copilot,
-    /// Cursor.
-    Cursor,
-    /// OpenCode, through the plugin `install opencode` writes.
-    Opencode,
-}
-
-impl From<AgentProtocol> for Protocol {
-    fn from(p: AgentProtocol) -> Self {
-        match p {
-            AgentProtocol::Claude => Protocol::Claude,
-            AgentProtocol::Gemini => Protocol::Gemini,
-            AgentProtocol::Codex => Protocol::Codex,
-            AgentProtocol::Copilot => Protocol::Copilot,
-            AgentProtocol::Cursor => Protocol::Cursor,
-            AgentProtocol::Opencode => Protocol::OpenCode,
-        }
-    }
-}
+// The deadline comes before the agent timeout `install` writes: else the
+// agent's timeout, which lets the tool through, would decide a slow guard
+// before wasm-hooks' failure answer could.
+const _: () = assert!(deadline::DEFAULT_SECONDS < wasm_hooks::AGENT_TIMEOUT_SECS);
 
 pub(crate) fn run(args: HookArgs, verbose: u8) -> anyhow::Result<Exit> {
     let input = read_stdin();
@@ -198,7 +174,7 @@ fn respond_as(
     daemon: Option<FromDaemon>,
     arm_last_words: bool,
 ) -> HookReply {
-    let protocol = Protocol::from(args.protocol);
+    let protocol = args.protocol.protocol();
     let answer = match input
         .map_err(Clone::clone)
         .and_then(|text| read_event(args, protocol, text))
@@ -236,7 +212,7 @@ fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
 
 /// The answer when the hooks could not be run, for `why`.
 fn failed(args: &HookArgs, input: Result<&str, &String>, why: &str) -> HookReply {
-    let protocol = Protocol::from(args.protocol);
+    let protocol = args.protocol.protocol();
     let event = input
         .ok()
         .and_then(|text| read_event(args, protocol, text).ok());

@@ -101,7 +101,7 @@ impl Agent {
     }
 
     /// The `--protocol` word of `wasm-hooks hook`.
-    fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",

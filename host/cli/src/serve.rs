@@ -15,8 +15,8 @@ use wasm_hooks::{
 
 use super::Exit;
 use super::audit::AuditLogArg;
-use super::hook::AgentProtocol;
 use super::hook_files::HookFileArgs;
+use super::install::Agent;
 
 /// Arguments of `wasm-hooks serve`.
 #[derive(Debug, Args)]
@@ -36,8 +36,8 @@ pub(crate) struct ServeArgs {
     socket: Option<PathBuf>,
 
     /// The agent whose protocol to speak.
-    #[arg(long, value_enum, default_value_t = AgentProtocol::Claude)]
-    protocol: AgentProtocol,
+    #[arg(long, value_enum, default_value_t = Agent::Claude)]
+    protocol: Agent,
 
     /// Require `Authorization: Bearer <token>`, the token being this
     /// environment variable's value (at least 16 characters: `openssl
@@ -94,7 +94,7 @@ pub(crate) struct ServeArgs {
 
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
     let projects = builders(&args)?;
-    let mut server = HookServer::for_project_builders(projects, args.protocol.into())
+    let mut server = HookServer::for_project_builders(projects, args.protocol.protocol())
         .context("loading the hooks of the served projects")?
         .max_body(args.max_body_kb * 1024)
         .max_connections(args.max_connections)

@@ -386,6 +386,17 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// A deny for `reason` that no hook made: the host's own (a failure, a
+    /// limit), or a test's.
+    pub fn denied(reason: impl Into<String>) -> Self {
+        Self {
+            verdict: Verdict::Deny {
+                reason: reason.into(),
+            },
+            ..Self::proceed()
+        }
+    }
+
     /// The outcome when no hook ran.
     pub fn proceed() -> Self {
         Self {

@@ -340,7 +340,7 @@ fn pre_tool_use(event: &Event, outcome: &Outcome, dialect: Dialect, specific: &m
         .updated_input
         .as_ref()
         .map(|input| super::copilot::as_the_tool_takes_it(event, input));
-    let rewritten = rewritten.as_ref();
+    let rewritten = rewritten.as_deref();
     // A rewrite no hook approved as it finally is: the agent's own
     // permission flow decides (Claude Code applies an `updatedInput` sent
     // with no decision and runs its own check on the new input; Codex runs

@@ -24,6 +24,8 @@
 //! `preToolUse`, `postToolUse`, `postToolUseFailure`,
 //! `userPromptSubmitted`, `sessionStart`, `subagentStart`).
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -305,20 +307,22 @@ pub(super) fn typed_into_a_shell(record: &mut Map<String, Value>) {
 
 /// A rewritten input as Copilot CLI's tool takes it: for a call typing
 /// into a shell, the rewritten `command` is what is typed.
-pub(super) fn as_the_tool_takes_it(event: &Event, input: &Value) -> Value {
+pub(super) fn as_the_tool_takes_it<'a>(event: &Event, input: &'a Value) -> Cow<'a, Value> {
     let typed = event
         .record()
         .get("agent_tool_name")
         .and_then(Value::as_str)
         .is_some_and(|tool| SHELL_INPUT_TOOLS.contains(&tool));
+    if !typed {
+        return Cow::Borrowed(input);
+    }
     let mut input = input.clone();
-    if typed
-        && let Some(object) = input.as_object_mut()
+    if let Some(object) = input.as_object_mut()
         && let Some(command) = object.remove("command")
     {
         object.insert("input".into(), command);
     }
-    input
+    Cow::Owned(input)
 }
 
 pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
@@ -381,7 +385,7 @@ fn pre_tool_use(event: &Event, outcome: &Outcome, answer: &mut CopilotAnswer) {
     let rewritten = outcome
         .updated_input
         .as_ref()
-        .map(|input| as_the_tool_takes_it(event, input));
+        .map(|input| as_the_tool_takes_it(event, input).into_owned());
     let (word, reason) = match &outcome.verdict {
         Verdict::Deny { reason } => (PermissionWord::Deny, Some(reason.clone())),
         Verdict::Ask(approval) => (PermissionWord::Ask, Some(approval.prompt.clone())),
@@ -419,7 +423,7 @@ mod tests {
         assert_eq!(event.session_id(), "s1");
         assert_eq!(event.timestamp(), "2026-11-25T09:46:40.123Z");
         assert_eq!(event.record()["traceparent"], "00-ab-cd-01");
-        let deny = super::super::denied("no");
+        let deny = Outcome::denied("no");
         assert_eq!(
             encode(&event, &deny).body,
             json!({"permissionDecision": "deny", "permissionDecisionReason": "no"})
@@ -441,7 +445,7 @@ mod tests {
         let event = Protocol::Claude.decode(request).unwrap();
         assert_eq!(event.name(), EventName::PermissionRequest);
         assert_eq!(event.tool_name(), Some("Bash"));
-        let deny = super::super::denied("no");
+        let deny = Outcome::denied("no");
         assert_eq!(
             Protocol::Claude.encode(&event, &deny).body,
             json!({"behavior": "deny", "message": "no"})
@@ -516,7 +520,7 @@ mod tests {
         let stop =
             decode(json!({"hook_event_name": "agentStop", "stopReason": "end_turn"})).unwrap();
         assert_eq!(stop.name(), EventName::Stop);
-        let block = super::super::denied("tests fail");
+        let block = Outcome::denied("tests fail");
         assert_eq!(
             encode(&stop, &block).body,
             json!({"decision": "block", "reason": "tests fail"})

@@ -272,8 +272,6 @@ fn permission(agent: &str, outcome: &Outcome, answer: &mut CursorAnswer) {
 mod tests {
     use super::*;
 
-    use super::super::denied as deny;
-
     #[test]
     fn a_shell_execution_is_a_bash_call_and_its_deny_is_cursors() {
         let event = decode(json!({"hook_event_name": "beforeShellExecution",
@@ -285,7 +283,7 @@ mod tests {
         assert_eq!(event.session_id(), "c1");
         assert_eq!(event.cwd(), Some("/p"));
         assert_eq!(
-            encode(&event, &deny("no")).body,
+            encode(&event, &Outcome::denied("no")).body,
             json!({"permission": "deny", "user_message": "no", "agent_message": "no"})
         );
         let mut rewritten = Outcome::proceed();
@@ -319,7 +317,7 @@ mod tests {
             decode(json!({"hook_event_name": "beforeSubmitPrompt", "prompt": "x"})).unwrap();
         assert_eq!(prompt.name(), EventName::UserPromptSubmit);
         assert_eq!(
-            encode(&prompt, &deny("not that")).body,
+            encode(&prompt, &Outcome::denied("not that")).body,
             json!({"continue": false, "user_message": "not that"})
         );
         let stop =
@@ -328,7 +326,7 @@ mod tests {
         assert_eq!(stop.name(), EventName::Stop);
         assert_eq!(stop.record()["stop_hook_active"], true);
         assert_eq!(
-            encode(&stop, &deny("tests fail")).body,
+            encode(&stop, &Outcome::denied("tests fail")).body,
             json!({"followup_message": "tests fail"})
         );
         let mcp = decode(
@@ -338,7 +336,7 @@ mod tests {
         .unwrap();
         assert_eq!(mcp.tool_name(), Some("mcp__vault__read"));
         assert_eq!(mcp.record()["tool_input"], json!({"path": "/s"}));
-        let mut ended = deny("tests fail");
+        let mut ended = Outcome::denied("tests fail");
         ended.stop = Some(wasm_hooks_core::Attributed {
             hook: wasm_hooks_core::HookId::new("gate"),
             value: "enough".into(),

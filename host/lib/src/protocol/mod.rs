@@ -138,14 +138,8 @@ impl Protocol {
     pub fn failure(self, event: Option<EventName>, message: &str, fail_open: bool) -> Answer {
         let stderr = vec![format!("wasm-hooks: {message}")];
         if let Some(name) = event.filter(|name| !fail_open && self.blocks_only_by_answer(*name)) {
-            let outcome = Outcome {
-                verdict: Verdict::Deny {
-                    reason: format!("wasm-hooks: {message}"),
-                },
-                ..Outcome::proceed()
-            };
             return Answer {
-                body: self.encode(&Event::new(name), &outcome).body,
+                body: self.hosts_deny(&Event::new(name), message).body,
                 stderr,
                 exit_code: 0,
             };
@@ -195,13 +189,12 @@ impl Protocol {
         if !event.name().guards_action() {
             return self.failure(Some(event.name()), message, false);
         }
-        let outcome = Outcome {
-            verdict: Verdict::Deny {
-                reason: format!("wasm-hooks: {message}"),
-            },
-            ..Outcome::proceed()
-        };
-        self.encode(event, &outcome)
+        self.hosts_deny(event, message)
+    }
+
+    /// The agent's own deny of `event`, wasm-hooks' own, for `message`.
+    fn hosts_deny(self, event: &Event, message: &str) -> Answer {
+        self.encode(event, &Outcome::denied(format!("wasm-hooks: {message}")))
     }
 }
 
@@ -395,16 +388,5 @@ fn blocking_reason(verdict: &Verdict, agent: &str) -> Option<String> {
             approval.prompt
         )),
         _ => None,
-    }
-}
-
-/// A deny for `reason`: what the adapters' tests answer most.
-#[cfg(test)]
-fn denied(reason: &str) -> Outcome {
-    Outcome {
-        verdict: Verdict::Deny {
-            reason: reason.into(),
-        },
-        ..Outcome::proceed()
     }
 }

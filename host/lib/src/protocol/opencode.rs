@@ -250,8 +250,6 @@ mod tests {
 
     use super::*;
 
-    use super::super::denied as deny;
-
     #[test]
     fn a_tool_call_is_read_as_claude_code_names_it_and_rewritten_back() {
         let event = decode(
@@ -267,7 +265,10 @@ mod tests {
             event.record()["tool_input"],
             json!({"file_path": "/p/.env", "old_string": "a", "new_string": "b"})
         );
-        assert_eq!(encode(&event, &deny("no")).body, json!({"block": "no"}));
+        assert_eq!(
+            encode(&event, &Outcome::denied("no")).body,
+            json!({"block": "no"})
+        );
         let mut rewritten = Outcome::proceed();
         rewritten.updated_input =
             Some(json!({"file_path": "/p/env.example", "old_string": "a", "new_string": "b"}));
@@ -286,7 +287,7 @@ mod tests {
         assert_eq!(prompt.name(), EventName::UserPromptSubmit);
         assert_eq!(prompt.record()["prompt"], "deploy it");
         assert_eq!(
-            encode(&prompt, &deny("not today")).body,
+            encode(&prompt, &Outcome::denied("not today")).body,
             json!({"block": "not today"})
         );
         let after = decode(json!({"hook_event_name": "tool.execute.after",
@@ -306,7 +307,7 @@ mod tests {
         assert_eq!(idle.name(), EventName::Stop);
         assert_eq!(idle.session_id(), "ses_1");
         assert_eq!(
-            encode(&idle, &deny("run the tests")).body,
+            encode(&idle, &Outcome::denied("run the tests")).body,
             json!({"prompt": "run the tests"})
         );
     }

@@ -447,8 +447,7 @@ pub fn failing_open(text: &str, agent: Protocol) -> Result<Vec<String>, Settings
                     || match agent {
                         Protocol::Claude => entry["onFailure"] != "block",
                         Protocol::Cursor => entry["failClosed"] != true,
-                        Protocol::Codex => true,
-                        Protocol::Gemini | Protocol::Copilot | Protocol::OpenCode => false,
+                        _ => !agent.entries_fail_closed(),
                     }
             });
         if lets_through {
