@@ -182,7 +182,7 @@ fn respond_as(
         Ok(mut event) => {
             let name = event.name();
             let _armed = arm_last_words.then(|| {
-                last_words::arm(&HookReply::of(&protocol.failure(
+                last_words::arm(HookReply::of(&protocol.failure(
                     Some(name),
                     ABORTED,
                     args.fail_open,

@@ -38,7 +38,7 @@ impl Drop for Armed {
 
 /// Write `reply` and exit with its code should this process abort before
 /// the returned guard is dropped.
-pub(crate) fn arm(reply: &HookReply) -> Armed {
+pub(crate) fn arm(reply: HookReply) -> Armed {
     static HANDLER: Once = Once::new();
     HANDLER.call_once(|| {
         // SAFETY: a zeroed sigaction is a valid "no flags, empty mask"
@@ -53,8 +53,8 @@ pub(crate) fn arm(reply: &HookReply) -> Armed {
         }
     });
     let prepared = Box::new(Prepared {
-        stdout: reply.stdout.clone().into_bytes(),
-        stderr: reply.stderr.clone().into_bytes(),
+        stdout: reply.stdout.into_bytes(),
+        stderr: reply.stderr.into_bytes(),
         exit: libc::c_int::from(reply.exit),
     });
     ARMED.store(Box::into_raw(prepared), Ordering::SeqCst);

@@ -332,11 +332,9 @@ struct CutOff {
     timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
     /// Foreground hooks started for the event so far.
     started: usize,
-    /// Whether the event guards an action: what a limit cuts off then
-    /// blocks.
-    guards: bool,
-    /// Whether a block of the event keeps the agent working.
-    keeps_working: bool,
+    /// The event: whether it guards an action (what a limit cuts off then
+    /// blocks), and whether its block keeps the agent working.
+    event: crate::EventName,
 }
 
 /// What a hook that did not run answers: a failure, no time, no output.
@@ -353,8 +351,7 @@ impl CutOff {
             deadline: tokio::time::Instant::now() + limits.event_deadline(),
             timer: None,
             started: 0,
-            guards: event.guards_action(),
-            keeps_working: event.block_keeps_working(),
+            event,
         }
     }
 
@@ -413,9 +410,12 @@ impl CutOff {
             error,
             HookError::EventDeadline { .. } | HookError::TooManyHooks { .. }
         );
-        let policy = if limit && self.guards {
+        let policy = if limit && self.event.guards_action() {
             OnFailure::Block
-        } else if !hook.trusted && self.keeps_working && hook.on_failure == OnFailure::Block {
+        } else if !hook.trusted
+            && self.event.block_keeps_working()
+            && hook.on_failure == OnFailure::Block
+        {
             // An untrusted hook's failure may not keep the agent working.
             OnFailure::Warn
         } else {

@@ -599,8 +599,8 @@ impl HookEngineBuilder {
         for (layer, read) in layers.iter().zip(loaded) {
             match read {
                 Ok(mut hooks) => {
-                    if layer.scope == Scope::Project {
-                        read_as.insert(layer.path.clone(), hooks.sha256.clone());
+                    if let Some(sha256) = hooks.sha256.take() {
+                        read_as.insert(layer.path.clone(), sha256);
                     }
                     warnings.append(&mut hooks.warnings);
                     found.push((layer.scope, hooks));

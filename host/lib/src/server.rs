@@ -73,27 +73,30 @@ enum Served {
 /// every request: a revoked trust, a new one, a changed script).
 #[derive(Debug)]
 struct ServedEngine {
-    engine: std::sync::RwLock<HookEngine>,
+    /// Shared by every request answering with it: never copied.
+    engine: std::sync::RwLock<Arc<HookEngine>>,
     builder: Option<HookEngineBuilder>,
 }
 
 impl ServedEngine {
     fn new(engine: HookEngine, builder: Option<HookEngineBuilder>) -> Arc<Self> {
         Arc::new(Self {
-            engine: std::sync::RwLock::new(engine),
+            engine: std::sync::RwLock::new(Arc::new(engine)),
             builder,
         })
     }
 
-    fn engine(&self) -> HookEngine {
-        self.engine
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+    fn engine(&self) -> Arc<HookEngine> {
+        Arc::clone(
+            &self
+                .engine
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
     }
 
     /// The engine to answer with now; or why there is none.
-    fn current(&self) -> Result<HookEngine, String> {
+    fn current(&self) -> Result<Arc<HookEngine>, String> {
         let engine = self.engine();
         if engine.trust_is_current() {
             return Ok(engine);
@@ -103,14 +106,20 @@ impl ServedEngine {
                 "the project's trust changed since this server started; restart it".to_owned(),
             );
         };
-        tracing::info!("the project's trust changed: building its engine again");
-        let fresh = builder
-            .build()
-            .map_err(|e| format!("the project's trust changed, and its hooks do not load: {e}"))?;
-        *self
+        let mut slot = self
             .engine
             .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = fresh.clone();
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // Another request may have rebuilt it while this one waited.
+        if !Arc::ptr_eq(&slot, &engine) && slot.trust_is_current() {
+            return Ok(Arc::clone(&slot));
+        }
+        tracing::info!("the project's trust changed: building its engine again");
+        let fresh =
+            Arc::new(builder.build().map_err(|e| {
+                format!("the project's trust changed, and its hooks do not load: {e}")
+            })?);
+        *slot = Arc::clone(&fresh);
         Ok(fresh)
     }
 }
@@ -452,7 +461,7 @@ async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: B
 /// The hooks' answer to `event`; a panic while answering is their
 /// failure (a block on an event that guards an action), never a dropped
 /// connection, which an agent takes for "go on".
-async fn answer(engine: HookEngine, event: Event, protocol: Protocol) -> Answer {
+async fn answer(engine: Arc<HookEngine>, event: Event, protocol: Protocol) -> Answer {
     // Only the name is kept for a failure: the event itself goes with the
     // task, uncopied.
     let name = event.name();

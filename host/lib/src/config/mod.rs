@@ -117,9 +117,10 @@ pub(crate) struct FileHooks {
     pub(crate) disabled: Vec<String>,
     /// What loads but may not do what it says (see `lints`).
     pub(crate) warnings: Vec<Error>,
-    /// The sha256 (hex) of the bytes read: trust checks those, not the
-    /// file as it may be by then.
-    pub(crate) sha256: String,
+    /// The sha256 (hex) of the bytes read, for a project's file (trust
+    /// checks those, not the file as it may be by then); `None` for the
+    /// other layers, which trust does not weigh.
+    pub(crate) sha256: Option<String>,
 }
 
 /// One hook as loaded from a file, with what trust needs to know of it.
@@ -480,7 +481,8 @@ impl Loader {
     /// Each [`Error`] names the file and where in it.
     pub(crate) fn load_file(&mut self, path: &Path, scope: Scope) -> Result<FileHooks, Vec<Error>> {
         let text = read_text(path, "the hook file").map_err(|e| vec![e])?;
-        let sha256 = wasm_hooks_core::sha256_hex(text.as_bytes());
+        let sha256 =
+            (scope == Scope::Project).then(|| wasm_hooks_core::sha256_hex(text.as_bytes()));
         let doc: FileDoc = parse(path, &text).map_err(|e| vec![e])?;
         let mut read = FileRead {
             path,

@@ -118,10 +118,17 @@ impl UrlAllowlist {
     }
 }
 
-static ENV_REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
+pub(crate) static ENV_REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
         .expect("the variable pattern is valid")
 });
+
+/// The variable an [`ENV_REFERENCE`] match names (`$NAME` or `${NAME}`).
+pub(crate) fn referenced<'t>(caps: &regex::Captures<'t>) -> &'t str {
+    caps.get(1)
+        .or_else(|| caps.get(2))
+        .map_or("", |m| m.as_str())
+}
 
 /// An HTTP hook: a [`Handler`] that POSTs the event to a URL.
 #[derive(Debug, Clone)]
@@ -160,10 +167,7 @@ impl HttpHook {
         }
         for (name, value) in &headers {
             for caps in ENV_REFERENCE.captures_iter(value) {
-                let var = caps
-                    .get(1)
-                    .or_else(|| caps.get(2))
-                    .map_or("", |m| m.as_str());
+                let var = referenced(&caps);
                 if !allowed_env.iter().any(|a| a == var) {
                     return Err(SetupError::VariableNotAllowed {
                         header: name.clone(),
@@ -197,11 +201,7 @@ impl HttpHook {
             .body(event.to_json_string());
         for (name, value) in &self.headers {
             let value = ENV_REFERENCE.replace_all(value, |caps: &regex::Captures<'_>| {
-                let var = caps
-                    .get(1)
-                    .or_else(|| caps.get(2))
-                    .map_or("", |m| m.as_str());
-                self.request_env.var(var).unwrap_or_default()
+                self.request_env.var(referenced(caps)).unwrap_or_default()
             });
             request = request.header(name, value.as_ref());
         }
@@ -280,7 +280,7 @@ impl Handler for HttpHook {
         for (name, value) in &self.headers {
             let sends: Vec<&str> = ENV_REFERENCE
                 .captures_iter(value)
-                .filter_map(|c| c.get(1).or_else(|| c.get(2)).map(|m| m.as_str()))
+                .map(|c| referenced(&c))
                 .collect();
             details.push(if sends.is_empty() {
                 format!("header {name}")

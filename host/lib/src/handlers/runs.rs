@@ -15,6 +15,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::http;
+
 /// The most files followed from one hook (`MAX_RUN_FILES`).
 const MAX_RUN_FILES: usize = 256;
 
@@ -396,15 +398,9 @@ pub(crate) fn segments(line: &str) -> Vec<String> {
 /// `word` with the variables it is known to have filled in: the project's
 /// (`$CLAUDE_PROJECT_DIR` and the like) and the hook's own `env`.
 fn expand(word: &str, place: &Place<'_>) -> String {
-    static VARIABLE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)").expect("fixed")
-    });
-    VARIABLE
+    http::ENV_REFERENCE
         .replace_all(word, |caps: &regex::Captures<'_>| {
-            let name = caps
-                .get(1)
-                .or_else(|| caps.get(2))
-                .map_or("", |m| m.as_str());
+            let name = http::referenced(caps);
             match name {
                 "CLAUDE_PROJECT_DIR"
                 | "GEMINI_PROJECT_DIR"

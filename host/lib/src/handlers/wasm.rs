@@ -72,9 +72,12 @@ impl WasmSetup {
         // A project's plugin is never hot-reloaded: its grants were
         // weighed (and trusted) for these bytes; other bytes untrust the
         // project, and a host that checks trust builds its engine again.
-        let inside = path
-            .canonicalize()
-            .is_ok_and(|p| p.starts_with(self.project_dir.canonicalize().unwrap_or_default()));
+        // A project that does not resolve holds nothing (an empty path
+        // would hold everything).
+        let inside = self.project_dir.canonicalize().is_ok_and(|project| {
+            path.canonicalize()
+                .is_ok_and(|plugin| plugin.starts_with(&project))
+        });
         let plugin = if inside {
             runtime.load_unwatched(path, sha256)?
         } else {

@@ -193,7 +193,7 @@ impl InstalledHook {
     /// what makes a failure block where the agent has a setting for it.
     fn entry(&self, agent: Protocol, event: &str) -> Vec<(String, CstInputValue)> {
         let guard = agent.guards(event);
-        let mut fields: Vec<(&str, CstInputValue)> = match self {
+        let fields: Vec<(&str, CstInputValue)> = match self {
             InstalledHook::Command(command) => match agent {
                 // No shell: the program and its arguments, word by word.
                 Protocol::Copilot => {
@@ -266,7 +266,7 @@ impl InstalledHook {
             ],
         };
         fields
-            .drain(..)
+            .into_iter()
             .map(|(name, value)| (name.to_owned(), value))
             .collect()
     }
