@@ -313,9 +313,11 @@ impl Runs {
         let Some(script) = script else {
             return;
         };
-        let line = std::fs::read_to_string(&manifest)
+        // Within the bound every followed file has, and never a FIFO: a
+        // repository's manifest is read as its scripts are.
+        let line = wasm_hooks_core::read_regular_file(&manifest, MAX_SCRIPT_BYTES)
             .ok()
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
             .and_then(|doc| doc.get("scripts")?.get(script)?.as_str().map(str::to_owned));
         if let Some(line) = line {
             self.shell(&line, place, depth + 1);
@@ -546,6 +548,20 @@ mod tests {
             std::fs::write(path, text).unwrap();
         }
         dir
+    }
+
+    #[test]
+    fn a_package_json_that_is_a_fifo_is_not_waited_on() {
+        let dir = project(&[]);
+        let manifest = dir.path().join("package.json");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&manifest)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        // Opened as a plain read, this would wait forever for a writer.
+        let runs = Runs::of_shell("npm run build", dir.path(), dir.path(), &[]);
+        assert!(runs.files.is_empty(), "{:?}", runs.files);
     }
 
     fn pinned(dir: &Path, line: &str, env: &[(&str, &str)]) -> Vec<String> {
