@@ -9,13 +9,11 @@
 #                                       (PreSkillShellCommand, onFailure, updatedInput)
 #
 # KEEP=1 keeps the temporary directory.
-set -uo pipefail
 AGENT=claude
 VERSION=2.1.332
 . "$(dirname "$0")/common.sh"
 
-CLAUDE=$(install_agent @anthropic-ai/claude-code "$VERSION" claude) || exit 1
-isolate_network "$0" "$@"
+agent_install CLAUDE @anthropic-ai/claude-code claude "$@"
 FIXTURES=$REPO/tests/fixtures/claude-code-$VERSION
 
 EVENTS=(PreToolUse PostToolUse PostToolUseFailure PostToolBatch Notification
@@ -26,8 +24,8 @@ EVENTS=(PreToolUse PostToolUse PostToolUseFailure PostToolBatch Notification
   InstructionsLoaded CwdChanged FileChanged DirectoryAdded MessageDisplay
   PreSkillShellCommand)
 
-# claude_env: the environment of an offline run (on top of new_workdir's).
-claude_env() {
+# agent_setup: the environment of an offline run (on top of new_workdir's).
+agent_setup() {
   agent_env ANTHROPIC_BASE_URL="http://127.0.0.1:$FM_PORT" ANTHROPIC_API_KEY=fake \
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 \
     DISABLE_ERROR_REPORTING=1 DISABLE_BUG_COMMAND=1 CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1
@@ -64,9 +62,7 @@ hooks_settings() {
 # ---------------------------------------------------------------- capture
 
 capture() {
-  new_workdir claude-capture
-  start_fake_model
-  claude_env
+  begin claude-capture
   write_capture_hook
   local hooks
   hooks=$(python3 - "$WORK/capture-hook.sh" "${EVENTS[@]}" <<'EOF'
@@ -84,26 +80,19 @@ EOF
   git -C "$PROJ" init -q 2>/dev/null
 
   # Session 1: three shell calls (one changes directory, one fails).
-  set_script '{"tool_calls": [
-    {"name": "Bash", "input": {"command": "echo hi", "description": "fake model runs a command"}},
-    {"name": "Bash", "input": {"command": "cd sub && pwd", "description": "change directory"}},
-    {"name": "Bash", "input": {"command": "ls /nonexistent-wasm-hooks", "description": "a failing command"}}],
-    "final_text": "done"}'
-  claude_p session1 "run three commands"
-  end_session session1
+  capture_session session1 "run three commands" "$(script_of \
+    "$(tool_call Bash command "echo hi" description "fake model runs a command")" \
+    "$(tool_call Bash command "cd sub && pwd" description "change directory")" \
+    "$(tool_call Bash command "ls /nonexistent-wasm-hooks" description "a failing command")")"
 
   # Session 2: the slash command with an inline shell command.
-  set_script '{"tool_calls": [], "final_text": "cleaned"}'
-  claude_p session2 "/clean"
-  end_session session2
+  capture_session session2 "/clean" '{"tool_calls": [], "final_text": "cleaned"}'
   [ -e "$PROJ/victim" ] && say "note: victim survived /clean with only capture hooks"
 
-  rm -f "$FIXTURES"/*.json
-  say "session 1: $(save_captures "$FIXTURES" "$WORK/session1")"
-  say "session 2: $(save_captures "$FIXTURES" "$WORK/session2" PreSkillShellCommand UserPromptExpansion)"
-  env_report "Claude Code $VERSION" "$WORK/session1.launch-env" \
-    "$WORK/session1" "$WORK/session2" >"$FIXTURES/hook-environment.md"
-  say "wrote $FIXTURES"
+  fixtures_reset
+  save_session 1
+  save_session 2 PreSkillShellCommand UserPromptExpansion
+  fixtures_done "Claude Code $VERSION"
 }
 
 # ---------------------------------------------------------------- probe
@@ -113,16 +102,10 @@ EOF
 probe_one() {
   local label=$1 event=$2 entry=$3 prompt=$4 script=$5
   shift 5
-  rm -f "$WORK"/answers.* "$PROJ/original-ran" "$PROJ/rewritten-ran" && echo x >"$PROJ/victim"
+  probe_reset && echo x >"$PROJ/victim"
   hooks_settings "$HOME/.claude/settings.json" "{\"$event\": [{\"hooks\": [$entry]}]}"
-  set_script "$script"
-  claude_p "probe-$label" "$prompt" "$@"
-  python3 - "$WORK" "$label" "$PROJ" <<'EOF'
-import glob, json, os, sys
-work, label, proj = sys.argv[1:]
-reqs = [json.loads(l) for l in open(os.path.join(work, "model-log.jsonl"))]
-reqs = [r for r in reqs if (r.get("reply") or {}).get("kind") in ("tool", "text")]
-saw = []
+  probe_run "$label" "$prompt" "$script" "$@"
+  probe_py "$label" <<'EOF'
 for r in reqs[-1:]:
     for m in r["body"].get("messages", []):
         c = m.get("content")
@@ -134,7 +117,6 @@ for r in reqs[-1:]:
                 saw.append("tool_result " + (t if isinstance(t, str) else json.dumps(t)))
 if not saw:
     saw = ["prompt reached the model" if reqs else "no model request"]
-out = open(os.path.join(work, f"probe-{label}.out")).read()
 try:
     res = json.loads(out.strip().splitlines()[-1])
     result = f"result={res.get('result')!r:.100}"
@@ -142,55 +124,38 @@ try:
         result += " denials=" + json.dumps([d.get("tool_input") for d in res["permission_denials"]])
 except Exception:
     result = "output: " + out.strip().replace("\n", " ")[:160]
-files = [f for f in ("victim", "original-ran", "rewritten-ran") if os.path.exists(os.path.join(proj, f))]
-fired = len(glob.glob(os.path.join(work, "answers.*")))
-cell = lambda t: t.replace("|", "\\|").replace("\n", " ")[:220]
-print(f"| {label} | {' '.join(files) or '-'} | {fired} | {len(reqs)} | {cell(' / '.join(saw))} | {cell(result)} |")
+files = made(("victim", "original-ran", "rewritten-ran"))
+print(f"| {label} | {files} | {fired} | {len(reqs)} | {cell(' / '.join(saw), 220)} | {cell(result, 220)} |")
 EOF
 }
 
 probe() {
-  new_workdir claude-probe
-  start_fake_model
-  claude_env
-  write_answer_hook
+  probe_begin "files left in the project" "hook ran" "model requests" "the model saw" "claude -p result"
   make_clean_command
-  local H=$WORK/answer-hook.sh
   local MISSING='{"type": "command", "command": "/nonexistent/wasm-hooks-hook", "onFailure": "block"}'
   local MISSING_DEFAULT='{"type": "command", "command": "/nonexistent/wasm-hooks-hook"}'
-  local RM='{"tool_calls": [{"name": "Bash", "input": {"command": "rm -rf victim", "description": "remove"}}], "final_text": "done"}'
-  local ECHO='{"tool_calls": [{"name": "Bash", "input": {"command": "echo original", "description": "echo"}}], "final_text": "done"}'
-  local TEXT='{"tool_calls": [], "final_text": "done"}'
-  local PY='{"tool_calls": [{"name": "Bash", "input": {"command": "python3 -c \"open(\u0027original-ran\u0027, \u0027w\u0027)\"", "description": "py"}}], "final_text": "done"}'
-  echo "| probe | files left in the project | hook ran | model requests | the model saw | claude -p result |"
-  echo "|---|---|---|---|---|---|"
-  local m
-  for m in none allow deny ask defer rewrite block exit2 exit1; do
-    probe_one "skill-$m" PreSkillShellCommand "{\"type\": \"command\", \"command\": \"$H PreSkillShellCommand $m\"}" /clean "$TEXT"
-  done
+  local RM ECHO PY TEXT=$TEXT_ONLY
+  RM=$(script_of "$(tool_call Bash command "rm -rf victim" description remove)")
+  ECHO=$(script_of "$(tool_call Bash command "echo original" description echo)")
+  PY=$(script_of "$(tool_call Bash command "python3 -c \"open('original-ran', 'w')\"" description py)")
+  probe_answers probe_one skill PreSkillShellCommand /clean "$TEXT" none allow deny ask defer rewrite block exit2 exit1
   probe_one skill-missing-block PreSkillShellCommand "$MISSING" /clean "$TEXT"
   probe_one skill-missing-default PreSkillShellCommand "$MISSING_DEFAULT" /clean "$TEXT"
-  probe_one skill-pretooluse-deny PreToolUse "{\"type\": \"command\", \"command\": \"$H PreToolUse deny\"}" /clean "$TEXT"
+  probe_one skill-pretooluse-deny PreToolUse "$(answer_entry PreToolUse deny)" /clean "$TEXT"
   probe_one pretooluse-missing-block PreToolUse "$MISSING" "remove it" "$RM"
   probe_one pretooluse-missing-default PreToolUse "$MISSING_DEFAULT" "remove it" "$RM"
   probe_one prompt-missing-block UserPromptSubmit "$MISSING" "FORBIDDEN prompt" "$TEXT"
   probe_one prompt-missing-default UserPromptSubmit "$MISSING_DEFAULT" "FORBIDDEN prompt" "$TEXT"
-  probe_one pretooluse-rewrite-nodecision PreToolUse "{\"type\": \"command\", \"command\": \"$H PreToolUse rewrite\"}" "echo" "$ECHO"
-  probe_one pretooluse-none-notallowed PreToolUse "{\"type\": \"command\", \"command\": \"$H PreToolUse none\"}" "py" "$PY" --allowedTools Read
-  probe_one pretooluse-rewrite-nodecision-notallowed PreToolUse "{\"type\": \"command\", \"command\": \"$H PreToolUse rewrite-py\"}" "echo" "$ECHO" --allowedTools Read
-  probe_one pretooluse-rewrite-nodecision-allowed PreToolUse "{\"type\": \"command\", \"command\": \"$H PreToolUse rewrite-py\"}" "echo" "$ECHO"
+  probe_one pretooluse-rewrite-nodecision PreToolUse "$(answer_entry PreToolUse rewrite)" "echo" "$ECHO"
+  probe_one pretooluse-none-notallowed PreToolUse "$(answer_entry PreToolUse none)" "py" "$PY" --allowedTools Read
+  probe_one pretooluse-rewrite-nodecision-notallowed PreToolUse "$(answer_entry PreToolUse rewrite-py)" "echo" "$ECHO" --allowedTools Read
+  probe_one pretooluse-rewrite-nodecision-allowed PreToolUse "$(answer_entry PreToolUse rewrite-py)" "echo" "$ECHO"
 }
 
 # ---------------------------------------------------------------- scenarios
 
 agent_run() { claude_p "$@"; }
-shell_call() {
-  python3 -c 'import json, sys; print(json.dumps({"name": "Bash", "input": {"command": sys.argv[1], "description": "fake model runs a command"}}))' "$1"
-}
-install_hooks() {
-  (cd "$PROJ" && wasm-hooks install claude >"$WORK/install.out" 2>&1) ||
-    { cat "$WORK/install.out" >&2; return 1; }
-}
+shell_call() { tool_call Bash command "$1" description "fake model runs a command"; }
 
 # (7) the slash command's inline `rm -rf victim` is stopped by the
 # PreToolUse `Bash` guard (through PreSkillShellCommand).
@@ -212,18 +177,4 @@ extra_scenarios() {
   fi
 }
 
-scenarios() {
-  new_workdir claude
-  start_fake_model
-  claude_env
-  run_scenarios
-}
-
-# ---------------------------------------------------------------- main
-
-case "${1:-scenarios}" in
-  capture) capture ;;
-  probe) probe ;;
-  scenarios) scenarios ;;
-  *) die "usage: $0 [scenarios|capture|probe]" ;;
-esac
+agent_main "$@"

@@ -7,21 +7,19 @@
 #   scripts/agents/codex.sh probe      what Codex does with chosen answers
 #
 # KEEP=1 keeps the temporary directory.
-set -uo pipefail
 AGENT=codex
 VERSION=0.169.0
 . "$(dirname "$0")/common.sh"
 
-CODEX=$(install_agent @openai/codex "$VERSION" codex) || exit 1
-isolate_network "$0" "$@"
+agent_install CODEX @openai/codex codex "$@"
 FIXTURES=$REPO/tests/fixtures/codex-0.169
 
 EVENTS=(PreToolUse PermissionRequest PostToolUse UserPromptSubmit Stop SessionStart
   SessionEnd PreCompact PostCompact SubagentStart SubagentStop Interrupt)
 
-# codex_setup: CODEX_HOME with a config that points at the fake model, the
+# agent_setup: CODEX_HOME with a config that points at the fake model, the
 # project trusted, no update checks; the agents' environment for it.
-codex_setup() {
+agent_setup() {
   CODEX_HOME=$HOME/.codex
   mkdir -p "$CODEX_HOME"
   cat >"$CODEX_HOME/config.toml" <<EOF
@@ -118,9 +116,7 @@ EOF
 # ---------------------------------------------------------------- capture
 
 capture() {
-  new_workdir codex-capture
-  start_fake_model
-  codex_setup
+  begin codex-capture
   write_capture_hook
   python3 - "$WORK/capture-hook.sh" "${EVENTS[@]}" >"$CODEX_HOME/hooks.json" <<'EOF'
 import json, sys
@@ -132,29 +128,18 @@ EOF
   mkdir -p "$PROJ/sub"
   git -C "$PROJ" init -q 2>/dev/null
 
-  set_script '{"tool_calls": [
-    {"name": "exec_command", "input": {"cmd": "echo hi"}},
-    {"name": "exec_command", "input": {"cmd": "ls /nonexistent-wasm-hooks"}}],
-    "final_text": "done"}'
-  codex_exec session1 "run two commands"
-  end_session session1
-  set_script '{"tool_calls": [{"name": "exec_command", "input": {"cmd": "echo again"}}], "final_text": "done"}'
-  codex_exec session2 "run one command"
-  end_session session2
+  capture_session session1 "run two commands" \
+    "$(script_of "$(shell_call "echo hi")" "$(shell_call "ls /nonexistent-wasm-hooks")")"
+  capture_session session2 "run one command" "$(script_of "$(shell_call "echo again")")"
   # Session 3: a command that asks for escalation (PermissionRequest fires
   # under --approve-for-me; `codex exec` otherwise rejects it: policy never).
-  set_script '{"tool_calls": [{"name": "exec_command", "input": {"cmd": "touch approved-file",
-    "sandbox_permissions": "require_escalated", "justification": "the test needs it"}}], "final_text": "done"}'
-  codex_exec session3 "touch a file" --approve-for-me
-  end_session session3
+  capture_session session3 "touch a file" "$(script_of "$(tool_call exec_command cmd "touch approved-file" \
+    sandbox_permissions require_escalated justification "the test needs it")")" --approve-for-me
 
-  rm -f "$FIXTURES"/*.json
-  mkdir -p "$FIXTURES"
-  say "session 1: $(save_captures "$FIXTURES" "$WORK/session1")"
-  say "session 3: $(save_captures "$FIXTURES" "$WORK/session3" PermissionRequest)"
-  env_report "Codex $VERSION" "$WORK/session1.launch-env" \
-    "$WORK/session1" "$WORK/session2" >"$FIXTURES/hook-environment.md"
-  say "wrote $FIXTURES"
+  fixtures_reset
+  save_session 1
+  save_session 3 PermissionRequest
+  fixtures_done "Codex $VERSION"
 }
 
 # ---------------------------------------------------------------- probe
@@ -163,83 +148,40 @@ EOF
 # (trusted); prints a table row of what happened.
 cprobe() {
   local label=$1 event=$2 entry=$3 prompt=$4 script=$5
-  rm -f "$WORK"/answers.* "$PROJ/original-ran" "$PROJ/rewritten-ran"
+  probe_reset
   printf '{"hooks": {"%s": [{"hooks": [%s]}]}}\n' "$event" "$entry" >"$CODEX_HOME/hooks.json"
   sed -i '/^\[hooks\.state\./,$d' "$CODEX_HOME/config.toml"
   codex_trust_hooks >/dev/null
-  set_script "$script"
-  codex_exec "probe-$label" "$prompt"
-  python3 - "$WORK" "$label" "$PROJ" <<'EOF'
-import glob, json, os, sys
-work, label, proj = sys.argv[1:]
-reqs = [json.loads(l) for l in open(os.path.join(work, "model-log.jsonl"))]
-reqs = [r for r in reqs if (r.get("reply") or {}).get("kind") in ("tool", "text")]
-saw = []
+  probe_run "$label" "$prompt" "$script"
+  probe_py "$label" <<'EOF'
 for r in reqs[-1:]:
     for it in r["body"].get("input", []):
         if it.get("type") == "function_call_output":
             saw.append("tool output: " + str(it.get("output"))[:160])
-prompt_seen = any("PROBE-PROMPT" in json.dumps(r["body"]) for r in reqs)
-files = [f for f in ("original-ran", "rewritten-ran") if os.path.exists(os.path.join(proj, f))]
-out = open(os.path.join(work, f"probe-{label}.out")).read()
 hooklines = [l.strip() for l in out.splitlines() if l.startswith("hook:")][:6]
-fired = len(glob.glob(os.path.join(work, "answers.*")))
-cell = lambda t: t.replace("|", "\\|").replace("\n", " ")[:200]
-print(f"| {label} | {' '.join(files) or '-'} | {fired} | {len(reqs)} | {'yes' if prompt_seen else 'no'} | "
-      f"{cell(' / '.join(saw) or '-')} | {cell(' / '.join(hooklines))} |")
+row(saw, " / ".join(hooklines))
 EOF
 }
 
 probe() {
-  new_workdir codex-probe
-  start_fake_model
-  codex_setup
-  write_answer_hook
-  local H=$WORK/answer-hook.sh
+  probe_begin "files made" "hook ran" "model requests" "prompt reached the model" "the model got" "codex said"
   local MISSING='{"type": "command", "command": "/nonexistent/wasm-hooks-hook"}'
-  local TOUCH='{"tool_calls": [{"name": "exec_command", "input": {"cmd": "touch original-ran"}}], "final_text": "done"}'
-  local TEXT='{"tool_calls": [], "final_text": "done"}'
-  echo "| probe | files made | hook ran | model requests | prompt reached the model | the model got | codex said |"
-  echo "|---|---|---|---|---|---|---|"
-  local m
-  for m in none deny allow exit2 exit1 block touch-rewrite touch-rewrite-allow; do
-    cprobe "pretooluse-$m" PreToolUse "{\"type\": \"command\", \"command\": \"$H PreToolUse $m\"}" "PROBE-PROMPT" "$TOUCH"
-  done
-  cprobe pretooluse-missing PreToolUse "$MISSING" "PROBE-PROMPT" "$TOUCH"
-  for m in exit2 block; do
-    cprobe "prompt-$m" UserPromptSubmit "{\"type\": \"command\", \"command\": \"$H UserPromptSubmit $m\"}" "PROBE-PROMPT" "$TEXT"
-  done
-  cprobe prompt-missing UserPromptSubmit "$MISSING" "PROBE-PROMPT" "$TEXT"
+  probe_guard cprobe pretooluse PreToolUse "$(touch_script)" "$MISSING" \
+    none deny allow exit2 exit1 block touch-rewrite touch-rewrite-allow
+  probe_guard cprobe prompt UserPromptSubmit "$TEXT_ONLY" "$MISSING" exit2 block
 }
 
 # ---------------------------------------------------------------- scenarios
 
 agent_run() { codex_exec "$@"; }
-shell_call() {
-  python3 -c 'import json, sys; print(json.dumps({"name": "exec_command", "input": {"cmd": sys.argv[1]}}))' "$1"
-}
+shell_call() { tool_call exec_command cmd "$1"; }
 # The project's .codex/hooks.json (Codex runs it: the project is trusted in
 # config.toml), each hook trusted by hash as /hooks would.
 install_hooks() {
-  (cd "$PROJ" && wasm-hooks install codex >"$WORK/install.out" 2>&1) ||
-    { cat "$WORK/install.out" >&2; return 1; }
+  wasm_hooks_install || return 1
   local n
   n=$(codex_trust_hooks) || return 1
   [ "$n" -gt 0 ] || { say "codex: no hook to trust"; return 1; }
 }
 
-scenarios() {
-  new_workdir codex
-  start_fake_model
-  codex_setup
-  run_scenarios
-}
-
-# ---------------------------------------------------------------- main
-
-case "${1:-scenarios}" in
-  capture) capture ;;
-  probe) probe ;;
-  scenarios) scenarios ;;
-  *) die "usage: $0 [scenarios|capture|probe]" ;;
-esac
+agent_main "$@"

@@ -6,6 +6,7 @@
 # Nothing here talks to anything but 127.0.0.1 (and the npm registry, for
 # installs). Every process started is remembered by pid and stopped by pid.
 
+set -uo pipefail
 AGENTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$AGENTS_DIR/../.." && pwd)
 AGENTS_CACHE=${WASM_HOOKS_AGENTS_CACHE:-$HOME/.cache/wasm-hooks-agents}
@@ -32,6 +33,17 @@ install_agent() {
   fi
   [ -x "$dir/node_modules/.bin/$bin" ] || die "$pkg@$ver has no $bin"
   printf '%s\n' "$dir/node_modules/.bin/$bin"
+}
+
+# agent_install VAR PACKAGE BIN [ARGS...]: install PACKAGE@$VERSION and set
+# VAR to its BIN (exit 1 if that fails), then isolate_network: the rest of
+# the script runs again, with ARGS, without a network.
+agent_install() {
+  local var=$1 pkg=$2 bin=$3 path
+  shift 3
+  path=$(install_agent "$pkg" "$VERSION" "$bin") || exit 1
+  printf -v "$var" '%s' "$path"
+  isolate_network "$0" "$@"
 }
 
 # isolate_network SCRIPT ARGS...: run the rest of SCRIPT in a new network
@@ -195,6 +207,95 @@ run_agent() {
   return 0
 }
 
+# ---------------------------------------------------------------- drivers
+#
+# An agent script (claude.sh, ...) sets AGENT and VERSION, sources this
+# file (which sets -uo pipefail), installs its agent (agent_install), then
+# defines
+#   agent_setup             what a run of the agent needs once new_workdir
+#                           and start_fake_model are done (config, agent_env)
+#   agent_run NAME PROMPT   one session of the agent in $PROJ
+#   shell_call COMMAND      the JSON of one tool call of its shell tool
+#   capture, probe          its `capture` and `probe` modes
+# may define install_hooks (see below) and extra_scenarios, and ends with
+# `agent_main "$@"`.
+
+# npm_arch: this machine's architecture as npm packages name it.
+npm_arch() {
+  case $(uname -m) in
+    x86_64 | amd64) echo x64 ;;
+    aarch64 | arm64) echo arm64 ;;
+    *) echo unknown ;;
+  esac
+}
+
+# begin NAME: a new workdir NAME, the fake model, the agent's setup.
+begin() {
+  new_workdir "$1"
+  start_fake_model
+  agent_setup
+}
+
+# wasm_hooks_install: `wasm-hooks install $AGENT` in the project, its output
+# in $WORK/install.out (shown on failure).
+wasm_hooks_install() {
+  (cd "$PROJ" && wasm-hooks install "$AGENT" >"$WORK/install.out" 2>&1) ||
+    { cat "$WORK/install.out" >&2; return 1; }
+}
+
+# install_hooks: `wasm-hooks install $AGENT`, and whatever trust the agent
+# itself needs (an agent script redefines it for that).
+install_hooks() { wasm_hooks_install; }
+
+# tool_call NAME [KEY VALUE]...: the JSON of one tool call of the script,
+# {"name": NAME, "input": {KEY: VALUE, ...}}.
+tool_call() {
+  python3 -c 'import json, sys; a = sys.argv[2:]; print(json.dumps({"name": sys.argv[1], "input": dict(zip(a[::2], a[1::2]))}))' "$@"
+}
+
+# script_of [CALL]...: a model script that makes these tool calls (JSON, as
+# tool_call prints them), then says "done".
+script_of() {
+  local IFS=,
+  printf '{"tool_calls": [%s], "final_text": "done"}\n' "$*"
+}
+TEXT_ONLY='{"tool_calls": [], "final_text": "done"}'
+
+# scenarios: the checks (run_scenarios) in a workdir of their own.
+scenarios() {
+  begin "$AGENT"
+  run_scenarios
+}
+
+# agent_main [scenarios|capture|probe]: what an agent script does.
+agent_main() {
+  case "${1:-scenarios}" in
+    capture) capture ;;
+    probe) probe ;;
+    scenarios) scenarios ;;
+    *) die "usage: $0 [scenarios|capture|probe]" ;;
+  esac
+}
+
+# py ARG... <<'EOF' PROGRAM EOF: python3 runs PROGRAM with $WORK ARG... as
+# its arguments, after a prelude that sets `work` and `home` (the temporary
+# one) and clean(TEXT): TEXT with the temporary home as /home/dev and $WORK
+# as /tmp/work.
+py() {
+  python3 -c "$_PY_PRELUDE
+$(cat)" "$WORK" "$@"
+}
+_PY_PRELUDE=$(cat <<'EOF'
+import glob, json, os, sys
+work = sys.argv[1]
+home = os.path.join(work, "home", "dev")
+def clean(s):
+    for a, b in [(os.path.realpath(home), "/home/dev"), (home, "/home/dev"), (work, "/tmp/work")]:
+        s = s.replace(a, b)
+    return s
+EOF
+)
+
 # ---------------------------------------------------------------- capture
 
 # write_capture_hook: $WORK/capture-hook.sh EVENT writes its stdin to
@@ -217,6 +318,38 @@ EOF
 end_session() {
   mkdir -p "$WORK/$1"
   find "$CAPTURES" -maxdepth 1 -type f -exec mv {} "$WORK/$1/" \;
+}
+
+# capture_session NAME PROMPT SCRIPT [ARGS...]: one session of the agent
+# (agent_run) with this model script; its captures go to $WORK/NAME.
+capture_session() {
+  local name=$1 prompt=$2
+  set_script "$3"
+  shift 3
+  agent_run "$name" "$prompt" "$@"
+  end_session "$name"
+}
+
+# fixtures_reset: $FIXTURES, without the payloads of an earlier capture.
+fixtures_reset() {
+  rm -f "$FIXTURES"/*.json
+  mkdir -p "$FIXTURES"
+}
+
+# save_session N [EVENT...]: save_captures of session N into $FIXTURES, and
+# say which events it saved.
+save_session() {
+  local n=$1
+  shift
+  say "session $n: $(save_captures "$FIXTURES" "$WORK/session$n" "$@")"
+}
+
+# fixtures_done TITLE: hook-environment.md in $FIXTURES, from sessions 1
+# and 2 (started with session 1's environment).
+fixtures_done() {
+  env_report "$1" "$WORK/session1.launch-env" \
+    "$WORK/session1" "$WORK/session2" >"$FIXTURES/hook-environment.md"
+  say "wrote $FIXTURES"
 }
 
 # save_captures OUTDIR SRCDIR [EVENT...]: one pretty payload per event (the
@@ -354,14 +487,99 @@ EOF
   chmod +x "$WORK/answer-hook.sh"
 }
 
+# answer_entry EVENT MODE: a Claude Code-style hook entry that runs the
+# answer hook (write_answer_hook) for EVENT, answering MODE.
+answer_entry() {
+  printf '{"type": "command", "command": "%s %s %s"}' "$WORK/answer-hook.sh" "$1" "$2"
+}
+
+# probe_begin COLUMN...: begin "$AGENT-probe" with the answer hook
+# written; the head of the table of probes (a probe, then COLUMNs).
+probe_begin() {
+  begin "$AGENT-probe"
+  write_answer_hook
+  table_head probe "$@"
+}
+
+# touch_script: a model script whose one tool call is the agent's shell
+# tool running `touch original-ran`.
+touch_script() { script_of "$(shell_call "touch original-ran")"; }
+
+# probe_reset [FILE...]: forget the last probe's answers and the files its
+# commands made (and FILEs).
+probe_reset() { rm -f "$WORK"/answers.* "$PROJ/original-ran" "$PROJ/rewritten-ran" "$@"; }
+
+# table_head COLUMN...: the head of a markdown table.
+table_head() {
+  local c line="|" rule="|"
+  for c in "$@"; do line+=" $c |"; rule+="---|"; done
+  printf '%s\n%s\n' "$line" "$rule"
+}
+
+# probe_answers PROBE PREFIX EVENT PROMPT SCRIPT MODE...: for each MODE,
+# `PROBE PREFIX-MODE EVENT ENTRY PROMPT SCRIPT` with the answer hook's
+# entry (answer_entry EVENT MODE).
+probe_answers() {
+  local fn=$1 prefix=$2 event=$3 prompt=$4 script=$5 m
+  shift 5
+  for m in "$@"; do
+    "$fn" "$prefix-$m" "$event" "$(answer_entry "$event" "$m")" "$prompt" "$script"
+  done
+}
+
+# probe_guard PROBE PREFIX EVENT SCRIPT MISSING-ENTRY MODE...: the answer
+# hook for EVENT answering each MODE (probe_answers), then MISSING-ENTRY
+# (a hook that cannot be run), as PREFIX-missing; the prompt PROBE-PROMPT.
+probe_guard() {
+  local fn=$1 prefix=$2 event=$3 script=$4 missing=$5
+  shift 5
+  probe_answers "$fn" "$prefix" "$event" PROBE-PROMPT "$script" "$@"
+  "$fn" "$prefix-missing" "$event" "$missing" PROBE-PROMPT "$script"
+}
+
+# probe_run LABEL PROMPT SCRIPT [ARGS...]: the model script SCRIPT, and
+# the session probe-LABEL of the agent (agent_run) with PROMPT.
+probe_run() {
+  set_script "$3"
+  agent_run "probe-$1" "$2" "${@:4}"
+}
+
+# probe_py LABEL <<'EOF' PROGRAM EOF: py with, besides, `label`, `proj`,
+# `reqs` (the model requests), `out` (what the agent printed), `fired` (the
+# answers the answer hook recorded), `prompt_seen` (PROBE-PROMPT reached the
+# model), `saw` (an empty list, for what the model saw), made([NAMES])
+# (which of NAMES the project holds), cell(TEXT[, WIDTH]) and row(SAW,
+# SAID[, WIDTH]) (the usual table row).
+probe_py() {
+  local prog
+  prog=$(cat)
+  py "$1" "$PROJ" <<EOF
+$_PY_PROBE
+$prog
+EOF
+}
+_PY_PROBE=$(cat <<'EOF'
+label, proj = sys.argv[2:4]
+reqs = [json.loads(l) for l in open(os.path.join(work, "model-log.jsonl"))]
+reqs = [r for r in reqs if (r.get("reply") or {}).get("kind") in ("tool", "text")]
+out = open(os.path.join(work, f"probe-{label}.out")).read()
+fired = len(glob.glob(os.path.join(work, "answers.*")))
+prompt_seen = any("PROBE-PROMPT" in json.dumps(r["body"]) for r in reqs)
+saw = []
+def made(names=("original-ran", "rewritten-ran")):
+    return " ".join(f for f in names if os.path.exists(os.path.join(proj, f))) or "-"
+def cell(t, width=200):
+    return t.replace("|", "\\|").replace("\n", " ")[:width]
+def row(saw, said, width=200):
+    print(f"| {label} | {made()} | {fired} | {len(reqs)} | {'yes' if prompt_seen else 'no'} | "
+          f"{cell(' / '.join(saw) or '-', width)} | {cell(said, width)} |")
+EOF
+)
+
 # ---------------------------------------------------------------- scenarios
 #
-# An agent script defines, before calling run_scenarios:
-#   agent_run NAME PROMPT   one session of the agent in $PROJ
-#   shell_call COMMAND      the JSON of one tool call of its shell tool
-#   install_hooks           `wasm-hooks install <agent>` and whatever trust
-#                           the agent itself needs
-# and may define extra_scenarios (run after the six).
+# run_scenarios uses the agent script's agent_run, shell_call and
+# install_hooks, and its extra_scenarios (run after the six) if any.
 
 MARK_DENY="DENY-REASON-3f9c"
 MARK_LS="ls-marker-2e8d.txt"

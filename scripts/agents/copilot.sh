@@ -16,21 +16,15 @@
 #   copilot -p PROMPT --allow-all-tools --no-auto-update
 # with HOME and COPILOT_HOME in the temporary directory; it speaks OpenAI
 # Chat Completions (streamed) to the fake model.
-set -uo pipefail
 AGENT=copilot
 VERSION=1.0.102
 . "$(dirname "$0")/common.sh"
 
-LOADER=$(install_agent @github/copilot "$VERSION" copilot) || exit 1
-isolate_network "$0" "$@"
+agent_install LOADER @github/copilot copilot "$@"
 FIXTURES=$REPO/tests/fixtures/copilot-$VERSION
 
 # The native binary itself (the npm loader only finds and starts it).
-case $(uname -m) in
-  x86_64 | amd64) ARCH=x64 ;;
-  aarch64 | arm64) ARCH=arm64 ;;
-  *) ARCH=unknown ;;
-esac
+ARCH=$(npm_arch)
 COPILOT="$AGENTS_CACHE/@github/copilot@$VERSION/node_modules/@github/copilot-linux-$ARCH/copilot"
 [ -x "$COPILOT" ] || COPILOT=$LOADER
 
@@ -40,12 +34,12 @@ EVENTS=(sessionStart sessionEnd userPromptSubmitted userPromptTransformed preToo
 CLAUDE_EVENTS=(SessionStart SessionEnd UserPromptSubmit PreToolUse PostToolUse
   PostToolUseFailure PermissionRequest Notification Stop SubagentStart SubagentStop PreCompact)
 
-# copilot_setup: a git repository (repository hooks are read from its root),
+# agent_setup: a git repository (repository hooks are read from its root),
 # COPILOT_HOME in the temporary home, and the environment that points
 # Copilot CLI at the fake model. The binary unpacks its JavaScript (235 MB)
 # on first start; COPILOT_PKG_CACHE_HOME keeps that out of every temporary
 # home.
-copilot_setup() {
+agent_setup() {
   git -C "$PROJ" init -q 2>/dev/null
   mkdir -p "$HOME/.copilot" "$PROJ/.github/hooks"
   agent_env COPILOT_HOME="$HOME/.copilot" COPILOT_PKG_CACHE_HOME="$AGENTS_CACHE/copilot-pkg" \
@@ -119,14 +113,8 @@ EOF
 # save_tool_variants OUTDIR SRCDIR EVENT...: besides <event>.json, one
 # <event>_<tool>.json for each other tool the event was seen with.
 save_tool_variants() {
-  python3 - "$WORK" "$@" <<'EOF'
-import glob, json, os, sys
-work, outdir, src, *events = sys.argv[1:]
-home = os.path.join(work, "home", "dev")
-def clean(s):
-    for a, b in [(os.path.realpath(home), "/home/dev"), (home, "/home/dev"), (work, "/tmp/work")]:
-        s = s.replace(a, b)
-    return s
+  py "$@" <<'EOF'
+outdir, src, *events = sys.argv[2:]
 done = set()
 for f in sorted(glob.glob(os.path.join(src, "*.json")), key=lambda p: int(os.path.basename(p).split(".")[1])):
     ev = os.path.basename(f).split(".")[0]
@@ -150,42 +138,30 @@ EOF
 # ---------------------------------------------------------------- capture
 
 capture() {
-  new_workdir copilot-capture
-  start_fake_model
-  copilot_setup
+  begin copilot-capture
   write_capture_hook
   write_capture_hooks
   write_mcp_server
   echo hello >"$PROJ/README.md"
 
   # Session 1: the shell, view, create, edit, and a view that fails.
-  set_script "{\"tool_calls\": [
-    {\"name\": \"bash\", \"input\": {\"command\": \"echo hi\", \"description\": \"say hi\"}},
-    {\"name\": \"view\", \"input\": {\"path\": \"$PROJ/README.md\"}},
-    {\"name\": \"create\", \"input\": {\"path\": \"$PROJ/new.txt\", \"file_text\": \"one\\n\"}},
-    {\"name\": \"edit\", \"input\": {\"path\": \"$PROJ/new.txt\", \"old_str\": \"one\", \"new_str\": \"two\"}},
-    {\"name\": \"view\", \"input\": {\"path\": \"$PROJ/missing.txt\"}}],
-    \"final_text\": \"done\"}"
-  copilot_run session1 "run a command and edit a file"
-  end_session session1
+  local calls task
+  calls="$(tool_call bash command "echo hi" description "say hi"),$(tool_call view path "$PROJ/README.md")"
+  calls+=",$(tool_call create path "$PROJ/new.txt" file_text $'one\n')"
+  calls+=",$(tool_call edit path "$PROJ/new.txt" old_str one new_str two),$(tool_call view path "$PROJ/missing.txt")"
+  task=$(tool_call task name helper prompt "look around" agent_type explore description "a sub task")
+  capture_session session1 "run a command and edit a file" "$(script_of "$calls")"
   # Session 2: the same environment, for hook-environment.md.
-  set_script '{"tool_calls": [{"name": "bash", "input": {"command": "echo again", "description": "say again"}}], "final_text": "done"}'
-  copilot_run session2 "run one command"
-  end_session session2
+  capture_session session2 "run one command" "$(script_of "$(tool_call bash command "echo again" description "say again")")"
   # Session 3: a subagent (the explore agent has no `task` tool: its own
   # first call of the script fails, then it answers).
-  set_script '{"tool_calls": [{"name": "task", "input": {"name": "helper", "prompt": "look around",
-    "agent_type": "explore", "description": "a sub task"}}], "final_text": "done"}'
-  copilot_run session3 "use a subagent"
-  end_session session3
+  capture_session session3 "use a subagent" "$(script_of "$task")"
   # Session 4: an MCP tool.
-  set_script '{"tool_calls": [{"name": "echosrv-echo", "input": {"text": "hi"}}], "final_text": "done"}'
-  copilot_run session4 "use the echo tool" --additional-mcp-config "@$WORK/mcp-config.json"
-  end_session session4
+  capture_session session4 "use the echo tool" "$(script_of "$(tool_call echosrv-echo text hi)")" \
+    --additional-mcp-config "@$WORK/mcp-config.json"
   # Session 5: no --allow-all-tools: nobody can approve, so Copilot notifies.
-  set_script '{"tool_calls": [{"name": "bash", "input": {"command": "rm -f no-such-file", "description": "remove"}}], "final_text": "done"}'
-  copilot_run session5 "run a command" --ask
-  end_session session5
+  capture_session session5 "run a command" \
+    "$(script_of "$(tool_call bash command "rm -f no-such-file" description remove)")" --ask
   # Session 6: /compact.
   copilot_run session6 "/compact"
   end_session session6
@@ -197,33 +173,23 @@ capture() {
   # Session 8: the Claude Code format, from the repository's .claude/settings.json.
   rm -f "$PROJ/.github/hooks/capture.json" "$PROJ/new.txt"
   write_claude_capture_hooks
-  set_script "{\"tool_calls\": [
-    {\"name\": \"bash\", \"input\": {\"command\": \"echo hi\", \"description\": \"say hi\"}},
-    {\"name\": \"view\", \"input\": {\"path\": \"$PROJ/README.md\"}},
-    {\"name\": \"create\", \"input\": {\"path\": \"$PROJ/new.txt\", \"file_text\": \"one\\n\"}},
-    {\"name\": \"edit\", \"input\": {\"path\": \"$PROJ/new.txt\", \"old_str\": \"one\", \"new_str\": \"two\"}},
-    {\"name\": \"view\", \"input\": {\"path\": \"$PROJ/missing.txt\"}},
-    {\"name\": \"task\", \"input\": {\"name\": \"helper\", \"prompt\": \"look around\", \"agent_type\": \"explore\", \"description\": \"a sub task\"}}],
-    \"final_text\": \"done\"}"
-  copilot_run session8 "run a command and edit a file"
-  end_session session8
+  capture_session session8 "run a command and edit a file" "$(script_of "$calls" "$task")"
 
-  rm -rf "$FIXTURES"/*.json "$FIXTURES/claude-format"
+  rm -rf "$FIXTURES/claude-format"
+  fixtures_reset
   mkdir -p "$FIXTURES/claude-format"
   local s
-  say "session 1: $(save_captures "$FIXTURES" "$WORK/session1")"
+  save_session 1
   say "  variants: $(save_tool_variants "$FIXTURES" "$WORK/session1" preToolUse postToolUse permissionRequest)"
-  say "session 3: $(save_captures "$FIXTURES" "$WORK/session3" subagentStart subagentStop)"
-  say "session 4: $(save_captures "$FIXTURES" "$WORK/session4" preMcpToolCall)"
-  say "session 5: $(save_captures "$FIXTURES" "$WORK/session5" notification)"
-  say "session 6: $(save_captures "$FIXTURES" "$WORK/session6" preCompact)"
-  say "session 7: $(save_captures "$FIXTURES" "$WORK/session7" errorOccurred)"
+  save_session 3 subagentStart subagentStop
+  save_session 4 preMcpToolCall
+  save_session 5 notification
+  save_session 6 preCompact
+  save_session 7 errorOccurred
   say "claude format: $(save_captures "$FIXTURES/claude-format" "$WORK/session8")"
   say "  variants: $(save_tool_variants "$FIXTURES/claude-format" "$WORK/session8" PreToolUse PostToolUse)"
   for s in 1 2 3 4 5 6 7 8; do say "session $s: exit $(cat "$WORK/session$s.rc")"; done
-  env_report "Copilot CLI $VERSION" "$WORK/session1.launch-env" \
-    "$WORK/session1" "$WORK/session2" >"$FIXTURES/hook-environment.md"
-  say "wrote $FIXTURES"
+  fixtures_done "Copilot CLI $VERSION"
 }
 
 # ---------------------------------------------------------------- probe
@@ -234,39 +200,23 @@ capture() {
 cprobe() {
   local label=$1 event=$2 entry=$3 prompt=$4 script=$5
   shift 5
-  rm -f "$WORK"/answers.* "$PROJ/original-ran" "$PROJ/rewritten-ran" "$PROJ/.github/hooks/"*.json
+  probe_reset "$PROJ/.github/hooks/"*.json
   printf '{"version": 1, "hooks": {"%s": [%s]}}\n' "$event" "$entry" >"$PROJ/.github/hooks/probe.json"
-  set_script "$script"
-  copilot_run "probe-$label" "$prompt" "$@"
-  python3 - "$WORK" "$label" "$PROJ" <<'EOF'
-import glob, json, os, sys
-work, label, proj = sys.argv[1:]
-reqs = [json.loads(l) for l in open(os.path.join(work, "model-log.jsonl"))]
-reqs = [r for r in reqs if (r.get("reply") or {}).get("kind") in ("tool", "text")]
-saw = []
+  probe_run "$label" "$prompt" "$script" "$@"
+  probe_py "$label" <<'EOF'
 for r in reqs[1:2]:
     for m in r["body"].get("messages", [])[2:]:
         if m.get("role") in ("tool", "user"):
             saw.append(f"{m['role']}: " + str(m.get("content"))[:140])
-prompt_seen = any("PROBE-PROMPT" in json.dumps(r["body"]) for r in reqs)
-files = [f for f in ("original-ran", "rewritten-ran") if os.path.exists(os.path.join(proj, f))]
-out = open(os.path.join(work, f"probe-{label}.out")).read()
 said = [l.strip() for l in out.splitlines() if l.strip().startswith(("!", "✗", "└"))][:3]
-fired = len(glob.glob(os.path.join(work, "answers.*")))
-cell = lambda t: t.replace("|", "\\|").replace("\n", " ")[:220]
-print(f"| {label} | {' '.join(files) or '-'} | {fired} | {len(reqs)} | {'yes' if prompt_seen else 'no'} | "
-      f"{cell(' / '.join(saw) or '-')} | {cell(' / '.join(said))} |")
+row(saw, " / ".join(said), 220)
 EOF
 }
 
 probe() {
-  new_workdir copilot-probe
-  start_fake_model
-  copilot_setup
-  write_answer_hook
-  local H=$WORK/answer-hook.sh m
-  local TOUCH='{"tool_calls": [{"name": "bash", "input": {"command": "touch original-ran", "description": "touch"}}], "final_text": "done"}'
-  local TEXT='{"tool_calls": [], "final_text": "done"}'
+  probe_begin "files made" "hook ran" "model requests" "prompt reached the model" "the model got (2nd request)" "copilot said"
+  local H=$WORK/answer-hook.sh m TEXT=$TEXT_ONLY TOUCH
+  TOUCH=$(script_of "$(tool_call bash command "touch original-ran" description touch)")
   # Copilot's own answers: a hook that records its input and prints one file.
   local ANS='{"type": "command", "bash": "cat >'$WORK'/answers.$$; cat '$WORK'/probe-answer.json", "timeoutSec": 30}'
   own() { printf '%s\n' "$1" >"$WORK/probe-answer.json"; printf '%s' "$ANS"; }
@@ -277,8 +227,6 @@ sleep 5
 echo '{"permissionDecision": "deny", "decision": "block", "reason": "late"}'
 EOF
   chmod +x "$WORK/slow-hook.sh"
-  echo "| probe | files made | hook ran | model requests | prompt reached the model | the model got (2nd request) | copilot said |"
-  echo "|---|---|---|---|---|---|---|"
   cprobe pre-deny preToolUse "$(own '{"permissionDecision":"deny","permissionDecisionReason":"probe-deny-reason"}')" PROBE-PROMPT "$TOUCH"
   cprobe pre-ask preToolUse "$(own '{"permissionDecision":"ask","permissionDecisionReason":"probe-ask-reason"}')" PROBE-PROMPT "$TOUCH"
   cprobe pre-allow-noflag preToolUse "$(own '{"permissionDecision":"allow"}')" PROBE-PROMPT "$TOUCH" --ask
@@ -309,29 +257,12 @@ EOF
 # ---------------------------------------------------------------- scenarios
 
 agent_run() { copilot_run "$@"; }
-shell_call() {
-  python3 -c 'import json, sys; print(json.dumps({"name": "bash", "input": {"command": sys.argv[1], "description": "run it"}}))' "$1"
-}
+shell_call() { tool_call bash command "$1" description "run it"; }
 # The repository's .github/hooks/wasm-hooks.json (read in -p mode because of
 # GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true).
 install_hooks() {
-  (cd "$PROJ" && wasm-hooks install copilot >"$WORK/install.out" 2>&1) ||
-    { cat "$WORK/install.out" >&2; return 1; }
+  wasm_hooks_install || return 1
   ls "$PROJ"/.github/hooks/*.json >/dev/null 2>&1 || { say "copilot: install wrote no hook file"; return 1; }
 }
 
-scenarios() {
-  new_workdir copilot
-  start_fake_model
-  copilot_setup
-  run_scenarios
-}
-
-# ---------------------------------------------------------------- main
-
-case "${1:-scenarios}" in
-  capture) capture ;;
-  probe) probe ;;
-  scenarios) scenarios ;;
-  *) die "usage: $0 [scenarios|capture|probe]" ;;
-esac
+agent_main "$@"

@@ -17,27 +17,21 @@
 # session that goes on after it went idle) runs `opencode serve` and
 # `opencode run --attach`: a plain `opencode run` exits at the first
 # session.idle, before a plugin's follow-up prompt is answered.
-set -uo pipefail
 AGENT=opencode
 VERSION=1.18.33
 . "$(dirname "$0")/common.sh"
 
-LOADER=$(install_agent opencode-ai "$VERSION" opencode) || exit 1
-isolate_network "$0" "$@"
+agent_install LOADER opencode-ai opencode "$@"
 FIXTURES=$REPO/tests/fixtures/opencode-$VERSION
 
 # The native binary itself (the npm package's postinstall would link it).
-case $(uname -m) in
-  x86_64 | amd64) ARCH=x64 ;;
-  aarch64 | arm64) ARCH=arm64 ;;
-  *) ARCH=unknown ;;
-esac
+ARCH=$(npm_arch)
 OPENCODE="$AGENTS_CACHE/opencode-ai@$VERSION/node_modules/opencode-linux-$ARCH/bin/opencode"
 [ -x "$OPENCODE" ] || OPENCODE=$LOADER
 
-# opencode_setup: the project's opencode.json (the fake provider, every
+# agent_setup: the project's opencode.json (the fake provider, every
 # permission allowed, no sharing or updates), XDG data in the temporary home.
-opencode_setup() {
+agent_setup() {
   git -C "$PROJ" init -q 2>/dev/null
   mkdir -p "$THOME/.local/share" "$PROJ/.opencode/plugin" "$XDG_CONFIG_HOME/opencode"
   cat >"$PROJ/opencode.json" <<EOF
@@ -179,14 +173,8 @@ EOF
 # save_plugin_captures OUTDIR SRCDIR [HOOK...]: the first call of each hook
 # (or of those named) as OUTDIR/<hook>.json, the temporary home as /home/dev.
 save_plugin_captures() {
-  python3 - "$WORK" "$@" <<'EOF'
-import glob, json, os, sys
-work, outdir, src, *only = sys.argv[1:]
-home = os.path.join(work, "home", "dev")
-def clean(s):
-    for a, b in [(os.path.realpath(home), "/home/dev"), (home, "/home/dev"), (work, "/tmp/work")]:
-        s = s.replace(a, b)
-    return s
+  py "$@" <<'EOF'
+outdir, src, *only = sys.argv[2:]
 seen = set()
 for f in sorted(glob.glob(os.path.join(src, "*.json")), key=lambda p: int(os.path.basename(p).rsplit(".", 2)[1])):
     name = os.path.basename(f).rsplit(".", 2)[0].replace("~", ".")
@@ -203,50 +191,37 @@ EOF
 # ---------------------------------------------------------------- capture
 
 capture() {
-  new_workdir opencode-capture
-  start_fake_model
-  opencode_setup
+  begin opencode-capture
   write_capture_plugin
   echo hello >"$PROJ/README.md"
 
   # Session 1: bash, read, write, edit, and a read that fails.
-  set_script "{\"tool_calls\": [
-    {\"name\": \"bash\", \"input\": {\"command\": \"echo hi\", \"description\": \"say hi\"}},
-    {\"name\": \"read\", \"input\": {\"filePath\": \"$PROJ/README.md\"}},
-    {\"name\": \"write\", \"input\": {\"filePath\": \"$PROJ/new.txt\", \"content\": \"one\\n\"}},
-    {\"name\": \"edit\", \"input\": {\"filePath\": \"$PROJ/new.txt\", \"oldString\": \"one\", \"newString\": \"two\"}},
-    {\"name\": \"read\", \"input\": {\"filePath\": \"$PROJ/missing.txt\"}}],
-    \"final_text\": \"done\"}"
-  opencode_run session1 "run a command and edit a file"
-  mkdir -p "$WORK/session1" && mv "$CAPTURES"/* "$WORK/session1/"
+  capture_session session1 "run a command and edit a file" "$(script_of \
+    "$(tool_call bash command "echo hi" description "say hi")" \
+    "$(tool_call read filePath "$PROJ/README.md")" \
+    "$(tool_call write filePath "$PROJ/new.txt" content $'one\n')" \
+    "$(tool_call edit filePath "$PROJ/new.txt" oldString one newString two)" \
+    "$(tool_call read filePath "$PROJ/missing.txt")")"
   # Session 2: bash asks; `opencode run` rejects what it cannot ask.
   python3 - "$PROJ/opencode.json" <<'EOF'
 import json, sys
 c = json.load(open(sys.argv[1])); c["permission"] = {"*": "allow", "bash": "ask"}
 json.dump(c, open(sys.argv[1], "w"), indent=2)
 EOF
-  set_script '{"tool_calls": [{"name": "bash", "input": {"command": "rm -f no-such-file", "description": "remove"}}], "final_text": "done"}'
-  opencode_run session2 "remove a file"
-  mkdir -p "$WORK/session2" && mv "$CAPTURES"/* "$WORK/session2/"
+  capture_session session2 "remove a file" \
+    "$(script_of "$(tool_call bash command "rm -f no-such-file" description remove)")"
   # Session 3: the model cannot be reached (a closed loopback port).
   sed -i "s#http://127.0.0.1:$FM_PORT/v1#http://127.0.0.1:9/v1#" "$PROJ/opencode.json"
   opencode_run session3 "say hi"
-  mkdir -p "$WORK/session3" && mv "$CAPTURES"/* "$WORK/session3/"
+  end_session session3
 
-  rm -f "$FIXTURES"/*.json
-  mkdir -p "$FIXTURES"
+  fixtures_reset
   say "session 1: $(save_plugin_captures "$FIXTURES" "$WORK/session1")"
   say "session 2: $(save_plugin_captures "$FIXTURES" "$WORK/session2" event.permission.asked event.permission.replied)"
   say "session 3: $(save_plugin_captures "$FIXTURES" "$WORK/session3" event.session.error)"
-  python3 - "$WORK" "$FIXTURES" "$WORK/session1" <<'EOF'
-# The other tools' tool.execute.before/after as tool.execute.before_<tool>.json.
-import glob, json, os, sys
-work, outdir, src = sys.argv[1:]
-home = os.path.join(work, "home", "dev")
-def clean(s):
-    for a, b in [(os.path.realpath(home), "/home/dev"), (home, "/home/dev"), (work, "/tmp/work")]:
-        s = s.replace(a, b)
-    return s
+  # The other tools' tool.execute.before/after as tool.execute.before_<tool>.json.
+  py "$FIXTURES" "$WORK/session1" <<'EOF'
+outdir, src = sys.argv[2:]
 seen = set()
 for f in sorted(glob.glob(os.path.join(src, "tool~execute~*.json")), key=lambda p: int(os.path.basename(p).rsplit(".", 2)[1])):
     hook = os.path.basename(f).rsplit(".", 2)[0].replace("~", ".")
@@ -315,16 +290,12 @@ EOF
 # oprobe LABEL MODE-JSON PROMPT SCRIPT [served]: one session; a table row.
 oprobe() {
   local label=$1 mode=$2 prompt=$3 script=$4 how=${5:-run}
-  rm -f "$PROJ/original-ran" "$PROJ/rewritten-ran"
+  probe_reset
   : >"$WORK/probe-notes"
   set_script "$script"
   agent_env PLUGIN_MODE="$mode" PROBE_NOTES="$WORK/probe-notes"
   if [ "$how" = served ]; then opencode_served "probe-$label" "$prompt"; else opencode_run "probe-$label" "$prompt"; fi
-  python3 - "$WORK" "$label" "$PROJ" <<'EOF'
-import json, os, sys
-work, label, proj = sys.argv[1:]
-reqs = [json.loads(l) for l in open(os.path.join(work, "model-log.jsonl"))]
-reqs = [r for r in reqs if (r.get("reply") or {}).get("kind") in ("tool", "text")]
+  probe_py "$label" <<'EOF'
 body = json.dumps([r["body"] for r in reqs])
 marks = [m for m in ("PROBE-PROMPT", "PROBE-REPLACED", "PROBE-CONTEXT", "PROBE-CONTINUE", "PROBE-DENIED", "PROBE-MODIFIED-OUTPUT", "PROBE-AFTER-ERROR") if m in body]
 tools = []
@@ -332,23 +303,18 @@ for r in reqs:
     for m in r["body"].get("messages", []):
         if m.get("role") == "tool":
             tools.append(str(m.get("content"))[:80])
-files = [f for f in ("original-ran", "rewritten-ran") if os.path.exists(os.path.join(proj, f))]
 notes = open(os.path.join(work, "probe-notes")).read().strip().replace("\n", " / ")
 rc = open(os.path.join(work, f"probe-{label}.rc")).read().strip()
-cell = lambda t: t.replace("|", "\\|").replace("\n", " ")[:200]
-print(f"| {label} | {rc} | {' '.join(files) or '-'} | {len(reqs)} | {' '.join(marks) or '-'} | {cell(' / '.join(dict.fromkeys(tools)) or '-')} | {cell(notes) or '-'} |")
+print(f"| {label} | {rc} | {made()} | {len(reqs)} | {' '.join(marks) or '-'} | {cell(' / '.join(dict.fromkeys(tools)) or '-')} | {cell(notes) or '-'} |")
 EOF
 }
 
 probe() {
-  new_workdir opencode-probe
-  start_fake_model
-  opencode_setup
+  begin opencode-probe
   write_probe_plugin
-  local TOUCH='{"tool_calls": [{"name": "bash", "input": {"command": "touch original-ran", "description": "touch"}}], "final_text": "done"}'
-  local TEXT='{"tool_calls": [], "final_text": "done"}'
-  echo "| probe | exit | files made | model requests | markers the model saw | tool results | plugin notes |"
-  echo "|---|---|---|---|---|---|---|"
+  local TEXT=$TEXT_ONLY TOUCH
+  TOUCH=$(script_of "$(tool_call bash command "touch original-ran" description touch)")
+  table_head probe exit "files made" "model requests" "markers the model saw" "tool results" "plugin notes"
   oprobe none '{}' PROBE-PROMPT "$TOUCH"
   oprobe before-throw '{"throw": true}' PROBE-PROMPT "$TOUCH"
   oprobe before-mutate-args '{"mutate": true}' PROBE-PROMPT "$TOUCH"
@@ -373,29 +339,12 @@ agent_run() {
   # scenario needs a server that lives on.
   if [ "$1" = s6-stop ]; then opencode_served "$@"; else opencode_run "$@"; fi
 }
-shell_call() {
-  python3 -c 'import json, sys; print(json.dumps({"name": "bash", "input": {"command": sys.argv[1], "description": "run it"}}))' "$1"
-}
+shell_call() { tool_call bash command "$1" description "run it"; }
 # `wasm-hooks install opencode`: the plugin in .opencode/plugin/.
 install_hooks() {
-  (cd "$PROJ" && wasm-hooks install opencode >"$WORK/install.out" 2>&1) ||
-    { cat "$WORK/install.out" >&2; return 1; }
+  wasm_hooks_install || return 1
   ls "$PROJ"/.opencode/plugin*/*.[jt]s >/dev/null 2>&1 || { say "opencode: install wrote no plugin"; return 1; }
   skip_plugin_install
 }
 
-scenarios() {
-  new_workdir opencode
-  start_fake_model
-  opencode_setup
-  run_scenarios
-}
-
-# ---------------------------------------------------------------- main
-
-case "${1:-scenarios}" in
-  capture) capture ;;
-  probe) probe ;;
-  scenarios) scenarios ;;
-  *) die "usage: $0 [scenarios|capture|probe]" ;;
-esac
+agent_main "$@"
