@@ -32,6 +32,7 @@ mod inspect;
 mod install;
 mod layers;
 mod mcp_hooks;
+mod oci_plugins;
 mod policy_tests;
 mod prompt_hooks;
 mod scaffold;

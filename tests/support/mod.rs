@@ -4,6 +4,7 @@
 //! files into temporary directories.
 
 pub mod http;
+pub mod registry;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -23,6 +23,8 @@ mod last_words;
 mod list;
 mod new;
 mod opencode_plugin;
+mod plugins;
+mod publish;
 mod report;
 mod run;
 mod schema;
@@ -119,6 +121,18 @@ enum Command {
     New(new::NewArgs),
     /// Build a plugin crate for wasm32-wasip2 and describe the component.
     Build(build::BuildArgs),
+    /// Pin a plugin in a registry (`oci://…`) in the lock beside the hook
+    /// file (`wasm-hooks.lock`), pulling and checking it.
+    Add(plugins::AddArgs),
+    /// Fetch every plugin the locks pin into this machine's plugin store.
+    Pull(plugins::PullArgs),
+    /// Move the lock's pins to what their tags name now.
+    Update(plugins::UpdateArgs),
+    /// Push a plugin to a registry (CNCF Wasm OCI layout), signed with
+    /// `--key`.
+    Publish(publish::PublishArgs),
+    /// Make a key pair for signing plugins (ECDSA P-256, as cosign).
+    Keygen(publish::KeygenArgs),
 }
 
 /// Process exit codes, documented once:
@@ -204,6 +218,11 @@ fn run(command: Command, verbose: u8) -> anyhow::Result<Exit> {
         Command::Test(args) => test::run(args),
         Command::New(args) => new::run(args),
         Command::Build(args) => build::run(args),
+        Command::Add(args) => plugins::add(args),
+        Command::Pull(args) => plugins::pull(args),
+        Command::Update(args) => plugins::update(args),
+        Command::Publish(args) => publish::run(args),
+        Command::Keygen(args) => publish::keygen(args),
         Command::Hook(args) => hook::run(args, verbose),
         Command::Daemon(args) => daemon::run(&args),
         Command::Serve(args) => serve::run(args),

@@ -9,6 +9,7 @@ use std::fmt;
 use std::ops::Deref;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::RequestEnv;
 use crate::config::{
@@ -19,7 +20,8 @@ use crate::handlers::http::{HttpSettings, UrlAllowlist};
 use crate::handlers::kind::KindSettings;
 use crate::handlers::mcp::McpServers;
 use crate::handlers::prompt::PromptDefaults;
-use crate::handlers::wasm::WasmSetup;
+use crate::handlers::wasm::{RegistryPlugins, WasmSetup};
+use crate::oci::{Fetcher, PluginStore, SignerPolicy};
 use crate::once::OnceMarks;
 use crate::project_trust::{self, ProjectNotice, ProjectTrust, Reviews, SkippedHook};
 use crate::stop_loop::{DEFAULT_STOP_LOOP_LIMIT, StopLoopGuard};
@@ -421,6 +423,19 @@ impl HookEngineBuilder {
         self.layers().into_iter().map(|layer| layer.path).collect()
     }
 
+    /// What pulls `oci://` plugins for these hook files: the person's
+    /// store and the signer settings of the user's and the organisation's
+    /// files (as the engine itself pulls); none without a home for the
+    /// store.
+    ///
+    /// # Errors
+    /// The settings files that do not load.
+    pub fn plugin_fetcher(&self) -> Result<Option<Fetcher>, Vec<Error>> {
+        let (settings, _, _) = self.settings()?;
+        let managed = self.managed_settings().map_err(|e| vec![e])?;
+        Ok(registry_plugins(&settings, &managed, Arc::new(AtomicBool::new(true))).fetcher)
+    }
+
     /// Every hook file this builder looks for, highest layer first, and
     /// whether it is there: the explicit files, or the default search list
     /// of the project and the user (after the managed files found).
@@ -521,6 +536,14 @@ impl HookEngineBuilder {
         })
     }
 
+    /// The organisation's settings (none without a managed directory).
+    fn managed_settings(&self) -> Result<ManagedSettings, Error> {
+        match &self.managed_dir {
+            Some(dir) => ManagedSettings::load(dir),
+            None => Ok(ManagedSettings::default()),
+        }
+    }
+
     /// Per-session marks under the state directory (in memory without one).
     fn once_marks(&self, name: &str) -> Arc<OnceMarks> {
         Arc::new(OnceMarks::new(
@@ -535,6 +558,7 @@ impl HookEngineBuilder {
         settings: &EngineSettings,
         managed: &ManagedSettings,
         project_dir: &std::path::Path,
+        project_may_pull: Arc<AtomicBool>,
     ) -> KindSettings {
         let allowlist = self
             .http_allowlist
@@ -553,6 +577,7 @@ impl HookEngineBuilder {
                 project_dir.to_owned(),
                 self.limits,
                 self.ceilings.with(&settings.ceilings),
+                registry_plugins(settings, managed, project_may_pull),
             ),
             commands: self.commands.clone(),
             prompts: self.prompts.clone(),
@@ -566,16 +591,16 @@ impl HookEngineBuilder {
     /// leave out what may not run, and merge the layers.
     fn load(&self) -> Result<Loaded, LoadError> {
         let (settings, settings_files, mut left_out) = self.settings().map_err(LoadError::new)?;
-        let managed = match &self.managed_dir {
-            Some(dir) => ManagedSettings::load(dir).map_err(|e| LoadError::new(vec![e]))?,
-            None => ManagedSettings::default(),
-        };
+        let managed = self
+            .managed_settings()
+            .map_err(|e| LoadError::new(vec![e]))?;
         let project_dir = match &self.project_dir {
             Some(dir) => dir.clone(),
             None => std::env::current_dir().unwrap_or_default(),
         };
+        let project_may_pull = Arc::new(AtomicBool::new(false));
         let mut loader = Loader::new(
-            self.kind_settings(&settings, &managed, &project_dir),
+            self.kind_settings(&settings, &managed, &project_dir, project_may_pull.clone()),
             self.once_marks("once"),
             self.lints,
         );
@@ -622,6 +647,8 @@ impl HookEngineBuilder {
             .unwrap_or_default();
         let trusted = trust.as_ref().is_none_or(|t| t.status.is_trusted())
             || policy == UntrustedProjects::TrustAll;
+        // Only a trusted project's hooks make wasm-hooks reach a registry.
+        project_may_pull.store(trusted, Ordering::Relaxed);
         // What may not run is left out of each layer before they merge, so
         // an untrusted copy never stands in for a higher layer's hook.
         let (found, skipped) = project_trust::apply(
@@ -890,3 +917,37 @@ impl Deref for HookEngine {
         &self.registry
     }
 }
+
+/// Where `oci://` plugins come from, under the person's and the
+/// organisation's signer settings: when the organisation requires
+/// signatures, only its keys count.
+fn registry_plugins(
+    settings: &EngineSettings,
+    managed: &ManagedSettings,
+    project_may_pull: Arc<AtomicBool>,
+) -> RegistryPlugins {
+    let keys = if managed.require_signed_plugins {
+        managed.signer_keys.clone()
+    } else {
+        managed
+            .signer_keys
+            .iter()
+            .chain(&settings.plugin_signers)
+            .cloned()
+            .collect()
+    };
+    let signers = SignerPolicy::new(
+        keys,
+        settings.require_signed_plugins,
+        managed.require_signed_plugins,
+    );
+    RegistryPlugins {
+        fetcher: PluginStore::default_dir()
+            .map(|dir| Fetcher::new(PluginStore::new(dir), signers, REGISTRY_DEADLINE)),
+        project_may_pull,
+        signed_only: managed.require_signed_plugins,
+    }
+}
+
+/// The most one registry call may take.
+const REGISTRY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);

@@ -42,6 +42,7 @@ mod explain;
 #[cfg(test)]
 mod fail_closed_fuzz;
 mod handlers;
+pub mod oci;
 mod once;
 mod policy;
 mod project_trust;

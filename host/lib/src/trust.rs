@@ -60,6 +60,9 @@ pub enum TrustStatus {
     Changed(Vec<PathBuf>),
 }
 
+/// What a trust record says of a file that was not there.
+const ABSENT: &str = "absent";
+
 impl TrustStatus {
     /// Whether the project is trusted.
     pub fn is_trusted(&self) -> bool {
@@ -94,7 +97,12 @@ impl FileStamp {
     /// one open file, which must not change while it is read.
     fn of(path: &Path) -> std::io::Result<Self> {
         use std::io::Read as _;
-        let mut file = std::fs::File::open(path)?;
+        let mut file = match std::fs::File::open(path) {
+            // A plugin not built (or pulled) yet: trusted as absent, so
+            // whatever appears there later is weighed again.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::absent()),
+            opened => opened?,
+        };
         let before = Self::identity(&file.metadata()?);
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;
@@ -105,6 +113,18 @@ impl FileStamp {
             sha256: sha256_hex(&bytes),
             ..before
         })
+    }
+
+    /// The stamp of a file that is not there.
+    fn absent() -> Self {
+        Self {
+            sha256: ABSENT.to_owned(),
+            dev: 0,
+            ino: 0,
+            len: 0,
+            mtime_ns: 0,
+            ctime_ns: 0,
+        }
     }
 
     fn identity(meta: &std::fs::Metadata) -> Self {
@@ -122,7 +142,9 @@ impl FileStamp {
     /// or else the same content.
     fn matches(&self, path: &Path) -> bool {
         let Ok(meta) = std::fs::metadata(path) else {
-            return false;
+            return self.sha256 == ABSENT
+                && std::fs::symlink_metadata(path)
+                    .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
         };
         let now = Self {
             sha256: self.sha256.clone(),

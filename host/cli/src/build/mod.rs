@@ -44,32 +44,8 @@ pub(crate) struct BuildArgs {
 }
 
 pub(crate) fn run(args: BuildArgs) -> anyhow::Result<Exit> {
-    let dir = &args.dir;
-    let components = if dir.join("Cargo.toml").is_file() {
-        rust::build(&dir.join("Cargo.toml"), !args.debug)?
-    } else if dir.join(python::APP).is_file() {
-        vec![stamped(python::build(
-            dir,
-            &args.cache.dir()?,
-            &name(dir)?,
-        )?)?]
-    } else if dir.join(js::APP).is_file() {
-        vec![stamped(js::build(dir, &args.cache.dir()?, &name(dir)?)?)?]
-    } else {
-        bail!(
-            "{} is not a plugin folder: a Rust plugin has a Cargo.toml, a Python one an {}, a JavaScript one an {} (`wasm-hooks new --lang rust|python|js NAME` makes one)",
-            dir.display(),
-            python::APP,
-            js::APP
-        );
-    };
-    let schema = config_schema(dir)?;
-    for path in components {
-        if let Some(schema) = &schema {
-            let mut bytes = std::fs::read(&path)?;
-            wasm_hooks::embed_config_schema(&mut bytes, schema);
-            write::replace_file(&path, &bytes)?;
-        }
+    let schema = config_schema(&args.dir)?.is_some();
+    for path in components(&args.dir, !args.debug, &args.cache)? {
         let info = PluginInfo::read(&path)?;
         println!("{}", path.display());
         println!("  size:   {} bytes", info.size);
@@ -80,13 +56,44 @@ pub(crate) fn run(args: BuildArgs) -> anyhow::Result<Exit> {
             info.wit.join(", ")
         };
         println!("  world:  {world}");
-        if schema.is_some() {
+        if schema {
             println!(
                 "  config: checked at load against {CONFIG_SCHEMA} (carried in the component)"
             );
         }
     }
     Ok(Exit::GoOn)
+}
+
+/// Build the plugin in `dir` (a release build of a Rust one unless
+/// `release` is false), its config schema embedded; the components' paths.
+pub(crate) fn components(
+    dir: &Path,
+    release: bool,
+    cache: &CacheArgs,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let components = if dir.join("Cargo.toml").is_file() {
+        rust::build(&dir.join("Cargo.toml"), release)?
+    } else if dir.join(python::APP).is_file() {
+        vec![stamped(python::build(dir, &cache.dir()?, &name(dir)?)?)?]
+    } else if dir.join(js::APP).is_file() {
+        vec![stamped(js::build(dir, &cache.dir()?, &name(dir)?)?)?]
+    } else {
+        bail!(
+            "{} is not a plugin folder: a Rust plugin has a Cargo.toml, a Python one an {}, a JavaScript one an {} (`wasm-hooks new --lang rust|python|js NAME` makes one)",
+            dir.display(),
+            python::APP,
+            js::APP
+        );
+    };
+    if let Some(schema) = config_schema(dir)? {
+        for path in &components {
+            let mut bytes = std::fs::read(path)?;
+            wasm_hooks::embed_config_schema(&mut bytes, &schema);
+            write::replace_file(path, &bytes)?;
+        }
+    }
+    Ok(components)
 }
 
 /// The file a plugin folder declares its `config`'s JSON Schema in.

@@ -9,17 +9,21 @@
 //! block_on_failure: true                  # managed hooks fail closed
 //! limits: {event_deadline_ms: 20000}      # lowers the engine's limits; no
 //!                                         # user setting raises them again
+//! plugin_signers: [team.pub]              # keys (relative to this directory)
+//! require_signed_plugins: true            # every wasm plugin is pulled from a
+//!                                         # registry and signed by one of them
 //! ```
 //!
 //! Unknown fields are errors naming the file, line and column.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use super::layers::EXTENSIONS;
 use super::settings::LimitsDoc;
 use crate::handlers::http::UrlAllowlist;
+use crate::oci::PublicKey;
 use wasm_hooks_core::Error;
 
 /// What the organisation's `config.*` sets.
@@ -40,6 +44,16 @@ pub(crate) struct ManagedSettings {
     /// The engine's limits, lowered for everyone.
     #[serde(default)]
     pub(crate) limits: LimitsDoc,
+    /// Key files (relative to the directory) plugins may be signed by.
+    #[serde(default)]
+    plugin_signers: Vec<PathBuf>,
+    /// Every wasm plugin outside the managed layer must come from a
+    /// registry, signed by one of `plugin_signers`.
+    #[serde(default)]
+    pub(crate) require_signed_plugins: bool,
+    /// `plugin_signers`, read.
+    #[serde(skip)]
+    pub(crate) signer_keys: Vec<PublicKey>,
 }
 
 impl ManagedSettings {
@@ -56,7 +70,18 @@ impl ManagedSettings {
             return Ok(Self::default());
         };
         let text = super::read_text(&path, "the managed settings file")?;
-        let settings: Self = super::parse::<Option<Self>>(&path, &text)?.unwrap_or_default();
+        let mut settings: Self = super::parse::<Option<Self>>(&path, &text)?.unwrap_or_default();
+        settings.signer_keys = settings
+            .plugin_signers
+            .iter()
+            .map(|key| crate::oci::read_key(&dir.join(key)))
+            .collect::<Result<_, _>>()
+            .map_err(|e| Error::Config {
+                path: path.clone(),
+                line: None,
+                column: None,
+                message: format!("plugin_signers: {e}"),
+            })?;
         if let Some(urls) = &settings.allowed_urls {
             UrlAllowlist::new(urls.iter().cloned()).map_err(|e| Error::Config {
                 path: path.clone(),

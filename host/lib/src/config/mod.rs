@@ -666,11 +666,11 @@ impl Loader {
             settings: &mut self.kinds,
             base: read.base,
             timeout_ms,
-            from_project: read.scope == Scope::Project,
+            scope: read.scope,
         };
-        let mut built = match (kind.build)(std::mem::take(&mut doc.fields), &mut cx) {
-            Ok(built) => built,
-            Err(problem) => return build_problem(read, at, problem),
+        let fields = std::mem::take(&mut doc.fields);
+        let Some(mut built) = built_hook(read, &at, kind, fields, &mut cx) else {
+            return;
         };
         let shape = lints::HookShape {
             events,
@@ -759,6 +759,29 @@ fn timeout_of(read: &mut FileRead<'_>, at: &str, doc: &EntryDoc) -> Option<Optio
             .or(doc.timeout_ms)
             .or_else(|| doc.timeout.map(|s| (s * 1000.0).round().max(1.0) as u64)),
     )
+}
+
+/// The hook `kind` builds of the entry at `at`, its warnings reported;
+/// none after reporting why it could not.
+fn built_hook(
+    read: &mut FileRead<'_>,
+    at: &str,
+    kind: &KindEntry,
+    fields: serde_json::Map<String, serde_json::Value>,
+    cx: &mut BuildContext<'_>,
+) -> Option<Built> {
+    match (kind.build)(fields, cx) {
+        Ok(mut built) => {
+            for warning in std::mem::take(&mut built.warnings) {
+                read.warning(at, warning);
+            }
+            Some(built)
+        }
+        Err(problem) => {
+            build_problem(read, at.to_owned(), problem);
+            None
+        }
+    }
 }
 
 /// Report why a kind could not build the entry at `at`.
@@ -1055,6 +1078,11 @@ mod tests {
                     dir.path().to_owned(),
                     WasmLimits::default(),
                     WasmLimits::CEILINGS,
+                    crate::handlers::wasm::RegistryPlugins {
+                        fetcher: None,
+                        project_may_pull: Default::default(),
+                        signed_only: false,
+                    },
                 ),
                 commands: CommandDefaults::default(),
                 prompts: PromptDefaults::default(),
@@ -1351,8 +1379,8 @@ hooks:
         let errs = messages(
             r#"{"hooks": {"PreToolUse": [
                 {"matcher": "(", "hooks": []},
-                {"hooks": [{"type": "wasm", "plugin": "missing-a.wasm"},
-                           {"type": "wasm", "plugin": "missing-b.wasm"}]}]}}"#,
+                {"hooks": [{"type": "wasm", "plugin": "a.wasm", "sha256": "short"},
+                           {"type": "wasm", "plugin": "oci://127.0.0.1:1/b"}]}]}}"#,
         );
         assert_eq!(errs.len(), 3, "{errs:#?}");
         assert!(
@@ -1360,15 +1388,9 @@ hooks:
             "{}",
             errs[0]
         );
+        assert!(errs[1].contains("hooks.PreToolUse[1].hooks[0]") && errs[1].contains("`sha256`"));
         assert!(
-            errs[1].contains("hooks.PreToolUse[1].hooks[0]") && errs[1].contains("missing-a.wasm")
-        );
-        assert!(
-            errs[2].contains("hooks.PreToolUse[1].hooks[1]") && errs[2].contains("missing-b.wasm")
-        );
-        assert!(
-            errs.iter()
-                .all(|e| e.contains("file not found") || e.contains("regular expression"))
+            errs[2].contains("hooks.PreToolUse[1].hooks[1]") && errs[2].contains("names no tag")
         );
     }
 

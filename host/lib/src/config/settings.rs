@@ -16,6 +16,12 @@
 //! limits: {event_deadline_ms: 20000, max_hooks_per_event: 32}
 //!                                      # the user's file only: may only
 //!                                      # lower the engine's limits
+//! plugin_signers: [~/.config/wasm-hooks/team.pub]
+//!                                      # the user's file only: keys whose
+//!                                      # signatures plugins pulled from a
+//!                                      # registry must carry
+//! require_signed_plugins: true         # any file: pulled plugins must be
+//!                                      # signed by one of those keys
 //! ```
 //!
 //! A project's file may only narrow what the person set: it adds secret
@@ -33,6 +39,7 @@ use serde::Deserialize;
 
 use super::layers::{EXTENSIONS, Scope};
 use crate::handlers::http::UrlAllowlist;
+use crate::oci::PublicKey;
 use crate::trust::UntrustedProjects;
 use wasm_hooks_core::{DispatchLimits, Error};
 use wasm_hooks_wasm::LimitOverrides;
@@ -51,6 +58,10 @@ struct SettingsDoc {
     ceilings: Option<LimitOverrides>,
     audit_key: Option<PathBuf>,
     limits: Option<LimitsDoc>,
+    #[serde(default)]
+    plugin_signers: Vec<PathBuf>,
+    #[serde(default)]
+    require_signed_plugins: bool,
 }
 
 /// The engine's limits a settings file may lower (`limits:`), in the
@@ -102,6 +113,11 @@ pub(crate) struct EngineSettings {
     pub(crate) audit_key: Option<PathBuf>,
     /// The engine's limits the user's file lowers.
     pub(crate) limits: LimitsDoc,
+    /// The keys plugins pulled from registries may be signed by, from the
+    /// user's file.
+    pub(crate) plugin_signers: Vec<PublicKey>,
+    /// Whether any file requires pulled plugins to be signed.
+    pub(crate) require_signed_plugins: bool,
     /// Each project's file read, with the sha256 (hex) of its bytes: trust
     /// checks those.
     pub(crate) read: Vec<(PathBuf, String)>,
@@ -162,7 +178,13 @@ impl EngineSettings {
                 })
                 .and_then(|text| super::parse::<Option<SettingsDoc>>(&file.path, &text));
             match doc.and_then(|doc| checked(file, doc.unwrap_or_default())) {
-                Ok(doc) => merged.add(doc, file),
+                Ok(doc) => match signer_keys(&doc.plugin_signers, file) {
+                    Ok(keys) => {
+                        merged.plugin_signers.extend(keys);
+                        merged.add(doc, file);
+                    }
+                    Err(e) => errors.push(e),
+                },
                 Err(e) if leave_out_project && file.scope == Scope::Project => left_out.push(e),
                 Err(e) => errors.push(e),
             }
@@ -190,9 +212,22 @@ impl EngineSettings {
                 self.limits = doc.limits.unwrap_or(self.limits);
             }
         }
+        self.require_signed_plugins |= doc.require_signed_plugins;
         self.allow_urls.extend(doc.allow_urls);
         self.secret_env.extend(doc.secret_env);
     }
+}
+
+/// The keys `plugin_signers` names, read (relative to the file's base,
+/// `~` for home).
+fn signer_keys(files: &[PathBuf], file: &SettingsFile) -> Result<Vec<PublicKey>, Error> {
+    files
+        .iter()
+        .map(|key| {
+            crate::oci::read_key(&expand_home(key, &file.base))
+                .map_err(|e| problem(&file.path, format!("plugin_signers: {e}")))
+        })
+        .collect()
 }
 
 fn problem(path: &Path, message: String) -> Error {
@@ -233,6 +268,9 @@ fn checked(file: &SettingsFile, doc: SettingsDoc) -> Result<SettingsDoc, Error> 
         }
         if doc.limits.is_some() {
             return Err(user_only("limits"));
+        }
+        if !doc.plugin_signers.is_empty() {
+            return Err(user_only("plugin_signers"));
         }
         if let Some(log) = &doc.audit_log {
             let path = expand_home(log, &file.base);

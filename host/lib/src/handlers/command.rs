@@ -594,7 +594,7 @@ impl HookKind for CommandKind {
             Some(_) => return Err("`working_dir` must be a string".into()),
         };
         let env = string_map(entry.env.as_ref(), "env")?;
-        refuse_code_loading(&env, "env", cx.from_project)?;
+        refuse_code_loading(&env, "env", cx.is_project())?;
         let default_name = match &program {
             Program::Shell(line) => line.clone(),
             Program::Argv(argv) => argv.join(" "),

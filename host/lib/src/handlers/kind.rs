@@ -17,6 +17,7 @@ use wasm_hooks_core::{Error, Handler};
 use wasm_hooks_wasm::GrantError;
 
 use crate::RequestEnv;
+use crate::config::Scope;
 
 use super::command::CommandDefaults;
 use super::http::HttpSettings;
@@ -70,6 +71,9 @@ pub(crate) struct Built {
     /// What it runs that trust cannot pin (a variable it cannot expand, a
     /// package runner), each in a few words.
     pub(crate) unpinned: Vec<String>,
+    /// What the person should hear when the file is read (a plugin not
+    /// built yet), shown by `validate` whether or not the file loads.
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Built {
@@ -86,6 +90,7 @@ impl Built {
             caveats: Vec::new(),
             reads: Vec::new(),
             unpinned: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 
@@ -176,8 +181,15 @@ pub(crate) struct BuildContext<'a> {
     pub(crate) base: &'a Path,
     /// The entry's `timeout`/`timeout_ms`, in milliseconds.
     pub(crate) timeout_ms: Option<u64>,
+    /// Whose hook file it is.
+    pub(crate) scope: Scope,
+}
+
+impl BuildContext<'_> {
     /// Whether the hook file is a project's (see [`refuse_code_loading`]).
-    pub(crate) from_project: bool,
+    pub(crate) fn is_project(&self) -> bool {
+        self.scope == Scope::Project
+    }
 }
 
 /// One kind, type-erased for the loader's table.

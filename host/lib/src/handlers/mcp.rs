@@ -347,7 +347,7 @@ impl HookKind for McpToolKind {
         // Under the organisation's allowlist, no layer may make an allowed
         // program load other code.
         let restricted = cx.settings.mcp.allowed.is_some();
-        refuse_code_loading(&spec.env, "server.env", cx.from_project || restricted)?;
+        refuse_code_loading(&spec.env, "server.env", cx.is_project() || restricted)?;
         let identity = json!({
             "server": [&spec.command, &spec.args, &spec.env, &spec.cwd],
             "tool": tool, "input": input, "timeout_ms": cx.timeout_ms,

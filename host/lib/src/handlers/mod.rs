@@ -9,6 +9,7 @@ pub(crate) mod action;
 pub(crate) mod answer;
 pub mod command;
 pub(crate) mod config_schema;
+pub(crate) mod deferred_wasm;
 pub mod http;
 pub mod inline;
 pub(crate) mod kind;

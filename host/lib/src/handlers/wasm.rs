@@ -6,6 +6,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -16,7 +18,29 @@ use wasm_hooks_wasm::{
 };
 
 use super::config_schema;
+use super::deferred_wasm::{DeferredWasm, HookParts, Pinned, Source};
 use super::kind::{BuildContext, Built, HookKind, HookProblem, string_list};
+use crate::config::Scope;
+use crate::oci::{Fetcher, Lock, PluginRef};
+
+/// Where plugins named `oci://…` come from: the store and who must have
+/// signed them, and whether an engine may pull them itself.
+#[derive(Debug, Clone)]
+pub(crate) struct RegistryPlugins {
+    /// Pulls into the person's store; none without a home for it.
+    pub(crate) fetcher: Option<Fetcher>,
+    /// Whether the project's hooks may pull: set once the project's trust
+    /// is weighed (an untrusted project never makes wasm-hooks reach its
+    /// registry).
+    pub(crate) project_may_pull: Arc<AtomicBool>,
+    /// Whether the organisation requires every plugin to be pulled and
+    /// signed (its own layer's files excepted).
+    pub(crate) signed_only: bool,
+}
+
+/// The most a first-use pull may take when the hook gives no `timeout`:
+/// within the event's own deadline (30 s by default) and an agent's.
+const FIRST_USE_PULL: Duration = Duration::from_secs(20);
 
 /// How wasm hooks get their runtime and resolve grants, and the plugins
 /// loaded so far (each file and pin compiled once, however many hooks use
@@ -33,6 +57,8 @@ pub(crate) struct WasmSetup {
     pub(crate) limits: WasmLimits,
     /// The most a hook file may ask for.
     pub(crate) ceilings: WasmLimits,
+    /// Where `oci://` plugins come from.
+    pub(crate) registry: RegistryPlugins,
     plugins: HashMap<(PathBuf, Option<String>), Plugin>,
 }
 
@@ -44,6 +70,7 @@ impl WasmSetup {
         project_dir: PathBuf,
         limits: WasmLimits,
         ceilings: WasmLimits,
+        registry: RegistryPlugins,
     ) -> Self {
         Self {
             runtime,
@@ -51,7 +78,20 @@ impl WasmSetup {
             project_dir,
             limits,
             ceilings,
+            registry,
             plugins: HashMap::new(),
+        }
+    }
+
+    /// The shared runtime, made on first use.
+    fn runtime(&mut self) -> Result<WasmRuntime, Error> {
+        match &self.runtime {
+            Some(runtime) => Ok(runtime.clone()),
+            None => {
+                let runtime = self.builder.build()?;
+                self.runtime = Some(runtime.clone());
+                Ok(runtime)
+            }
         }
     }
 
@@ -61,14 +101,7 @@ impl WasmSetup {
         if let Some(plugin) = self.plugins.get(&key) {
             return Ok(plugin.clone());
         }
-        let runtime = match &self.runtime {
-            Some(runtime) => runtime.clone(),
-            None => {
-                let runtime = self.builder.build()?;
-                self.runtime = Some(runtime.clone());
-                runtime
-            }
-        };
+        let runtime = self.runtime()?;
         // A project's plugin is never hot-reloaded: its grants were
         // weighed (and trusted) for these bytes; other bytes untrust the
         // project, and a host that checks trust builds its engine again.
@@ -144,19 +177,7 @@ impl HookKind for WasmKind {
         if let Some(asked) = &entry.limits {
             unworkable_limit(asked)?;
         }
-        let Some(plugin) = &entry.plugin else {
-            return Err("a wasm hook needs `plugin`, the path of its .wasm component".into());
-        };
-        let plugin_path = cx.base.join(plugin);
-        let sha256 = match &entry.sha256 {
-            None => None,
-            Some(Value::String(hex))
-                if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) =>
-            {
-                Some(hex.to_ascii_lowercase())
-            }
-            Some(_) => return Err("`sha256` must be the plugin's sha256, 64 hex digits".into()),
-        };
+        let source = plugin_source(&entry, cx)?;
         let setup = &mut cx.settings.wasm;
         let env = string_list(entry.env.as_ref(), "env")?;
         let asks_env = !env.is_empty();
@@ -170,9 +191,6 @@ impl HookKind for WasmKind {
                 variable: &|name| cx.settings.env.var(name),
             },
         )?;
-        let plugin = setup
-            .plugin(&plugin_path, sha256.as_deref())
-            .map_err(HookProblem::Load)?;
         let mut asked = entry.limits.unwrap_or_default();
         asked.timeout_ms = asked.timeout_ms.or(cx.timeout_ms);
         let (overrides, cut) = asked.capped(&setup.ceilings);
@@ -180,28 +198,28 @@ impl HookKind for WasmKind {
         let config = entry
             .config
             .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
-        if let Some(schema) = plugin.config_schema() {
-            let problems = config_schema::problems(&schema, &config);
-            if !problems.is_empty() {
-                return Err(HookProblem::Fields(problems));
-            }
-        }
-        let default_name = plugin_path
-            .file_stem()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
+        let sandboxed = grants.read_only_within(&setup.project_dir) && !asks_env;
         let identity = serde_json::json!({
-            "plugin": plugin_path.canonicalize().unwrap_or_else(|_| plugin_path.clone()),
-            "sha256": sha256,
+            "plugin": source.identity(),
             "config": config,
             "limits": limits,
             "grants": grants.to_string(),
         });
-        let sandboxed = grants.read_only_within(&setup.project_dir) && !asks_env;
-        let hook = WasmHook::new(plugin, &config, limits).with_grants(grants);
-        let mut built =
-            Built::new(Arc::new(hook), default_name, identity).executing(vec![plugin_path]);
+        let default_name = source.default_name();
+        let executes = vec![source.trusted_file()];
+        let may_pull = if cx.scope == Scope::Project {
+            setup.registry.project_may_pull.clone()
+        } else {
+            Arc::new(AtomicBool::new(true))
+        };
+        let parts = HookParts {
+            config,
+            limits,
+            grants,
+        };
+        let (handler, warning) = handler(source, parts, setup, may_pull, cx.timeout_ms)?;
+        let mut built = Built::new(handler, default_name, identity).executing(executes);
+        built.warnings.extend(warning);
         if !cut.is_empty() {
             built.caveats.push(format!(
                 "limits cut to your ceilings (`ceilings` in your config): {}",
@@ -210,4 +228,226 @@ impl HookKind for WasmKind {
         }
         Ok(if sandboxed { built.sandboxed() } else { built })
     }
+}
+
+/// Where the entry's plugin is: a file relative to the hook file, or an
+/// `oci://` reference the lock pins.
+fn plugin_source(entry: &WasmEntry, cx: &BuildContext<'_>) -> Result<PluginSource, HookProblem> {
+    let Some(plugin) = &entry.plugin else {
+        return Err(
+            "a wasm hook needs `plugin`, the path of its .wasm component or an `oci://` reference"
+                .into(),
+        );
+    };
+    let sha256 = match &entry.sha256 {
+        None => None,
+        Some(Value::String(hex))
+            if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            Some(hex.to_ascii_lowercase())
+        }
+        Some(_) => return Err("`sha256` must be the plugin's sha256, 64 hex digits".into()),
+    };
+    let text = plugin.to_string_lossy();
+    if PluginRef::is_oci(&text) {
+        return registry_source(&text, sha256, cx);
+    }
+    if cx.settings.wasm.registry.signed_only && cx.scope != Scope::Managed {
+        return Err(HookProblem::Fields(vec![(
+            "plugin".to_owned(),
+            "the organisation requires every wasm plugin to come from a registry, signed by one of its keys: publish it (`wasm-hooks publish DIR oci://…/NAME:TAG --key KEY`) and name it `oci://…`".to_owned(),
+        )]));
+    }
+    Ok(PluginSource::File {
+        path: cx.base.join(plugin),
+        sha256,
+    })
+}
+
+/// The hook's handler: the plugin loaded now when it is on this machine,
+/// else one that loads it on the first event that reaches it (with the
+/// warning that says so).
+fn handler(
+    source: PluginSource,
+    parts: HookParts,
+    setup: &mut WasmSetup,
+    may_pull: Arc<AtomicBool>,
+    timeout_ms: Option<u64>,
+) -> Result<(Arc<dyn wasm_hooks_core::Handler>, Option<String>), HookProblem> {
+    if let Some((path, pin)) = source.ready() {
+        let plugin = setup
+            .plugin(&path, pin.as_deref())
+            .map_err(HookProblem::Load)?;
+        if let Some(schema) = plugin.config_schema() {
+            let problems = config_schema::problems(&schema, &parts.config);
+            if !problems.is_empty() {
+                return Err(HookProblem::Fields(problems));
+            }
+        }
+        let hook = WasmHook::new(plugin, &parts.config, parts.limits).with_grants(parts.grants);
+        return Ok((Arc::new(hook), None));
+    }
+    let runtime = setup.runtime().map_err(HookProblem::Load)?;
+    let deferred = source.deferred(may_pull, timeout_ms);
+    let warning = deferred.to_string();
+    Ok((
+        Arc::new(DeferredWasm::new(deferred, runtime, parts)),
+        Some(warning),
+    ))
+}
+
+/// Where one hook's plugin is.
+enum PluginSource {
+    /// A file, relative to the hook file.
+    File {
+        path: PathBuf,
+        sha256: Option<String>,
+    },
+    /// A registry reference the lock beside the hook file pins.
+    Registry { pinned: Box<Pinned>, lock: PathBuf },
+}
+
+impl PluginSource {
+    /// What makes two hooks run the same plugin: the file and pin, or the
+    /// reference and the digests the lock pins.
+    fn identity(&self) -> Value {
+        match self {
+            Self::File { path, sha256 } => serde_json::json!({
+                "file": path.canonicalize().unwrap_or_else(|_| path.clone()),
+                "sha256": sha256,
+            }),
+            Self::Registry { pinned, .. } => serde_json::json!({
+                "reference": pinned.reference.as_str(),
+                "digest": pinned.entry.digest,
+                "component": pinned.entry.component,
+            }),
+        }
+    }
+
+    /// The name a hook gets when the entry gives none.
+    fn default_name(&self) -> String {
+        match self {
+            Self::File { path, .. } => path
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned(),
+            Self::Registry { pinned, .. } => pinned
+                .reference
+                .repository()
+                .rsplit('/')
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
+        }
+    }
+
+    /// The file trust records: the plugin itself, or the lock that pins it
+    /// (never the store: what runs is what the lock says).
+    fn trusted_file(&self) -> PathBuf {
+        match self {
+            Self::File { path, .. } => path.clone(),
+            Self::Registry { lock, .. } => lock.clone(),
+        }
+    }
+
+    /// The file to load now and its pin, when it is on this machine.
+    fn ready(&self) -> Option<(PathBuf, Option<String>)> {
+        match self {
+            Self::File { path, sha256 } => path.exists().then(|| (path.clone(), sha256.clone())),
+            Self::Registry { pinned, .. } => pinned
+                .fetcher
+                .stored(&pinned.entry)
+                .map(|path| (path, Some(pinned.entry.component_hex().to_owned()))),
+        }
+    }
+
+    /// The source of a hook that loads its plugin on first use.
+    fn deferred(self, may_pull: Arc<AtomicBool>, timeout_ms: Option<u64>) -> Source {
+        match self {
+            Self::File { path, sha256 } => {
+                let remedy = build_remedy(&path);
+                Source::File {
+                    path,
+                    sha256,
+                    remedy,
+                }
+            }
+            Self::Registry { pinned, .. } => Source::Registry {
+                pinned,
+                may_pull,
+                deadline: timeout_ms.map_or(FIRST_USE_PULL, Duration::from_millis),
+            },
+        }
+    }
+}
+
+/// The command that makes a missing local plugin: `wasm-hooks build` of
+/// the folder its `build/` is in.
+fn build_remedy(path: &Path) -> String {
+    let folder = path
+        .ancestors()
+        .find(|dir| dir.file_name().is_some_and(|name| name == "build"))
+        .and_then(Path::parent);
+    match folder {
+        Some(folder) => format!(
+            "build it with `wasm-hooks build {}`",
+            folder
+                .canonicalize()
+                .unwrap_or_else(|_| folder.to_owned())
+                .display()
+        ),
+        None => "build it, or fix `plugin`".to_owned(),
+    }
+}
+
+/// The registry plugin `text` names, pinned by the lock beside the hook
+/// file.
+fn registry_source(
+    text: &str,
+    sha256: Option<String>,
+    cx: &BuildContext<'_>,
+) -> Result<PluginSource, HookProblem> {
+    let field = |message: String| HookProblem::Fields(vec![("plugin".to_owned(), message)]);
+    let reference = PluginRef::parse(text).map_err(field)?;
+    let lock_path = Lock::path_in(cx.base);
+    let lock = Lock::read(&lock_path).map_err(|e| HookProblem::Message(e.to_string()))?;
+    let Some(entry) = lock.plugins.get(reference.as_str()).cloned() else {
+        return Err(field(format!(
+            "`{reference}` is not pinned in {}: run `wasm-hooks add {reference}` beside the hook file to pin it",
+            lock_path.display()
+        )));
+    };
+    if reference.digest().is_some_and(|d| d != entry.digest) {
+        return Err(field(format!(
+            "the lock pins `{reference}` to {}, not the digest it names: run `wasm-hooks update {reference}`",
+            entry.digest
+        )));
+    }
+    if sha256
+        .as_deref()
+        .is_some_and(|hex| hex != entry.component_hex())
+    {
+        return Err(HookProblem::Fields(vec![(
+            "sha256".to_owned(),
+            format!(
+                "the lock pins `{reference}` to component {}, not this sha256",
+                entry.component
+            ),
+        )]));
+    }
+    let Some(fetcher) = cx.settings.wasm.registry.fetcher.clone() else {
+        return Err(field(
+            "there is no plugin store (no $HOME or $XDG_CACHE_HOME) to pull registry plugins into"
+                .to_owned(),
+        ));
+    };
+    Ok(PluginSource::Registry {
+        pinned: Box::new(Pinned {
+            reference,
+            entry,
+            fetcher,
+        }),
+        lock: lock_path,
+    })
 }

@@ -1,0 +1,342 @@
+//! Talking to one registry: `oci-client` underneath, with what a guard's
+//! source needs on top: every call bounded by a deadline, every manifest
+//! and blob capped in size and checked against the digest it was asked
+//! for, plain HTTP only for this machine's loopback, and errors in words
+//! that name the reference.
+
+use std::future::Future;
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use oci_client::client::{ClientConfig, ClientProtocol};
+use oci_client::errors::{OciDistributionError, OciErrorCode};
+use oci_client::manifest::OciDescriptor;
+use oci_client::secrets::RegistryAuth;
+use oci_client::{Client, Reference, RegistryOperation};
+
+use super::artifact::{Descriptor, MANIFEST_MEDIA_TYPE, MAX_MANIFEST_BYTES};
+use super::reference::PluginRef;
+use wasm_hooks_core::sha256_hex;
+
+/// The variables that hold a registry's user name and password (Basic
+/// auth, or the credentials a token is fetched with); anonymous without.
+pub const USERNAME_VARIABLE: &str = "WASM_HOOKS_REGISTRY_USERNAME";
+/// See [`USERNAME_VARIABLE`].
+pub const PASSWORD_VARIABLE: &str = "WASM_HOOKS_REGISTRY_PASSWORD";
+
+/// The media types a manifest is asked for in.
+const ACCEPTED: &[&str] = &[
+    MANIFEST_MEDIA_TYPE,
+    "application/vnd.oci.image.index.v1+json",
+    "application/vnd.docker.distribution.manifest.v2+json",
+    "application/vnd.docker.distribution.manifest.list.v2+json",
+];
+
+/// A client for the registry of one reference.
+pub struct Registry {
+    client: Client,
+    auth: RegistryAuth,
+    deadline: Duration,
+}
+
+impl Registry {
+    /// A client for `reference`'s registry, each call bounded by
+    /// `deadline`.
+    pub fn new(reference: &PluginRef, deadline: Duration) -> Self {
+        let protocol = if reference.is_loopback() {
+            ClientProtocol::HttpsExcept(vec![reference.registry().to_owned()])
+        } else {
+            ClientProtocol::Https
+        };
+        let client = Client::new(ClientConfig {
+            protocol,
+            platform_resolver: None,
+            connect_timeout: Some(deadline),
+            read_timeout: Some(deadline),
+            user_agent: concat!("wasm-hooks/", env!("CARGO_PKG_VERSION")),
+            ..Default::default()
+        });
+        let auth = match (
+            std::env::var(USERNAME_VARIABLE),
+            std::env::var(PASSWORD_VARIABLE),
+        ) {
+            (Ok(user), Ok(password)) if !user.is_empty() => RegistryAuth::Basic(user, password),
+            _ => RegistryAuth::Anonymous,
+        };
+        Self {
+            client,
+            auth,
+            deadline,
+        }
+    }
+
+    /// `work`, or an error saying it took longer than the deadline.
+    async fn timed<T>(
+        &self,
+        what: &str,
+        work: impl Future<Output = Result<T, OciDistributionError>>,
+    ) -> Result<T, String> {
+        match tokio::time::timeout(self.deadline, work).await {
+            Ok(result) => result.map_err(|e| format!("{what}: {}", words(&e))),
+            Err(_) => Err(format!(
+                "{what}: the registry did not answer within {} s",
+                self.deadline.as_secs_f64()
+            )),
+        }
+    }
+
+    /// The manifest digest `reference` names now: its own digest, or what
+    /// its tag points to.
+    ///
+    /// # Errors
+    /// When the registry cannot say.
+    pub async fn resolve(&self, reference: &PluginRef) -> Result<String, String> {
+        if let Some(digest) = reference.digest() {
+            return Ok(digest.to_owned());
+        }
+        let bytes = self
+            .manifest_at(
+                reference.as_reference(),
+                &format!("cannot resolve {reference}"),
+            )
+            .await?;
+        Ok(format!("sha256:{}", sha256_hex(&bytes)))
+    }
+
+    /// The bytes of the manifest `digest` of `reference`'s repository,
+    /// checked against it.
+    ///
+    /// # Errors
+    /// When it cannot be fetched, is too big or is other bytes.
+    pub async fn manifest(&self, reference: &PluginRef, digest: &str) -> Result<Vec<u8>, String> {
+        let bytes = self
+            .manifest_at(
+                &reference.at_digest(digest),
+                &format!("cannot fetch the manifest of {reference} ({digest})"),
+            )
+            .await?;
+        let actual = format!("sha256:{}", sha256_hex(&bytes));
+        if actual != digest {
+            return Err(format!(
+                "the registry answered {reference} ({digest}) with a manifest whose digest is {actual}: refused"
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// The manifest at `tag` of `reference`'s repository, or none when
+    /// the registry has no such tag.
+    ///
+    /// # Errors
+    /// When the registry fails otherwise.
+    pub async fn manifest_at_tag(
+        &self,
+        reference: &PluginRef,
+        tag: &str,
+    ) -> Result<Option<Vec<u8>>, String> {
+        let at = reference.at_tag(tag);
+        let what = format!(
+            "cannot fetch {}/{}:{tag}",
+            reference.registry(),
+            reference.repository()
+        );
+        match tokio::time::timeout(
+            self.deadline,
+            self.client.pull_manifest_raw(&at, &self.auth, ACCEPTED),
+        )
+        .await
+        {
+            Ok(Ok((bytes, _))) => capped(bytes.to_vec(), &what).map(Some),
+            Ok(Err(e)) if not_found(&e) => Ok(None),
+            Ok(Err(e)) => Err(format!("{what}: {}", words(&e))),
+            Err(_) => Err(format!(
+                "{what}: the registry did not answer within {} s",
+                self.deadline.as_secs_f64()
+            )),
+        }
+    }
+
+    async fn manifest_at(&self, at: &Reference, what: &str) -> Result<Vec<u8>, String> {
+        let (bytes, _) = self
+            .timed(
+                what,
+                self.client.pull_manifest_raw(at, &self.auth, ACCEPTED),
+            )
+            .await?;
+        capped(bytes.to_vec(), what)
+    }
+
+    /// The blob `layer` of `reference`'s repository: at most `max` bytes,
+    /// exactly its descriptor's size, and bytes whose sha256 is its digest.
+    ///
+    /// # Errors
+    /// When it cannot be fetched, is bigger than `max` or than its
+    /// descriptor says, or is other bytes.
+    pub async fn blob(
+        &self,
+        reference: &PluginRef,
+        layer: &Descriptor,
+        max: u64,
+    ) -> Result<Vec<u8>, String> {
+        let what = format!("cannot fetch {} of {reference}", layer.digest);
+        if layer.size > max {
+            return Err(format!(
+                "{what}: it is {} bytes, over the {max}-byte limit of a plugin",
+                layer.size
+            ));
+        }
+        let at = reference.at_digest(&layer.digest);
+        let descriptor = OciDescriptor {
+            media_type: layer.media_type.clone(),
+            digest: layer.digest.clone(),
+            size: layer.size as i64,
+            ..Default::default()
+        };
+        let fetch = async {
+            self.client
+                .store_auth_if_needed(at.resolve_registry(), &self.auth)
+                .await;
+            // Pulling needs a token on registries that hand them out.
+            self.client
+                .auth(&at, &self.auth, RegistryOperation::Pull)
+                .await
+                .map_err(|e| words(&e))?;
+            let mut stream = self
+                .client
+                .pull_blob_stream(&at, &descriptor)
+                .await
+                .map_err(|e| words(&e))?;
+            if stream.content_length.is_some_and(|n| n != layer.size) {
+                return Err(format!(
+                    "the registry sends {} bytes, the manifest says {}",
+                    stream.content_length.unwrap_or_default(),
+                    layer.size
+                ));
+            }
+            let mut bytes = Vec::with_capacity(layer.size as usize);
+            while let Some(chunk) = stream.next().await {
+                let chunk = chunk.map_err(|e| {
+                    format!(
+                        "its bytes are not {}: refused, nothing stored ({e})",
+                        layer.digest
+                    )
+                })?;
+                if (bytes.len() + chunk.len()) as u64 > layer.size {
+                    return Err(format!(
+                        "the registry sends more than the manifest's {} bytes",
+                        layer.size
+                    ));
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+            if bytes.len() as u64 != layer.size {
+                return Err(format!(
+                    "the registry sent {} of {} bytes",
+                    bytes.len(),
+                    layer.size
+                ));
+            }
+            Ok(bytes)
+        };
+        let bytes = match tokio::time::timeout(self.deadline, fetch).await {
+            Ok(result) => result.map_err(|e| format!("{what}: {e}"))?,
+            Err(_) => {
+                return Err(format!(
+                    "{what}: the registry did not send it within {} s",
+                    self.deadline.as_secs_f64()
+                ));
+            }
+        };
+        let actual = format!("sha256:{}", sha256_hex(&bytes));
+        if actual != layer.digest {
+            return Err(format!(
+                "{what}: its bytes hash to {actual}: refused, nothing stored"
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// Push `bytes` as a blob of `reference`'s repository.
+    ///
+    /// # Errors
+    /// When the registry refuses it.
+    pub async fn push_blob(&self, reference: &PluginRef, bytes: Vec<u8>) -> Result<String, String> {
+        let digest = format!("sha256:{}", sha256_hex(&bytes));
+        let at = reference.at_digest(&digest);
+        self.timed(&format!("cannot push a blob to {reference}"), async {
+            self.client
+                .auth(&at, &self.auth, RegistryOperation::Push)
+                .await?;
+            self.client.push_blob(&at, bytes, &digest).await
+        })
+        .await?;
+        Ok(digest)
+    }
+
+    /// Push `manifest` to `reference`'s repository at `tag`, returning its
+    /// digest.
+    ///
+    /// # Errors
+    /// When the registry refuses it.
+    pub async fn push_manifest(
+        &self,
+        reference: &PluginRef,
+        tag: &str,
+        manifest: Vec<u8>,
+    ) -> Result<String, String> {
+        let digest = format!("sha256:{}", sha256_hex(&manifest));
+        let at = reference.at_tag(tag);
+        self.timed(&format!("cannot push the manifest of {reference}"), async {
+            self.client
+                .auth(&at, &self.auth, RegistryOperation::Push)
+                .await?;
+            self.client
+                .push_manifest_raw(
+                    &at,
+                    manifest,
+                    reqwest::header::HeaderValue::from_static(MANIFEST_MEDIA_TYPE),
+                )
+                .await
+        })
+        .await?;
+        Ok(digest)
+    }
+}
+
+/// `bytes` if they fit a manifest.
+fn capped(bytes: Vec<u8>, what: &str) -> Result<Vec<u8>, String> {
+    if bytes.len() > MAX_MANIFEST_BYTES {
+        return Err(format!(
+            "{what}: the manifest is {} bytes, over the {MAX_MANIFEST_BYTES}-byte limit",
+            bytes.len()
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Whether the registry said it has no such manifest.
+fn not_found(e: &OciDistributionError) -> bool {
+    match e {
+        OciDistributionError::ImageManifestNotFoundError(_) => true,
+        OciDistributionError::ServerError { code: 404, .. } => true,
+        OciDistributionError::RegistryError { envelope, .. } => envelope.errors.iter().any(|e| {
+            matches!(
+                e.code,
+                OciErrorCode::ManifestUnknown | OciErrorCode::NotFound | OciErrorCode::NameUnknown
+            )
+        }),
+        _ => false,
+    }
+}
+
+/// A registry client's error, in a few words.
+fn words(e: &OciDistributionError) -> String {
+    match e {
+        OciDistributionError::UnauthorizedError { .. }
+        | OciDistributionError::AuthenticationFailure(_) => format!(
+            "the registry refused the credentials (set {USERNAME_VARIABLE} and {PASSWORD_VARIABLE}): {e}"
+        ),
+        e if not_found(e) => format!("the registry has no such manifest: {e}"),
+        e => wasm_hooks_core::escape_controls(&e.to_string()).into_owned(),
+    }
+}

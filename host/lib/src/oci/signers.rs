@@ -1,0 +1,48 @@
+//! Who may sign plugins, and whether they must: `plugin_signers` (public
+//! key files) in the user's or the organisation's settings, and
+//! `require_signed_plugins` in any layer. A project may require signatures
+//! but never adds a signer for itself; when the organisation requires
+//! them, only its own keys count.
+
+use super::signature::PublicKey;
+
+/// The keys plugins are checked against, and whether a signature is
+/// needed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SignerPolicy {
+    /// Keys from the user's and the organisation's settings.
+    pub keys: Vec<PublicKey>,
+    /// Whether every plugin pulled must carry a signature by one of
+    /// `keys`.
+    pub required: bool,
+    /// Whether the organisation requires it: then local plugin files
+    /// outside its own layer do not run.
+    pub required_by_organisation: bool,
+}
+
+impl SignerPolicy {
+    /// The policy from key files (`(file, key)` pairs read by the settings
+    /// loader) and the layers' requirements. Any configured key means
+    /// signatures are checked.
+    pub fn new(keys: Vec<PublicKey>, required: bool, required_by_organisation: bool) -> Self {
+        Self {
+            required: required || required_by_organisation || !keys.is_empty(),
+            keys,
+            required_by_organisation,
+        }
+    }
+
+    /// The keys' fingerprints, for messages.
+    pub fn fingerprints(&self) -> Vec<String> {
+        self.keys.iter().map(PublicKey::fingerprint).collect()
+    }
+}
+
+/// A key file named by `plugin_signers`, read.
+///
+/// # Errors
+/// When it cannot be read or is not a P-256 public key, naming the file.
+pub fn read_key(path: &std::path::Path) -> Result<PublicKey, String> {
+    let pem = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    PublicKey::from_pem(&pem).map_err(|e| format!("{}: {e}", path.display()))
+}

@@ -1,0 +1,956 @@
+//! Plugins from an OCI registry (#32): `publish` (signed cosign's way),
+//! `add` / `pull` / `update` and `wasm-hooks.lock`, a teammate's clone
+//! whose first event pulls what the lock pins, and every way a registry, a
+//! lock or a signature can be wrong — against a real CNCF distribution
+//! registry on 127.0.0.1, with `skopeo` and `openssl` as independent
+//! clients.
+
+use crate::support::{self, registry::Registry};
+
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+/// Where the Python and JS toolchains and compiled plugins are kept
+/// between tests (as `guest_languages` keeps them).
+fn shared_cache() -> PathBuf {
+    support::workspace_root().join("target/plugins/toolchains")
+}
+
+/// One person: a home of their own (config, plugin store, trust).
+struct Person {
+    home: tempfile::TempDir,
+}
+
+impl Person {
+    fn new() -> Self {
+        let person = Self {
+            home: tempfile::tempdir().unwrap(),
+        };
+        std::fs::create_dir_all(person.config_dir()).unwrap();
+        person
+    }
+
+    fn config_dir(&self) -> PathBuf {
+        self.home.path().join(".config/wasm-hooks")
+    }
+
+    /// Their settings file (`config.yaml`).
+    fn settings(&self, yaml: &str) {
+        std::fs::write(self.config_dir().join("config.yaml"), yaml).unwrap();
+    }
+
+    /// Trust `key` (a public key file) as a signer of plugins.
+    fn trusts_signer(&self, key: &Path) {
+        self.settings(&format!("plugin_signers: [{}]\n", key.display()));
+    }
+
+    /// Their plugin store.
+    fn store(&self) -> PathBuf {
+        self.home.path().join(".cache/wasm-hooks/plugins")
+    }
+
+    fn command(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+        command
+            .current_dir(dir)
+            .args(args)
+            .env("HOME", self.home.path())
+            .env("XDG_CONFIG_HOME", self.home.path().join(".config"))
+            .env("XDG_CACHE_HOME", self.home.path().join(".cache"))
+            .env("XDG_STATE_HOME", self.home.path().join(".state"))
+            .env("WASM_HOOKS_CACHE_DIR", shared_cache())
+            .env("WASM_HOOKS_DAEMON", "off")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("WASM_HOOKS_PLUGIN_STORE")
+            .env_remove("CLAUDE_PROJECT_DIR");
+        command
+    }
+
+    fn run(&self, dir: &Path, args: &[&str]) -> Output {
+        self.command(dir, args).output().unwrap()
+    }
+
+    /// `wasm-hooks hook` in `dir` with `event`.
+    fn hook(&self, dir: &Path, event: &Value) -> Output {
+        let mut child = self
+            .command(dir, &["hook"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(event.to_string().as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn ok(what: &str, out: Output) -> String {
+    assert!(out.status.success(), "{what} failed: {}", text(&out));
+    text(&out)
+}
+
+fn failed(what: &str, out: Output) -> String {
+    assert!(
+        !out.status.success(),
+        "{what} should have failed: {}",
+        text(&out)
+    );
+    text(&out)
+}
+
+/// A Bash PreToolUse event in `dir`.
+fn bash(dir: &Path, command: &str) -> Value {
+    json!({
+        "session_id": "s1",
+        "transcript_path": "/dev/null",
+        "cwd": dir,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    })
+}
+
+/// What the answer to a PreToolUse decided: `deny`, `ask`, or `allow`
+/// for no decision; and its reason.
+fn decision(out: &Output) -> (String, String) {
+    let answer: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("not JSON: {}", text(out)));
+    let specific = &answer["hookSpecificOutput"];
+    (
+        specific["permissionDecision"]
+            .as_str()
+            .unwrap_or("allow")
+            .to_owned(),
+        specific["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+    )
+}
+
+/// A key pair made by `keygen` in `dir`: (private, public).
+fn keygen(person: &Person, dir: &Path, name: &str) -> (PathBuf, PathBuf) {
+    ok("keygen", person.run(dir, &["keygen", name]));
+    (
+        dir.join(format!("{name}.key")),
+        dir.join(format!("{name}.pub")),
+    )
+}
+
+/// `publish WASM REF [--key KEY]`: the manifest digest it printed.
+fn publish(person: &Person, wasm: &Path, reference: &str, key: Option<&Path>) -> String {
+    let mut args = vec!["publish", wasm.to_str().unwrap(), reference];
+    if let Some(key) = key {
+        args.extend(["--key", key.to_str().unwrap()]);
+    }
+    let printed = ok("publish", person.run(Path::new("/"), &args));
+    printed
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("digest:"))
+        .expect("publish prints the digest")
+        .trim()
+        .to_owned()
+}
+
+/// The example plugin `name` (Python or JS) built once per test binary,
+/// from a copy of its folder.
+fn built_example(name: &str) -> PathBuf {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    static JS: OnceLock<PathBuf> = OnceLock::new();
+    let cell = if name.ends_with("-py") { &PYTHON } else { &JS };
+    cell.get_or_init(|| {
+        let parent = tempfile::tempdir().unwrap().keep();
+        let dir = parent.join(name);
+        copy_dir(
+            &support::workspace_root().join("example-plugins").join(name),
+            &dir,
+        );
+        let _ = std::fs::remove_dir_all(dir.join("build"));
+        let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+            .current_dir(&dir)
+            .arg("build")
+            .env("WASM_HOOKS_CACHE_DIR", shared_cache())
+            .env("XDG_CONFIG_HOME", "/nonexistent")
+            .output()
+            .unwrap();
+        ok("wasm-hooks build", out);
+        let wasm = dir
+            .join("build")
+            .join(format!("{}.wasm", name.replace('-', "_")));
+        assert!(wasm.is_file(), "{} was built", wasm.display());
+        wasm
+    })
+    .clone()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A project (a git repository) whose hook file puts each `(plugin,
+/// config)` on PreToolUse `Bash`, failing closed.
+fn project(plugins: &[(&str, Value)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let hooks: Vec<Value> = plugins
+        .iter()
+        .map(|(plugin, config)| {
+            json!({"type": "wasm", "plugin": plugin, "config": config, "on_failure": "block"})
+        })
+        .collect();
+    write_hooks(
+        dir.path(),
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}}),
+    );
+    git(dir.path(), &["init", "-q", "."]);
+    dir
+}
+
+fn write_hooks(dir: &Path, doc: &Value) {
+    std::fs::create_dir_all(dir.join(".wasm-hooks")).unwrap();
+    std::fs::write(
+        dir.join(".wasm-hooks/hooks.json"),
+        serde_json::to_vec_pretty(doc).unwrap(),
+    )
+    .unwrap();
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", text(&out));
+}
+
+/// `dir` committed and cloned into a new directory.
+fn clone(dir: &Path) -> tempfile::TempDir {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "hooks"]);
+    let to = tempfile::tempdir().unwrap();
+    let out = Command::new("git")
+        .args(["clone", "-q"])
+        .arg(dir)
+        .arg(to.path().join("clone"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git clone: {}", text(&out));
+    to
+}
+
+fn lock_of(dir: &Path) -> Value {
+    support::read_json(&dir.join(".wasm-hooks/wasm-hooks.lock"))
+}
+
+#[test]
+fn a_teammates_clone_is_answered_by_the_rust_python_and_js_plugins_pulled_and_verified() {
+    let registry = Registry::start();
+    let author = Person::new();
+    let keys = tempfile::tempdir().unwrap();
+    let (private, public) = keygen(&author, keys.path(), "team");
+    author.trusts_signer(&public);
+    let plugins = [
+        (
+            "hooks/deny-dangerous",
+            support::plugin("deny-dangerous-commands"),
+            json!({}),
+        ),
+        (
+            "hooks/commits-py",
+            built_example("conventional-commits-py"),
+            json!({"max_subject": 60}),
+        ),
+        (
+            "hooks/deps-js",
+            built_example("new-dependencies-js"),
+            json!({"allowed": ["serde", "requests"]}),
+        ),
+    ];
+    let mut named = Vec::new();
+    for (repo, wasm, config) in &plugins {
+        let reference = format!("{}:1.0.0", registry.reference(repo));
+        publish(&author, wasm, &reference, Some(&private));
+        named.push((reference, config.clone()));
+    }
+    let refs: Vec<(&str, Value)> = named.iter().map(|(r, c)| (r.as_str(), c.clone())).collect();
+    let project = project(&refs);
+    for (reference, _) in &named {
+        let printed = ok("add", author.run(project.path(), &["add", reference]));
+        assert!(printed.contains("signed by sha256:"), "{printed}");
+    }
+    let lock = lock_of(project.path());
+    assert_eq!(lock["plugins"].as_object().unwrap().len(), 3, "{lock}");
+
+    // The teammate: a home of their own, an empty store, the team's key.
+    let teammate = Person::new();
+    teammate.trusts_signer(&public);
+    let clone = clone(project.path());
+    let clone = clone.path().join("clone");
+    ok("trust", teammate.run(&clone, &["trust", "--yes"]));
+    let first = teammate.hook(&clone, &bash(&clone, "rm -rf /"));
+    assert_eq!(decision(&first).0, "deny", "{}", text(&first));
+    let mut said = String::from_utf8_lossy(&first.stderr).into_owned();
+    for (event, reason) in [
+        ("git commit -am 'Fixed the parser'", "Conventional Commits"),
+        ("pip install reqests", "typosquat"),
+    ] {
+        let out = teammate.hook(&clone, &bash(&clone, event));
+        let (verdict, why) = decision(&out);
+        assert_eq!(verdict, "deny", "{event}: {}", text(&out));
+        assert!(why.contains(reason), "{event}: {why}");
+        said.push_str(&String::from_utf8_lossy(&out.stderr));
+    }
+    let out = teammate.hook(&clone, &bash(&clone, "ls"));
+    assert_eq!(decision(&out).0, "allow", "{}", text(&out));
+    said.push_str(&String::from_utf8_lossy(&out.stderr));
+    // Each plugin pulled once, on the first event that reached it, with
+    // one message.
+    for (reference, _) in &named {
+        assert_eq!(
+            said.matches(&format!("pulling {reference}")).count(),
+            1,
+            "{said}"
+        );
+    }
+    for (_, entry) in lock["plugins"].as_object().unwrap() {
+        let component = entry["component"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("sha256:");
+        assert!(
+            teammate
+                .store()
+                .join(format!("sha256/{component}.wasm"))
+                .is_file()
+        );
+    }
+}
+
+#[test]
+fn a_tampered_blob_is_refused_and_nothing_is_stored() {
+    let registry = Registry::start();
+    let author = Person::new();
+    let reference = format!("{}:1", registry.reference("hooks/deny"));
+    publish(
+        &author,
+        &support::plugin("deny-dangerous-commands"),
+        &reference,
+        None,
+    );
+    let project = project(&[(&reference, json!({}))]);
+    ok("add", author.run(project.path(), &["add", &reference]));
+    let component = lock_of(project.path())["plugins"][&reference]["component"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Someone with write access to the registry's storage swaps bytes.
+    let blob = registry.blob_file(&component);
+    let mut bytes = std::fs::read(&blob).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(&blob, bytes).unwrap();
+
+    let teammate = Person::new();
+    let said = failed("pull", teammate.run(project.path(), &["pull"]));
+    assert!(
+        said.contains(&reference) && said.contains("refused"),
+        "{said}"
+    );
+    let stored = teammate.store().join("sha256");
+    assert!(
+        !stored.exists() || std::fs::read_dir(&stored).unwrap().next().is_none(),
+        "nothing half-written in the store"
+    );
+    // The hook it is on blocks, naming the command; other tools go on.
+    ok("trust", teammate.run(project.path(), &["trust", "--yes"]));
+    let out = teammate.hook(project.path(), &bash(project.path(), "ls"));
+    let (verdict, why) = decision(&out);
+    assert_eq!(verdict, "deny", "{}", text(&out));
+    assert!(why.contains("wasm-hooks pull"), "{why}");
+    let read = json!({"session_id": "s1", "cwd": project.path(), "hook_event_name": "PreToolUse",
+        "tool_name": "Read", "tool_input": {"file_path": "/etc/hostname"}});
+    let out = teammate.hook(project.path(), &read);
+    assert_eq!(decision(&out).0, "allow", "{}", text(&out));
+}
+
+#[test]
+fn an_unsigned_plugin_and_one_signed_by_an_unknown_key_are_refused() {
+    let registry = Registry::start();
+    let author = Person::new();
+    let keys = tempfile::tempdir().unwrap();
+    let (_, team) = keygen(&author, keys.path(), "team");
+    let (stranger, _) = keygen(&author, keys.path(), "stranger");
+    let unsigned = format!("{}:1", registry.reference("hooks/unsigned"));
+    let foreign = format!("{}:1", registry.reference("hooks/foreign"));
+    let wasm = support::plugin("deny-dangerous-commands");
+    publish(&author, &wasm, &unsigned, None);
+    publish(&author, &wasm, &foreign, Some(&stranger));
+    let person = Person::new();
+    person.trusts_signer(&team);
+    let project = project(&[]);
+    let said = failed(
+        "add unsigned",
+        person.run(project.path(), &["add", &unsigned]),
+    );
+    assert!(
+        said.contains("is not signed") && said.contains(&unsigned),
+        "{said}"
+    );
+    let said = failed(
+        "add foreign",
+        person.run(project.path(), &["add", &foreign]),
+    );
+    assert!(said.contains("none by a key you trust"), "{said}");
+    assert!(
+        !project.path().join(".wasm-hooks/wasm-hooks.lock").exists(),
+        "no lock written"
+    );
+}
+
+#[test]
+fn a_tag_that_moved_changes_nothing_until_update() {
+    let registry = Registry::start();
+    let author = Person::new();
+    let reference = format!("{}:stable", registry.reference("hooks/guard"));
+    let first = publish(
+        &author,
+        &support::plugin("deny-dangerous-commands"),
+        &reference,
+        None,
+    );
+    let project = project(&[(&reference, json!({}))]);
+    ok("add", author.run(project.path(), &["add", &reference]));
+    ok("trust", author.run(project.path(), &["trust", "--yes"]));
+    // The tag now names another plugin (one that denies nothing here).
+    let moved = publish(&author, &support::plugin("protect-paths"), &reference, None);
+    assert_ne!(first, moved);
+    let out = author.hook(project.path(), &bash(project.path(), "rm -rf /"));
+    assert_eq!(
+        decision(&out).0,
+        "deny",
+        "still the locked plugin: {}",
+        text(&out)
+    );
+    assert_eq!(
+        lock_of(project.path())["plugins"][&reference]["digest"],
+        first.as_str()
+    );
+
+    let said = ok(
+        "update",
+        author.run(project.path(), &["update", &reference]),
+    );
+    assert!(said.contains(&format!("{first} -> {moved}")), "{said}");
+    assert_eq!(
+        lock_of(project.path())["plugins"][&reference]["digest"],
+        moved.as_str()
+    );
+    // Trust recorded the lock: moving it asks for trust again.
+    let shown = text(&author.run(project.path(), &["trust", "--show"]));
+    assert!(
+        shown.contains("changed since it was trusted") && shown.contains("wasm-hooks.lock"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_reference_the_lock_does_not_pin_names_wasm_hooks_add() {
+    let registry = Registry::start();
+    let reference = format!("{}:1", registry.reference("hooks/guard"));
+    let project = project(&[(&reference, json!({}))]);
+    let person = Person::new();
+    let said = failed("validate", person.run(project.path(), &["validate"]));
+    assert!(
+        said.contains(&format!("wasm-hooks add {reference}")),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_lock_edited_by_hand_is_refused_naming_the_reference() {
+    let registry = Registry::start();
+    let author = Person::new();
+    let reference = format!("{}:1", registry.reference("hooks/guard"));
+    publish(
+        &author,
+        &support::plugin("deny-dangerous-commands"),
+        &reference,
+        None,
+    );
+    let other = format!("{}:1", registry.reference("hooks/other"));
+    publish(&author, &support::plugin("protect-paths"), &other, None);
+    let project = project(&[(&reference, json!({}))]);
+    ok("add", author.run(project.path(), &["add", &reference]));
+    ok("add", author.run(project.path(), &["add", &other]));
+    // Point the guard's pin at the other plugin's bytes.
+    let path = project.path().join(".wasm-hooks/wasm-hooks.lock");
+    let mut lock = lock_of(project.path());
+    lock["plugins"][&reference]["component"] = lock["plugins"][&other]["component"].clone();
+    lock["plugins"][&reference]["size"] = lock["plugins"][&other]["size"].clone();
+    std::fs::write(&path, serde_json::to_vec_pretty(&lock).unwrap()).unwrap();
+    let teammate = Person::new();
+    let said = failed("pull", teammate.run(project.path(), &["pull"]));
+    assert!(
+        said.contains("edited by hand") && said.contains(&reference),
+        "{said}"
+    );
+    // A digest that is not one is named with its file and line.
+    std::fs::write(
+        &path,
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .replacen("sha256:", "sha256:zz", 1),
+    )
+    .unwrap();
+    let said = failed("pull", teammate.run(project.path(), &["pull"]));
+    assert!(
+        said.contains("wasm-hooks.lock:") && said.contains("64 lowercase hex"),
+        "{said}"
+    );
+}
+
+/// A fake registry's answer: status, content type, body.
+type Answer = (u16, &'static str, Vec<u8>);
+
+/// A registry that answers every request by `respond(path)`, or never
+/// answers when it gives `None`.
+fn fake_registry(respond: fn(&str) -> Option<Answer>) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            std::thread::spawn(move || {
+                let mut request = [0u8; 4096];
+                let n = stream.read(&mut request).unwrap_or(0);
+                let head = String::from_utf8_lossy(&request[..n]).into_owned();
+                let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                match respond(&path) {
+                    Some((status, kind, body)) => {
+                        let _ = write!(
+                            stream,
+                            "HTTP/1.1 {status} X\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                            body.len()
+                        );
+                        let _ = stream.write_all(&body);
+                    }
+                    None => std::thread::sleep(std::time::Duration::from_secs(60)),
+                }
+            });
+        }
+    });
+    addr.to_string()
+}
+
+/// A wasm manifest whose one layer claims `size` bytes.
+fn manifest_claiming(size: u64) -> Vec<u8> {
+    json!({
+        "schemaVersion": 2,
+        "mediaType": "application/vnd.oci.image.manifest.v1+json",
+        "config": {"mediaType": "application/vnd.wasm.config.v0+json", "digest": format!("sha256:{}", "c".repeat(64)), "size": 2},
+        "layers": [{"mediaType": "application/wasm", "digest": format!("sha256:{}", "d".repeat(64)), "size": size}],
+    })
+    .to_string()
+    .into_bytes()
+}
+
+#[test]
+fn a_2_gb_layer_is_refused_before_a_byte_of_it_is_fetched() {
+    let host = fake_registry(|path| {
+        if path.contains("/manifests/") {
+            Some((
+                200,
+                "application/vnd.oci.image.manifest.v1+json",
+                manifest_claiming(2 << 30),
+            ))
+        } else if path.contains("/blobs/") {
+            panic!("the blob was asked for");
+        } else {
+            Some((200, "application/json", b"{}".to_vec()))
+        }
+    });
+    let reference = format!("oci://{host}/hooks/huge:1");
+    let project = project(&[]);
+    let said = failed(
+        "add",
+        Person::new().run(project.path(), &["add", &reference]),
+    );
+    assert!(
+        said.contains("2147483648 bytes, over the") && said.contains(&reference),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_registry_that_answers_garbage_or_an_image_is_a_clear_error() {
+    let garbage = fake_registry(|path| {
+        Some(if path.contains("/manifests/") {
+            (200, "text/html", b"<html>login</html>".to_vec())
+        } else {
+            (200, "application/json", b"{}".to_vec())
+        })
+    });
+    let project = project(&[]);
+    let reference = format!("oci://{garbage}/hooks/x:1");
+    let said = failed(
+        "add",
+        Person::new().run(project.path(), &["add", &reference]),
+    );
+    assert!(said.contains(&reference), "{said}");
+    assert!(
+        said.contains("not JSON") || said.contains("manifest"),
+        "{said}"
+    );
+
+    // A real image in a real registry, pushed by skopeo from an OCI layout.
+    let registry = Registry::start();
+    let layout = tempfile::tempdir().unwrap();
+    let layer = b"not a component";
+    let config =
+        br#"{"architecture":"amd64","os":"linux","rootfs":{"type":"layers","diff_ids":[]}}"#;
+    let blob = |bytes: &[u8]| {
+        let hex = sha256_hex(bytes);
+        std::fs::create_dir_all(layout.path().join("blobs/sha256")).unwrap();
+        std::fs::write(layout.path().join("blobs/sha256").join(&hex), bytes).unwrap();
+        format!("sha256:{hex}")
+    };
+    let manifest = json!({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+        "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": blob(config), "size": config.len()},
+        "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": blob(layer), "size": layer.len()}]})
+        .to_string();
+    let manifest_digest = blob(manifest.as_bytes());
+    std::fs::write(
+        layout.path().join("oci-layout"),
+        r#"{"imageLayoutVersion":"1.0.0"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        layout.path().join("index.json"),
+        json!({"schemaVersion": 2, "manifests": [{"mediaType": "application/vnd.oci.image.manifest.v1+json",
+            "digest": manifest_digest, "size": manifest.len(),
+            "annotations": {"org.opencontainers.image.ref.name": "1"}}]})
+        .to_string(),
+    )
+    .unwrap();
+    let out = Command::new("skopeo")
+        .args(["copy", "--quiet", "--dest-tls-verify=false"])
+        .arg(format!("oci:{}:1", layout.path().display()))
+        .arg(format!("docker://{}/hooks/image:1", registry.host_port))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "skopeo copy: {}", text(&out));
+    let reference = format!("{}:1", registry.reference("hooks/image"));
+    let said = failed(
+        "add",
+        Person::new().run(project.path(), &["add", &reference]),
+    );
+    assert!(
+        said.contains("not a wasm component") && said.contains(&reference),
+        "{said}"
+    );
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn a_registry_that_hangs_blocks_only_the_hook_it_is_on_within_its_timeout() {
+    let host = fake_registry(|_| None);
+    let reference = format!("oci://{host}/hooks/slow:1");
+    let project = tempfile::tempdir().unwrap();
+    write_hooks(
+        project.path(),
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "wasm", "plugin": reference, "on_failure": "block", "timeout": 2}]}]}}),
+    );
+    // A lock as `add` wrote it on a machine that reached the registry.
+    std::fs::write(
+        project.path().join(".wasm-hooks/wasm-hooks.lock"),
+        json!({"version": 1, "plugins": {reference.clone(): {
+            "digest": format!("sha256:{}", "a".repeat(64)),
+            "component": format!("sha256:{}", "b".repeat(64)), "size": 10}}})
+        .to_string(),
+    )
+    .unwrap();
+    let person = Person::new();
+    ok("trust", person.run(project.path(), &["trust", "--yes"]));
+    let read = json!({"session_id": "s1", "cwd": project.path(), "hook_event_name": "PreToolUse",
+        "tool_name": "Read", "tool_input": {"file_path": "/etc/hostname"}});
+    let out = person.hook(project.path(), &read);
+    assert_eq!(
+        decision(&out).0,
+        "allow",
+        "a Read waits for nothing: {}",
+        text(&out)
+    );
+    let out = person.hook(project.path(), &bash(project.path(), "ls"));
+    let (verdict, why) = decision(&out);
+    assert_eq!(verdict, "deny", "{}", text(&out));
+    assert!(
+        why.contains("wasm-hooks pull") && why.contains("2 s"),
+        "{why}"
+    );
+}
+
+#[test]
+fn an_untrusted_project_never_makes_wasm_hooks_reach_its_registry() {
+    let registry = Registry::start();
+    let author = Person::new();
+    let reference = format!("{}:1", registry.reference("hooks/guard"));
+    publish(
+        &author,
+        &support::plugin("deny-dangerous-commands"),
+        &reference,
+        None,
+    );
+    let project = project(&[(&reference, json!({}))]);
+    ok("add", author.run(project.path(), &["add", &reference]));
+    let stranger = Person::new();
+    stranger.settings("untrusted_projects: sandboxed_only\n");
+    let out = stranger.hook(project.path(), &bash(project.path(), "rm -rf /"));
+    let (verdict, why) = decision(&out);
+    assert_eq!(verdict, "deny", "{}", text(&out));
+    assert!(
+        why.contains("untrusted project's registry") && why.contains("wasm-hooks pull"),
+        "{why}"
+    );
+    assert!(!stranger.store().exists(), "nothing was pulled");
+    // Pulled on purpose, it runs sandboxed like a local plugin.
+    ok("pull", stranger.run(project.path(), &["pull"]));
+    let out = stranger.hook(project.path(), &bash(project.path(), "rm -rf /"));
+    let (verdict, why) = decision(&out);
+    assert_eq!(verdict, "deny", "{}", text(&out));
+    assert!(why.contains("dangerous"), "{why}");
+}
+
+#[test]
+fn a_project_cannot_add_plugin_signers_for_itself() {
+    let project = project(&[]);
+    std::fs::write(
+        project.path().join(".wasm-hooks/config.yaml"),
+        "plugin_signers: [evil.pub]\n",
+    )
+    .unwrap();
+    let person = Person::new();
+    let said = text(&person.run(project.path(), &["validate"]));
+    assert!(
+        said.contains("`plugin_signers` may only be set in the user's config"),
+        "{said}"
+    );
+}
+
+#[test]
+fn the_organisation_can_require_every_plugin_signed_by_its_keys() {
+    let registry = Registry::start();
+    let admin = Person::new();
+    let managed = tempfile::tempdir().unwrap();
+    let (org_key, org_pub) = keygen(&admin, managed.path(), "org");
+    let (user_key, user_pub) = keygen(&admin, managed.path(), "user");
+    std::fs::write(
+        managed.path().join("config.yaml"),
+        "plugin_signers: [org.pub]\nrequire_signed_plugins: true\n",
+    )
+    .unwrap();
+    let wasm = support::plugin("deny-dangerous-commands");
+    let by_org = format!("{}:1", registry.reference("hooks/org"));
+    let by_user = format!("{}:1", registry.reference("hooks/user"));
+    publish(&admin, &wasm, &by_org, Some(&org_key));
+    publish(&admin, &wasm, &by_user, Some(&user_key));
+    let person = Person::new();
+    // The person's own key does not count when the organisation requires
+    // its own.
+    person.trusts_signer(&user_pub);
+    let project = project(&[]);
+    let under_org = |dir: &Path, args: &[&str]| {
+        person
+            .command(dir, args)
+            .env("WASM_HOOKS_MANAGED_DIR", managed.path())
+            .output()
+            .unwrap()
+    };
+    let said = failed("add by_user", under_org(project.path(), &["add", &by_user]));
+    assert!(said.contains("none by a key you trust"), "{said}");
+    ok("add by_org", under_org(project.path(), &["add", &by_org]));
+    assert!(org_pub.is_file());
+    // A local plugin file does not run.
+    let local = tempfile::tempdir().unwrap();
+    write_hooks(
+        local.path(),
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "wasm", "plugin": wasm, "on_failure": "block"}]}]}}),
+    );
+    let said = text(&under_org(local.path(), &["validate"]));
+    assert!(
+        said.contains("requires every wasm plugin to come from a registry"),
+        "{said}"
+    );
+}
+
+#[test]
+fn skopeo_and_openssl_read_what_publish_wrote() {
+    let registry = Registry::start();
+    let author = Person::new();
+    let keys = tempfile::tempdir().unwrap();
+    let (private, public) = keygen(&author, keys.path(), "team");
+    let reference = format!("{}:1.0.0", registry.reference("hooks/deny"));
+    let wasm = support::plugin("deny-dangerous-commands");
+    let digest = publish(&author, &wasm, &reference, Some(&private));
+    let docker = format!("docker://{}/hooks/deny", registry.host_port);
+    let skopeo = |args: &[&str]| {
+        let out = Command::new("skopeo").args(args).output().unwrap();
+        assert!(out.status.success(), "skopeo {args:?}: {}", text(&out));
+        out.stdout
+    };
+    let manifest = skopeo(&[
+        "inspect",
+        "--tls-verify=false",
+        "--raw",
+        &format!("{docker}:1.0.0"),
+    ]);
+    assert_eq!(format!("sha256:{}", sha256_hex(&manifest)), digest);
+    let manifest: Value = serde_json::from_slice(&manifest).unwrap();
+    assert_eq!(
+        manifest["config"]["mediaType"],
+        "application/vnd.wasm.config.v0+json"
+    );
+    assert_eq!(manifest["layers"][0]["mediaType"], "application/wasm");
+    let config: Value = serde_json::from_slice(&skopeo(&[
+        "inspect",
+        "--tls-verify=false",
+        "--config",
+        "--raw",
+        &format!("{docker}:1.0.0"),
+    ]))
+    .unwrap();
+    assert_eq!(config["os"], "wasip2");
+    assert_eq!(config["layerDigests"][0], manifest["layers"][0]["digest"]);
+    // The component, pulled by skopeo, is the file.
+    let out = tempfile::tempdir().unwrap();
+    skopeo(&[
+        "copy",
+        "--quiet",
+        "--src-tls-verify=false",
+        &format!("{docker}@{digest}"),
+        &format!("dir:{}", out.path().display()),
+    ]);
+    let layer = manifest["layers"][0]["digest"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("sha256:");
+    assert_eq!(
+        std::fs::read(out.path().join(layer)).unwrap(),
+        std::fs::read(&wasm).unwrap()
+    );
+    // The signature: cosign's tag and payload, verified by openssl.
+    let tag = format!("{}.sig", digest.replace(':', "-"));
+    let signature: Value = serde_json::from_slice(&skopeo(&[
+        "inspect",
+        "--tls-verify=false",
+        "--raw",
+        &format!("{docker}:{tag}"),
+    ]))
+    .unwrap();
+    let layer = &signature["layers"][0];
+    assert_eq!(
+        layer["mediaType"],
+        "application/vnd.dev.cosign.simplesigning.v1+json"
+    );
+    let payload = std::fs::read(registry.blob_file(layer["digest"].as_str().unwrap())).unwrap();
+    let claims: Value = serde_json::from_slice(&payload).unwrap();
+    assert_eq!(
+        claims["critical"]["image"]["docker-manifest-digest"],
+        digest.as_str()
+    );
+    assert_eq!(
+        claims["critical"]["type"],
+        "cosign container image signature"
+    );
+    let der = base64_decode(
+        layer["annotations"]["dev.cosignproject.cosign/signature"]
+            .as_str()
+            .unwrap(),
+    );
+    std::fs::write(keys.path().join("payload.json"), &payload).unwrap();
+    std::fs::write(keys.path().join("sig.der"), der).unwrap();
+    let out = Command::new("openssl")
+        .current_dir(keys.path())
+        .args(["dgst", "-sha256", "-verify"])
+        .arg(&public)
+        .args(["-signature", "sig.der", "payload.json"])
+        .output()
+        .unwrap();
+    assert!(text(&out).contains("Verified OK"), "{}", text(&out));
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    let out = Command::new("base64")
+        .arg("-d")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().unwrap().write_all(text.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    out.stdout
+}
+
+#[test]
+fn a_missing_local_plugin_blocks_only_its_hooks_and_names_the_build_command() {
+    let project = tempfile::tempdir().unwrap();
+    write_hooks(
+        project.path(),
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "wasm", "plugin": "../my-guard/build/my_guard.wasm", "on_failure": "block"}]}]}}),
+    );
+    std::fs::create_dir_all(project.path().join("my-guard")).unwrap();
+    let person = Person::new();
+    ok("trust", person.run(project.path(), &["trust", "--yes"]));
+    let read = json!({"session_id": "s1", "cwd": project.path(), "hook_event_name": "PreToolUse",
+        "tool_name": "Read", "tool_input": {"file_path": "/etc/hostname"}});
+    let out = person.hook(project.path(), &read);
+    assert_eq!(decision(&out).0, "allow", "{}", text(&out));
+    let prompt = json!({"session_id": "s1", "cwd": project.path(), "hook_event_name": "UserPromptSubmit", "prompt": "hi"});
+    let out = person.hook(project.path(), &prompt);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = person.hook(project.path(), &bash(project.path(), "ls"));
+    let (verdict, why) = decision(&out);
+    assert_eq!(verdict, "deny", "{}", text(&out));
+    assert!(
+        why.contains("wasm-hooks build") && why.contains("my-guard"),
+        "{why}"
+    );
+}
