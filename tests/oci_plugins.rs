@@ -954,3 +954,35 @@ fn a_missing_local_plugin_blocks_only_its_hooks_and_names_the_build_command() {
         "{why}"
     );
 }
+
+/// componentize-py and componentize-js write other bytes on every run;
+/// unchanged sources must still build the same component (the build
+/// cache), named after the manifest, not the folder.
+#[test]
+fn rebuilding_unchanged_python_and_js_sources_gives_the_same_sha256_named_by_the_manifest() {
+    for (example, component) in [
+        ("conventional-commits-py", "conventional_commits_py.wasm"),
+        ("new-dependencies-js", "new_dependencies_js.wasm"),
+    ] {
+        let first = std::fs::read(built_example(example)).unwrap();
+        let parent = tempfile::tempdir().unwrap();
+        let dir = parent.path().join("a-folder-of-another-name");
+        copy_dir(
+            &support::workspace_root()
+                .join("example-plugins")
+                .join(example),
+            &dir,
+        );
+        let _ = std::fs::remove_dir_all(dir.join("build"));
+        let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+            .current_dir(&dir)
+            .arg("build")
+            .env("WASM_HOOKS_CACHE_DIR", shared_cache())
+            .output()
+            .unwrap();
+        let said = ok("wasm-hooks build", out);
+        assert!(said.contains("built before"), "{example}: {said}");
+        let again = std::fs::read(dir.join("build").join(component)).unwrap();
+        assert_eq!(sha256_hex(&first), sha256_hex(&again), "{example}");
+    }
+}

@@ -47,9 +47,19 @@ fn a_new_plugin_builds_and_passes_its_own_fixtures() {
         "hooks.json",
         "fixtures/basic.yaml",
         "README.md",
+        "wasm-hooks-guest/Cargo.toml",
+        "wasm-hooks-guest/wit/0.2.0/hook.wit",
     ] {
         assert!(dir.join(file).is_file(), "{file}");
     }
+    // It builds anywhere: the SDK is its own copy, not a path into this
+    // checkout.
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains(r#"wasm-hooks-guest = { path = "wasm-hooks-guest" }"#),
+        "{manifest}"
+    );
+    assert!(!manifest.contains(env!("CARGO_MANIFEST_DIR")), "{manifest}");
     // Share compiled dependencies with the other guest builds, at the same
     // versions: the crate's `target/` is the workspace's plugin target.
     let shared = support::workspace_root().join("target/plugins");
@@ -93,6 +103,105 @@ fn a_new_plugin_builds_and_passes_its_own_fixtures() {
         String::from_utf8_lossy(&native.stderr)
     );
     assert!(said.contains("3 passed"), "{said}");
+
+    // The same sources in another folder build the same bytes.
+    let sha = |path: &Path| {
+        use sha2::Digest as _;
+        sha2::Sha256::digest(std::fs::read(path).unwrap())
+    };
+    let copy = parent.path().join("elsewhere/no-rm");
+    std::fs::create_dir_all(&copy).unwrap();
+    for file in ["Cargo.toml", "Cargo.lock", "src/lib.rs", "hooks.json"] {
+        std::fs::create_dir_all(copy.join(file).parent().unwrap()).unwrap();
+        std::fs::copy(dir.join(file), copy.join(file)).unwrap();
+    }
+    let out = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(dir.join("wasm-hooks-guest"))
+        .arg(&copy)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    std::os::unix::fs::symlink(&shared, copy.join("target")).unwrap();
+    wasm_hooks().arg("build").arg(&copy).assert().success();
+    assert_eq!(
+        sha(&dir.join("build/no_rm.wasm")),
+        sha(&copy.join("build/no_rm.wasm")),
+        "a Rust plugin's build is the same wherever its folder is"
+    );
+
+    // A source changed after the build: `test` refuses the old component.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let lib = dir.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(&lib, text + "\n// changed\n").unwrap();
+    wasm_hooks()
+        .arg("test")
+        .arg(&dir)
+        .assert()
+        .code(1)
+        .stderr(contains("src/lib.rs changed after").and(contains("run `wasm-hooks build")));
+}
+
+/// A Rust plugin on a copy of the SDK folder (`--sdk-path`), away from the
+/// checkout, builds: the SDK's manifest inherits nothing from a workspace.
+#[test]
+fn a_rust_plugin_builds_on_a_copied_sdk_of_sdk_path() {
+    let parent = tempfile::tempdir().unwrap();
+    let sdk = parent.path().join("vendor/guest-sdk");
+    std::fs::create_dir_all(parent.path().join("vendor")).unwrap();
+    let out = std::process::Command::new("cp")
+        .arg("-rL")
+        .arg(support::workspace_root().join("guest-sdk"))
+        .arg(&sdk)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let dir = parent.path().join("no-rm");
+    wasm_hooks()
+        .args(["new", "no-rm", "--sdk-path"])
+        .arg(&sdk)
+        .arg("--dir")
+        .arg(&dir)
+        .assert()
+        .success();
+    assert!(!dir.join("wasm-hooks-guest").exists());
+    let shared = support::workspace_root().join("target/plugins");
+    std::os::unix::fs::symlink(&shared, dir.join("target")).unwrap();
+    std::fs::copy(
+        support::workspace_root().join("Cargo.lock"),
+        dir.join("Cargo.lock"),
+    )
+    .unwrap();
+    wasm_hooks()
+        .arg("build")
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout(contains("world:  wasm-hooks:hook@0.2.0"));
+}
+
+/// The SDK's manifest names its versions itself (so that copies of it
+/// build anywhere); they must stay the workspace's.
+#[test]
+fn the_sdk_manifest_keeps_the_workspace_versions() {
+    let root = support::workspace_root();
+    let workspace = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let sdk = std::fs::read_to_string(root.join("guest-sdk/Cargo.toml")).unwrap();
+    for line in [
+        r#"wit-bindgen = "0.63""#,
+        r#"serde_json = "1""#,
+        r#"serde = { version = "1", features = ["derive"] }"#,
+        r#"rust-version = "1.95""#,
+        r#"version = "0.1.0""#,
+        r#"edition = "2024""#,
+    ] {
+        assert!(
+            workspace.lines().any(|l| l == line),
+            "the workspace has {line}"
+        );
+        assert!(sdk.lines().any(|l| l == line), "the SDK has {line}");
+    }
 }
 
 #[test]

@@ -42,10 +42,11 @@ pub(crate) struct NewArgs {
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
 
-    /// Use the guest SDK at this path, a `guest-sdk/` folder [default:
-    /// this checkout's when there is one, else the published crate]. A
-    /// Rust plugin depends on it; a Python or JS plugin gets a copy of its
-    /// `python/wasm_hooks/` or `js/wasm_hooks/` [default: this program's].
+    /// Use the guest SDK at this path, a `guest-sdk/` folder (a checkout's
+    /// or a copy of one). A Rust plugin depends on it there [default: a
+    /// copy of this program's SDK in the plugin, `wasm-hooks-guest/`]; a
+    /// Python or JS plugin gets a copy of its `python/wasm_hooks/` or
+    /// `js/wasm_hooks/` [default: this program's].
     #[arg(long, value_name = "DIR", conflicts_with = "sdk_version")]
     sdk_path: Option<PathBuf>,
 
@@ -93,6 +94,10 @@ const PYTHON_TEMPLATES: &[(&str, &str)] = &[
     (
         "test_app.py",
         include_str!("../templates/python-plugin/test_app.py.tmpl"),
+    ),
+    (
+        "pyproject.toml",
+        include_str!("../templates/python-plugin/pyproject.toml.tmpl"),
     ),
     (
         "hooks.json",
@@ -149,15 +154,9 @@ pub(crate) fn run(args: NewArgs) -> anyhow::Result<Exit> {
     if dir.exists() && std::fs::read_dir(&dir)?.next().is_some() {
         bail!("{} exists and is not empty", dir.display());
     }
-    // A Python or JS plugin's component is named after its folder (`build`
-    // has nothing else to go by); a crate's after the crate.
-    let file = match args.lang {
-        Lang::Rust => name.replace('-', "_"),
-        Lang::Python | Lang::Js => std::path::absolute(&dir)?
-            .file_name()
-            .map_or_else(|| name.clone(), |f| f.to_string_lossy().into_owned())
-            .replace('-', "_"),
-    };
+    // The component is named after the plugin's manifest (`Cargo.toml`,
+    // `pyproject.toml`, `package.json`), which holds the name given here.
+    let file = name.replace('-', "_");
     let (templates, sdk, note) = match args.lang {
         Lang::Rust => {
             let (sdk, note) = sdk_dependency(&args)?;
@@ -199,11 +198,60 @@ pub(crate) fn run(args: NewArgs) -> anyhow::Result<Exit> {
     Ok(Exit::GoOn)
 }
 
-/// A Python or JS plugin's copy of its SDK (`wasm_hooks/…`): this
-/// program's, or the one in `--sdk-path`; none for a Rust plugin.
+/// The Rust SDK crate (`wasm-hooks-guest`) as this program carries it: a
+/// Rust plugin gets a copy (`wasm-hooks-guest/`) unless told to depend on
+/// another, so that it builds anywhere with nothing but crates.io.
+const RUST_SDK: &[(&str, &str)] = &[
+    ("Cargo.toml", include_str!("../../../guest-sdk/Cargo.toml")),
+    ("src/lib.rs", include_str!("../../../guest-sdk/src/lib.rs")),
+    (
+        "src/error.rs",
+        include_str!("../../../guest-sdk/src/error.rs"),
+    ),
+    (
+        "src/event.rs",
+        include_str!("../../../guest-sdk/src/event.rs"),
+    ),
+    (
+        "src/hook.rs",
+        include_str!("../../../guest-sdk/src/hook.rs"),
+    ),
+    (
+        "src/outcome.rs",
+        include_str!("../../../guest-sdk/src/outcome.rs"),
+    ),
+    (
+        "src/testing.rs",
+        include_str!("../../../guest-sdk/src/testing.rs"),
+    ),
+    (
+        "src/tools.rs",
+        include_str!("../../../guest-sdk/src/tools.rs"),
+    ),
+    (
+        "wit/0.2.0/hook.wit",
+        include_str!("../../../guest-sdk/wit/0.2.0/hook.wit"),
+    ),
+];
+
+/// Where a Rust plugin's copy of the SDK goes.
+const RUST_SDK_FOLDER: &str = "wasm-hooks-guest";
+
+/// The plugin's copy of its SDK: a Python or JS plugin's `wasm_hooks/…`
+/// (this program's, or the one in `--sdk-path`); a Rust plugin's
+/// `wasm-hooks-guest/` crate unless `--sdk-path` or `--sdk-version` names
+/// another to depend on.
 fn sdk_copy(args: &NewArgs) -> anyhow::Result<Vec<(String, Cow<'static, str>)>> {
     let (sdk, folder) = match args.lang {
-        Lang::Rust => return Ok(Vec::new()),
+        Lang::Rust if args.sdk_path.is_some() || args.sdk_version.is_some() => {
+            return Ok(Vec::new());
+        }
+        Lang::Rust => {
+            return Ok(RUST_SDK
+                .iter()
+                .map(|(file, text)| (format!("{RUST_SDK_FOLDER}/{file}"), Cow::Borrowed(*text)))
+                .collect());
+        }
         Lang::Python => (PYTHON_SDK, "python/wasm_hooks"),
         Lang::Js => (JS_SDK, "js/wasm_hooks"),
     };
@@ -266,35 +314,29 @@ pub(crate) fn create_file(path: &Path, text: &str) -> anyhow::Result<()> {
 
 /// The `wasm-hooks-guest` dependency line, and a sentence for the README.
 fn sdk_dependency(args: &NewArgs) -> anyhow::Result<(String, String)> {
-    let publish = "`wasm-hooks-guest = \"0.1\"` from crates.io";
     if let Some(version) = &args.sdk_version {
         return Ok((
             format!("wasm-hooks-guest = \"{version}\""),
             format!("the published crate, version {version}."),
         ));
     }
-    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guest-sdk");
-    let path = match &args.sdk_path {
-        Some(path) => Some(path.clone()),
-        None => checkout.join("Cargo.toml").is_file().then_some(checkout),
-    };
-    Ok(match path {
+    Ok(match &args.sdk_path {
         Some(path) => {
-            let path = std::path::absolute(&path)?;
+            let path = std::path::absolute(path)?;
             let path = path.canonicalize().unwrap_or(path);
             (
                 format!(
                     "wasm-hooks-guest = {{ path = {:?} }}",
                     path.display().to_string()
                 ),
-                format!(
-                    "a path to a wasm-hooks checkout. To build elsewhere, replace it with {publish}."
-                ),
+                "the SDK at a path of this machine (`--sdk-path`): the plugin builds only where that path is.".to_owned(),
             )
         }
         None => (
-            "wasm-hooks-guest = \"0.1\"".to_owned(),
-            format!("{publish}."),
+            format!("wasm-hooks-guest = {{ path = \"{RUST_SDK_FOLDER}\" }}"),
+            format!(
+                "a copy of the SDK in `{RUST_SDK_FOLDER}/` (commit it: the plugin then builds anywhere, with nothing but crates.io). Once `wasm-hooks-guest` is on crates.io, `wasm-hooks-guest = \"0.1\"` can replace it."
+            ),
         ),
     })
 }

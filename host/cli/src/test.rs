@@ -33,6 +33,29 @@ pub(crate) struct TestArgs {
     hook_files: HookFileArgs,
 }
 
+/// Refuse to test a plugin folder whose `build/` is older than one of its
+/// sources: its fixtures would run the old component and pass or fail for
+/// code that is no longer there.
+fn refuse_a_stale_build(paths: &[PathBuf]) -> anyhow::Result<()> {
+    for dir in paths.iter().filter(|p| p.is_dir()) {
+        let plugin = ["Cargo.toml", "app.py", "app.js"]
+            .iter()
+            .any(|file| dir.join(file).is_file());
+        if let Some((source, component)) = plugin
+            .then(|| super::build::inputs::newer_than_build(dir))
+            .flatten()
+        {
+            anyhow::bail!(
+                "{} changed after {} was built: the tests would run the old build; run `wasm-hooks build {}` first",
+                source.display(),
+                component.display(),
+                dir.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// One test's result.
 #[derive(Debug, Serialize)]
 struct Ran {
@@ -52,6 +75,7 @@ struct Summary {
 }
 
 pub(crate) fn run(args: TestArgs) -> anyhow::Result<Exit> {
+    refuse_a_stale_build(&args.paths)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -14,7 +14,7 @@ use super::write::remove_symlink;
 pub(crate) const APP: &str = "app.js";
 
 /// The componentize-js release plugins are built with.
-const COMPONENTIZE_JS: &str = "0.23.0";
+pub(super) const COMPONENTIZE_JS: &str = "0.23.0";
 
 /// The JavaScript SDK's files (`wasm_hooks/`), as `new --lang js` writes
 /// them into a plugin and `build` does when a plugin has none.
@@ -62,14 +62,6 @@ export const handler = exportHook(Handler);
 pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<PathBuf> {
     let componentize = toolchain(cache)?;
     let wit = wit_dir(cache)?;
-    if !dir.join("wasm_hooks/index.js").is_file() {
-        eprintln!(
-            "wasm-hooks: {} has no wasm_hooks/: writing the SDK {} there",
-            dir.display(),
-            env!("CARGO_PKG_VERSION")
-        );
-        write_files(&dir.join("wasm_hooks"), SDK)?;
-    }
     let build = write_files(&dir.join("build"), &[("entry.js", ENTRY)])?;
     let out = build.join(format!("{name}.wasm"));
     remove_symlink(&out)?;
@@ -83,6 +75,20 @@ pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<Path
         "componentize-js (its messages are above)",
     )?;
     Ok(out)
+}
+
+/// Write the SDK into the plugin (`wasm_hooks/`) when it has none: its
+/// `app.js` imports it from there.
+pub(super) fn ensure_sdk(dir: &Path) -> anyhow::Result<()> {
+    if !dir.join("wasm_hooks/index.js").is_file() {
+        eprintln!(
+            "wasm-hooks: {} has no wasm_hooks/: writing the SDK {} there",
+            dir.display(),
+            env!("CARGO_PKG_VERSION")
+        );
+        write_files(&dir.join("wasm_hooks"), SDK)?;
+    }
+    Ok(())
 }
 
 /// The componentize-js program, installed with npm into a folder under the

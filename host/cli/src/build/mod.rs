@@ -7,6 +7,7 @@
 //! Rust SDK stamps its plugins. Nothing is written through a symbolic
 //! link in the plugin's folder (see `write`).
 
+pub(crate) mod inputs;
 mod js;
 mod python;
 mod rust;
@@ -75,9 +76,12 @@ pub(crate) fn components(
     let components = if dir.join("Cargo.toml").is_file() {
         rust::build(&dir.join("Cargo.toml"), release)?
     } else if dir.join(python::APP).is_file() {
-        vec![stamped(python::build(dir, &cache.dir()?, &name(dir)?)?)?]
+        let toolchain = format!("componentize-py {}", python::COMPONENTIZE_PY);
+        vec![cached_build(dir, &cache.dir()?, &toolchain, python::build)?]
     } else if dir.join(js::APP).is_file() {
-        vec![stamped(js::build(dir, &cache.dir()?, &name(dir)?)?)?]
+        let toolchain = format!("componentize-js {}", js::COMPONENTIZE_JS);
+        js::ensure_sdk(dir)?;
+        vec![cached_build(dir, &cache.dir()?, &toolchain, js::build)?]
     } else {
         bail!(
             "{} is not a plugin folder: a Rust plugin has a Cargo.toml, a Python one an {}, a JavaScript one an {} (`wasm-hooks new --lang rust|python|js NAME` makes one)",
@@ -113,12 +117,105 @@ fn config_schema(dir: &Path) -> anyhow::Result<Option<String>> {
     Ok(Some(schema))
 }
 
-/// A plugin's component name: its folder's, `-` as `_`.
+/// A Python or JavaScript plugin's component, built by `build` (stamped
+/// with the newest WIT world) or, when these exact sources were built
+/// before with this toolchain and SDK, that build again: componentize-py
+/// and componentize-js write other bytes on every run (their snapshots
+/// hold the random seeds and clocks of the run), and a rebuild of
+/// unchanged sources must not change the sha256 a hook file, a lock or
+/// trust pinned.
+fn cached_build(
+    dir: &Path,
+    cache: &Path,
+    toolchain: &str,
+    build: fn(&Path, &Path, &str) -> anyhow::Result<PathBuf>,
+) -> anyhow::Result<PathBuf> {
+    let name = name(dir)?;
+    let key = inputs::digest(
+        dir,
+        &format!("{toolchain}, SDK {}, {name}", env!("CARGO_PKG_VERSION")),
+    )
+    .with_context(|| format!("reading the sources of {}", dir.display()))?;
+    let kept = cache.join("builds").join(format!("{key}.wasm"));
+    let out = dir.join("build").join(format!("{name}.wasm"));
+    if let Ok(bytes) = std::fs::read(&kept) {
+        write::plain_dir(&dir.join("build"))?;
+        write::remove_symlink(&out)?;
+        write::replace_file(&out, &bytes)?;
+        eprintln!(
+            "wasm-hooks: these sources were built before with {toolchain}: the same component again (a new run of {toolchain} would write other bytes)"
+        );
+        return Ok(out);
+    }
+    let built = stamped(build(dir, cache, &name)?)?;
+    std::fs::create_dir_all(cache.join("builds"))?;
+    write::replace_file(&kept, &std::fs::read(&built)?)?;
+    Ok(built)
+}
+
+/// A Python or JavaScript plugin's component name, `-` as `_`: the name
+/// its manifest gives (`pyproject.toml`'s `[project] name`,
+/// `package.json`'s `name`, without an npm scope), else its folder's.
 fn name(dir: &Path) -> anyhow::Result<String> {
-    Ok(std::path::absolute(dir)?.file_name().map_or_else(
-        || "plugin".to_owned(),
-        |n| n.to_string_lossy().replace('-', "_"),
-    ))
+    let from_manifest = manifest_name(dir)?;
+    let name = match from_manifest {
+        Some(name) => name,
+        None => std::path::absolute(dir)?
+            .file_name()
+            .map_or_else(|| "plugin".to_owned(), |n| n.to_string_lossy().into_owned()),
+    };
+    Ok(name.replace('-', "_"))
+}
+
+/// The name in the plugin's `pyproject.toml` or `package.json`, if it has
+/// one.
+fn manifest_name(dir: &Path) -> anyhow::Result<Option<String>> {
+    let pyproject = dir.join("pyproject.toml");
+    let package = dir.join("package.json");
+    let (path, name) = if pyproject.is_file() {
+        let text = std::fs::read_to_string(&pyproject)?;
+        let doc: toml::Table =
+            toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", pyproject.display()))?;
+        let name = doc
+            .get("project")
+            .and_then(|p| p.get("name"))
+            .and_then(|n| n.as_str())
+            .map(str::to_owned);
+        (pyproject, name)
+    } else if package.is_file() {
+        let text = std::fs::read_to_string(&package)?;
+        let doc: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", package.display()))?;
+        let name = doc["name"]
+            .as_str()
+            .map(|n| n.rsplit('/').next().unwrap_or(n).to_owned());
+        (package, name)
+    } else {
+        return Ok(None);
+    };
+    match name {
+        Some(name)
+            if !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.') =>
+        {
+            Ok(Some(name.replace('.', "_")))
+        }
+        Some(name) => bail!(
+            "{}: the name `{name}` cannot name a component (letters, digits, `-`, `_` and `.` only)",
+            path.display()
+        ),
+        None => bail!(
+            "{}: no name (the component is named after it: `{}`)",
+            path.display(),
+            if path.ends_with("pyproject.toml") {
+                "[project] name = \"my-guard\""
+            } else {
+                "\"name\": \"my-guard\""
+            }
+        ),
+    }
 }
 
 /// `component` stamped with the newest WIT world; its path.

@@ -12,7 +12,7 @@ use super::write::{plain_dir, remove_symlink};
 pub(crate) const APP: &str = "app.py";
 
 /// The componentize-py release plugins are built with.
-const COMPONENTIZE_PY: &str = "0.25.1";
+pub(super) const COMPONENTIZE_PY: &str = "0.25.1";
 
 /// The Python SDK's files (package `wasm_hooks`), as `new --lang python`
 /// writes them into a plugin and `build` uses them when a plugin has none.
