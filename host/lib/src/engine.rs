@@ -594,10 +594,8 @@ impl HookEngineBuilder {
         let managed = self
             .managed_settings()
             .map_err(|e| LoadError::new(vec![e]))?;
-        let project_dir = match &self.project_dir {
-            Some(dir) => dir.clone(),
-            None => std::env::current_dir().unwrap_or_default(),
-        };
+        let project_dir = (self.project_dir.clone())
+            .unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
         let project_may_pull = Arc::new(AtomicBool::new(false));
         let mut loader = Loader::new(
             self.kind_settings(&settings, &managed, &project_dir, project_may_pull.clone()),
