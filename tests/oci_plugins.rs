@@ -986,3 +986,106 @@ fn rebuilding_unchanged_python_and_js_sources_gives_the_same_sha256_named_by_the
         assert_eq!(sha256_hex(&first), sha256_hex(&again), "{example}");
     }
 }
+
+/// A teammate's daemon and `serve` pull on first use too: the same engine.
+#[test]
+fn the_daemon_and_serve_pull_a_locked_plugin_on_first_use() {
+    let registry = Registry::start();
+    let author = Person::new();
+    let reference = format!("{}:1", registry.reference("hooks/deny"));
+    publish(
+        &author,
+        &support::plugin("deny-dangerous-commands"),
+        &reference,
+        None,
+    );
+    let project = project(&[(&reference, json!({}))]);
+    ok("add", author.run(project.path(), &["add", &reference]));
+
+    // Through the daemon: the first event (a Read, no plugin) starts it,
+    // the second reaches the plugin there.
+    let teammate = Person::new();
+    ok("trust", teammate.run(project.path(), &["trust", "--yes"]));
+    let runtime = tempfile::tempdir().unwrap();
+    let through_daemon = |event: &Value| {
+        let mut child = teammate
+            .command(project.path(), &["hook"])
+            .env_remove("WASM_HOOKS_DAEMON")
+            .env("XDG_RUNTIME_DIR", runtime.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(event.to_string().as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let read = json!({"session_id": "s1", "cwd": project.path(), "hook_event_name": "PreToolUse",
+        "tool_name": "Read", "tool_input": {"file_path": "/etc/hostname"}});
+    assert_eq!(decision(&through_daemon(&read)).0, "allow");
+    assert!(!teammate.store().exists(), "a Read pulls nothing");
+    let socket_appears = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        std::fs::read_dir(runtime.path()).is_ok_and(|mut d| d.next().is_some())
+    });
+    assert!(socket_appears, "hook started a daemon");
+    let out = through_daemon(&bash(project.path(), "rm -rf /"));
+    assert_eq!(decision(&out).0, "deny", "{}", text(&out));
+    assert!(
+        teammate.store().join("sha256").is_dir(),
+        "pulled into the store"
+    );
+
+    // Through serve, for a third person.
+    let third = Person::new();
+    ok("trust", third.run(project.path(), &["trust", "--yes"]));
+    let mut serve = third.command(
+        project.path(),
+        &[
+            "serve",
+            "--no-token",
+            "--listen",
+            "127.0.0.1:0",
+            "--project",
+        ],
+    );
+    serve.arg(project.path());
+    let served = support::Served::start(serve);
+    let posted = Command::new("curl")
+        .args([
+            "-s",
+            "-X",
+            "POST",
+            "-H",
+            "content-type: application/json",
+            "--data-binary",
+            "@-",
+        ])
+        .arg(format!("{}/hook", served.address))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut curl| {
+            curl.stdin
+                .take()
+                .unwrap()
+                .write_all(bash(project.path(), "rm -rf /").to_string().as_bytes())?;
+            curl.wait_with_output()
+        })
+        .unwrap();
+    let answer: Value =
+        serde_json::from_slice(&posted.stdout).unwrap_or_else(|_| panic!("{}", text(&posted)));
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{answer}"
+    );
+    assert!(
+        third.store().join("sha256").is_dir(),
+        "serve pulled into the store"
+    );
+}
