@@ -76,21 +76,20 @@ impl Person {
 
     /// `wasm-hooks hook` in `dir` with `event`.
     fn hook(&self, dir: &Path, event: &Value) -> Output {
-        let mut child = self
-            .command(dir, &["hook"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(event.to_string().as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
+        fed(self.command(dir, &["hook"]), event.to_string().as_bytes())
     }
+}
+
+/// What `command` does with `input` on its stdin.
+fn fed(mut command: Command, input: &[u8]) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
 }
 
 fn text(out: &Output) -> String {
@@ -265,6 +264,42 @@ fn clone(dir: &Path) -> tempfile::TempDir {
     to
 }
 
+/// A registry holding `deny-dangerous-commands` at `REPO:TAG`, published
+/// unsigned by `author`, and a project whose hook file names it and whose
+/// lock `add` wrote.
+struct Pinned {
+    registry: Registry,
+    author: Person,
+    reference: String,
+    project: tempfile::TempDir,
+}
+
+fn pinned_guard(repo_and_tag: &str) -> Pinned {
+    let registry = Registry::start();
+    let author = Person::new();
+    let reference = registry.reference(repo_and_tag);
+    publish(
+        &author,
+        &support::plugin("deny-dangerous-commands"),
+        &reference,
+        None,
+    );
+    let project = project(&[(&reference, json!({}))]);
+    ok("add", author.run(project.path(), &["add", &reference]));
+    Pinned {
+        registry,
+        author,
+        reference,
+        project,
+    }
+}
+
+/// A Read PreToolUse event in `dir`: no plugin of these tests is on it.
+fn read(dir: &Path) -> Value {
+    json!({"session_id": "s1", "cwd": dir, "hook_event_name": "PreToolUse",
+        "tool_name": "Read", "tool_input": {"file_path": "/etc/hostname"}})
+}
+
 fn lock_of(dir: &Path) -> Value {
     support::read_json(&dir.join(".wasm-hooks/wasm-hooks.lock"))
 }
@@ -355,17 +390,12 @@ fn a_teammates_clone_is_answered_by_the_rust_python_and_js_plugins_pulled_and_ve
 
 #[test]
 fn a_tampered_blob_is_refused_and_nothing_is_stored() {
-    let registry = Registry::start();
-    let author = Person::new();
-    let reference = format!("{}:1", registry.reference("hooks/deny"));
-    publish(
-        &author,
-        &support::plugin("deny-dangerous-commands"),
-        &reference,
-        None,
-    );
-    let project = project(&[(&reference, json!({}))]);
-    ok("add", author.run(project.path(), &["add", &reference]));
+    let Pinned {
+        registry,
+        author: _author,
+        reference,
+        project,
+    } = pinned_guard("hooks/deny:1");
     let component = lock_of(project.path())["plugins"][&reference]["component"]
         .as_str()
         .unwrap()
@@ -394,8 +424,7 @@ fn a_tampered_blob_is_refused_and_nothing_is_stored() {
     let (verdict, why) = decision(&out);
     assert_eq!(verdict, "deny", "{}", text(&out));
     assert!(why.contains("wasm-hooks pull"), "{why}");
-    let read = json!({"session_id": "s1", "cwd": project.path(), "hook_event_name": "PreToolUse",
-        "tool_name": "Read", "tool_input": {"file_path": "/etc/hostname"}});
+    let read = read(project.path());
     let out = teammate.hook(project.path(), &read);
     assert_eq!(decision(&out).0, "allow", "{}", text(&out));
 }
@@ -706,8 +735,7 @@ fn a_registry_that_hangs_blocks_only_the_hook_it_is_on_within_its_timeout() {
     .unwrap();
     let person = Person::new();
     ok("trust", person.run(project.path(), &["trust", "--yes"]));
-    let read = json!({"session_id": "s1", "cwd": project.path(), "hook_event_name": "PreToolUse",
-        "tool_name": "Read", "tool_input": {"file_path": "/etc/hostname"}});
+    let read = read(project.path());
     let out = person.hook(project.path(), &read);
     assert_eq!(
         decision(&out).0,
@@ -726,17 +754,12 @@ fn a_registry_that_hangs_blocks_only_the_hook_it_is_on_within_its_timeout() {
 
 #[test]
 fn an_untrusted_project_never_makes_wasm_hooks_reach_its_registry() {
-    let registry = Registry::start();
-    let author = Person::new();
-    let reference = format!("{}:1", registry.reference("hooks/guard"));
-    publish(
-        &author,
-        &support::plugin("deny-dangerous-commands"),
-        &reference,
-        None,
-    );
-    let project = project(&[(&reference, json!({}))]);
-    ok("add", author.run(project.path(), &["add", &reference]));
+    let Pinned {
+        registry: _registry,
+        author: _author,
+        reference: _reference,
+        project,
+    } = pinned_guard("hooks/guard:1");
     let stranger = Person::new();
     stranger.settings("untrusted_projects: sandboxed_only\n");
     let out = stranger.hook(project.path(), &bash(project.path(), "rm -rf /"));
@@ -915,17 +938,9 @@ fn skopeo_and_openssl_read_what_publish_wrote() {
 }
 
 fn base64_decode(text: &str) -> Vec<u8> {
-    let out = Command::new("base64")
-        .arg("-d")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            child.stdin.take().unwrap().write_all(text.as_bytes())?;
-            child.wait_with_output()
-        })
-        .unwrap();
-    out.stdout
+    let mut base64 = Command::new("base64");
+    base64.arg("-d");
+    fed(base64, text.as_bytes()).stdout
 }
 
 #[test]
@@ -939,8 +954,7 @@ fn a_missing_local_plugin_blocks_only_its_hooks_and_names_the_build_command() {
     std::fs::create_dir_all(project.path().join("my-guard")).unwrap();
     let person = Person::new();
     ok("trust", person.run(project.path(), &["trust", "--yes"]));
-    let read = json!({"session_id": "s1", "cwd": project.path(), "hook_event_name": "PreToolUse",
-        "tool_name": "Read", "tool_input": {"file_path": "/etc/hostname"}});
+    let read = read(project.path());
     let out = person.hook(project.path(), &read);
     assert_eq!(decision(&out).0, "allow", "{}", text(&out));
     let prompt = json!({"session_id": "s1", "cwd": project.path(), "hook_event_name": "UserPromptSubmit", "prompt": "hi"});
@@ -990,17 +1004,12 @@ fn rebuilding_unchanged_python_and_js_sources_gives_the_same_sha256_named_by_the
 /// A teammate's daemon and `serve` pull on first use too: the same engine.
 #[test]
 fn the_daemon_and_serve_pull_a_locked_plugin_on_first_use() {
-    let registry = Registry::start();
-    let author = Person::new();
-    let reference = format!("{}:1", registry.reference("hooks/deny"));
-    publish(
-        &author,
-        &support::plugin("deny-dangerous-commands"),
-        &reference,
-        None,
-    );
-    let project = project(&[(&reference, json!({}))]);
-    ok("add", author.run(project.path(), &["add", &reference]));
+    let Pinned {
+        registry: _registry,
+        author: _author,
+        reference: _reference,
+        project,
+    } = pinned_guard("hooks/deny:1");
 
     // Through the daemon: the first event (a Read, no plugin) starts it,
     // the second reaches the plugin there.
@@ -1008,25 +1017,13 @@ fn the_daemon_and_serve_pull_a_locked_plugin_on_first_use() {
     ok("trust", teammate.run(project.path(), &["trust", "--yes"]));
     let runtime = tempfile::tempdir().unwrap();
     let through_daemon = |event: &Value| {
-        let mut child = teammate
-            .command(project.path(), &["hook"])
+        let mut command = teammate.command(project.path(), &["hook"]);
+        command
             .env_remove("WASM_HOOKS_DAEMON")
-            .env("XDG_RUNTIME_DIR", runtime.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(event.to_string().as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
+            .env("XDG_RUNTIME_DIR", runtime.path());
+        fed(command, event.to_string().as_bytes())
     };
-    let read = json!({"session_id": "s1", "cwd": project.path(), "hook_event_name": "PreToolUse",
-        "tool_name": "Read", "tool_input": {"file_path": "/etc/hostname"}});
+    let read = read(project.path());
     assert_eq!(decision(&through_daemon(&read)).0, "allow");
     assert!(!teammate.store().exists(), "a Read pulls nothing");
     let socket_appears = (0..100).any(|_| {
@@ -1056,28 +1053,14 @@ fn the_daemon_and_serve_pull_a_locked_plugin_on_first_use() {
     );
     serve.arg(project.path());
     let served = support::Served::start(serve);
-    let posted = Command::new("curl")
-        .args([
-            "-s",
-            "-X",
-            "POST",
-            "-H",
-            "content-type: application/json",
-            "--data-binary",
-            "@-",
-        ])
-        .arg(format!("{}/hook", served.address))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .and_then(|mut curl| {
-            curl.stdin
-                .take()
-                .unwrap()
-                .write_all(bash(project.path(), "rm -rf /").to_string().as_bytes())?;
-            curl.wait_with_output()
-        })
-        .unwrap();
+    let mut curl = Command::new("curl");
+    curl.args(["-s", "-X", "POST", "-H", "content-type: application/json"])
+        .args(["--data-binary", "@-"])
+        .arg(format!("{}/hook", served.address));
+    let posted = fed(
+        curl,
+        bash(project.path(), "rm -rf /").to_string().as_bytes(),
+    );
     let answer: Value =
         serde_json::from_slice(&posted.stdout).unwrap_or_else(|_| panic!("{}", text(&posted)));
     assert_eq!(

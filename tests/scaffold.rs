@@ -31,6 +31,21 @@ fn copy_of_the_checkouts_sdk(sdk: &Path, folder: &str) -> PathBuf {
     theirs
 }
 
+/// Share compiled dependencies with the other guest builds, at the same
+/// versions: the crate's `target/` is the workspace's plugin target, its
+/// lockfile the workspace's. That target.
+fn share_the_guest_target(dir: &Path) -> PathBuf {
+    let shared = support::workspace_root().join("target/plugins");
+    std::fs::create_dir_all(&shared).unwrap();
+    std::os::unix::fs::symlink(&shared, dir.join("target")).unwrap();
+    std::fs::copy(
+        support::workspace_root().join("Cargo.lock"),
+        dir.join("Cargo.lock"),
+    )
+    .unwrap();
+    shared
+}
+
 #[test]
 fn a_new_plugin_builds_and_passes_its_own_fixtures() {
     let parent = tempfile::tempdir().unwrap();
@@ -60,16 +75,7 @@ fn a_new_plugin_builds_and_passes_its_own_fixtures() {
         "{manifest}"
     );
     assert!(!manifest.contains(env!("CARGO_MANIFEST_DIR")), "{manifest}");
-    // Share compiled dependencies with the other guest builds, at the same
-    // versions: the crate's `target/` is the workspace's plugin target.
-    let shared = support::workspace_root().join("target/plugins");
-    std::fs::create_dir_all(&shared).unwrap();
-    std::os::unix::fs::symlink(&shared, dir.join("target")).unwrap();
-    std::fs::copy(
-        support::workspace_root().join("Cargo.lock"),
-        dir.join("Cargo.lock"),
-    )
-    .unwrap();
+    let shared = share_the_guest_target(&dir);
 
     wasm_hooks()
         .arg("build")
@@ -166,13 +172,7 @@ fn a_rust_plugin_builds_on_a_copied_sdk_of_sdk_path() {
         .assert()
         .success();
     assert!(!dir.join("wasm-hooks-guest").exists());
-    let shared = support::workspace_root().join("target/plugins");
-    std::os::unix::fs::symlink(&shared, dir.join("target")).unwrap();
-    std::fs::copy(
-        support::workspace_root().join("Cargo.lock"),
-        dir.join("Cargo.lock"),
-    )
-    .unwrap();
+    share_the_guest_target(&dir);
     wasm_hooks()
         .arg("build")
         .arg(&dir)
