@@ -38,6 +38,7 @@ mod prompt_hooks;
 mod scaffold;
 mod schema;
 mod serve;
+mod serve_fleet;
 mod session;
 mod silencing;
 mod soak;

@@ -80,8 +80,9 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "KIB", default_value_t = DEFAULT_MAX_BODY / 1024)]
     max_body_kb: usize,
 
-    /// Check plugin files this often (milliseconds) and swap in those that
-    /// changed; 0 turns hot reload off.
+    /// Check plugin files, hook files, settings, trust and locks this
+    /// often (milliseconds; changes are also watched, and SIGHUP rebuilds
+    /// every engine) and swap in what changed; 0 turns reloading off.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     reload_ms: u64,
 
@@ -95,11 +96,13 @@ pub(crate) struct ServeArgs {
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
     let projects = builders(&args)?;
     let mut server = HookServer::for_project_builders(projects, args.protocol.protocol())
-        .context("loading the hooks of the served projects")?
         .max_body(args.max_body_kb * 1024)
         .max_connections(args.max_connections)
         .idle_timeout(std::time::Duration::from_millis(args.idle_timeout_ms))
         .request_timeout(std::time::Duration::from_millis(args.request_timeout_ms));
+    if args.reload_ms > 0 {
+        server = server.live_reload(std::time::Duration::from_millis(args.reload_ms));
+    }
     match token(&args)? {
         Some(token) => server = server.token(token),
         None => eprintln!(

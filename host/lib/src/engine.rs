@@ -27,7 +27,7 @@ use crate::project_trust::{self, ProjectNotice, ProjectTrust, Reviews, SkippedHo
 use crate::stop_loop::{DEFAULT_STOP_LOOP_LIMIT, StopLoopGuard};
 use crate::trust::{TrustStatus, TrustStore, UntrustedProjects};
 use wasm_hooks_core::{
-    AuditKey, AuditLog, DispatchLimits, Error, HookRegistry, OnFailure, Redactor, Review,
+    AuditKey, AuditLog, DispatchLimits, Error, HookId, HookRegistry, OnFailure, Redactor, Review,
 };
 use wasm_hooks_wasm::{WasmLimits, WasmRuntime, WasmRuntimeBuilder};
 
@@ -522,7 +522,11 @@ impl HookEngineBuilder {
             .managed_limits
             .lower(loaded.settings.limits.lower(self.dispatch_limits));
         let registry = HookRegistry::limited(audit, Some(Arc::new(Reviews(reviews))), limits);
+        let mut inputs = self.watched_files();
+        let mut kinds = std::collections::HashMap::new();
         for (_, hook) in loaded.hooks {
+            inputs.extend(hook.executes);
+            kinds.insert(hook.spec.id.clone(), hook.kind);
             registry.register(hook.spec);
         }
         Ok(HookEngine {
@@ -533,7 +537,41 @@ impl HookEngineBuilder {
             switched_off: loaded.switched_off,
             left_out: Arc::new(loaded.left_out),
             trust_store: self.trust_store.clone(),
+            inputs: Arc::new(inputs),
+            kinds: Arc::new(kinds),
         })
+    }
+
+    /// The files whose change could change the engine this builder builds,
+    /// before it is built: every hook file searched for (there or not), the
+    /// lock beside each, the settings files (there or not), the
+    /// organisation's, and the project's trust record. A built engine adds
+    /// what its hooks run ([`HookEngine::inputs`]).
+    pub fn watched_files(&self) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = self
+            .searched_files()
+            .into_iter()
+            .flat_map(|(file, _)| {
+                let lock = file.with_file_name(crate::oci::LOCK_FILE);
+                [file, lock]
+            })
+            .collect();
+        let settings_dirs = [
+            self.project_dir.as_ref().map(|p| p.join(".wasm-hooks")),
+            self.user_config().map(|u| u.join("wasm-hooks")),
+            self.managed_dir.clone(),
+        ];
+        for dir in settings_dirs.into_iter().flatten() {
+            files.extend(
+                config::EXTENSIONS
+                    .iter()
+                    .map(|ext| dir.join(format!("config.{ext}"))),
+            );
+        }
+        if let (Some(store), Some(project)) = (&self.trust_store, &self.project_dir) {
+            files.push(store.record_file(project));
+        }
+        files
     }
 
     /// The organisation's settings (none without a managed directory).
@@ -830,6 +868,10 @@ pub struct HookEngine {
     left_out: Arc<Vec<Error>>,
     /// Where the project's trust is recorded, to see it change.
     trust_store: Option<TrustStore>,
+    /// Every file it was built from (see [`HookEngine::inputs`]).
+    inputs: Arc<Vec<PathBuf>>,
+    /// Each hook's kind (`wasm`, `command`…), by name.
+    kinds: Arc<std::collections::HashMap<HookId, &'static str>>,
 }
 
 impl Default for HookEngine {
@@ -844,6 +886,8 @@ impl Default for HookEngine {
             switched_off: Vec::new(),
             left_out: Arc::default(),
             trust_store: None,
+            inputs: Arc::default(),
+            kinds: Arc::default(),
         }
     }
 }
@@ -905,6 +949,21 @@ impl HookEngine {
     /// project layer).
     pub fn project_trust(&self) -> Option<&ProjectTrust> {
         self.trust.as_ref()
+    }
+
+    /// Every file the engine was built from: its builder's
+    /// [`HookEngineBuilder::watched_files`] and the files its hooks run or
+    /// read as code (plugins, scripts, MCP servers' configs). A long-lived
+    /// host stamps them ([`crate::InputStamps`]) and builds again when one
+    /// changes.
+    pub fn inputs(&self) -> &[PathBuf] {
+        &self.inputs
+    }
+
+    /// The kind of the hook named `id` (`wasm`, `command`, `http`…), if the
+    /// engine has it.
+    pub fn kind_of(&self, id: &HookId) -> Option<&'static str> {
+        self.kinds.get(id).copied()
     }
 }
 

@@ -42,6 +42,7 @@ mod explain;
 #[cfg(test)]
 mod fail_closed_fuzz;
 mod handlers;
+mod inputs;
 pub mod oci;
 mod once;
 mod policy;
@@ -52,6 +53,8 @@ mod protocol;
 mod request_env;
 mod server;
 mod server_conn;
+mod server_metrics;
+mod server_reload;
 mod session;
 mod shell_context;
 mod state_dir;
@@ -69,6 +72,7 @@ pub use handlers::http::{HttpHook, UrlAllowlist};
 pub use handlers::inline::InlineHook;
 pub use handlers::prompt::{PromptDefaults, PromptHook, PromptSettings, Provider};
 pub use handlers::setup::{RuleProblem, SetupError};
+pub use inputs::InputStamps;
 pub use policy::{Expectation, ExpectedDecision, Mismatch, PolicyTest, read_fixtures};
 pub use project_trust::{ProjectTrust, SkippedHook};
 pub use protocol::{

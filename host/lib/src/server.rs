@@ -35,11 +35,13 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 
-use crate::engine::{HookEngine, HookEngineBuilder, LoadError};
+use crate::engine::{HookEngine, HookEngineBuilder};
+use crate::inputs::InputStamps;
 use crate::protocol::{Answer, Protocol};
 use crate::server_conn::{
     ConnectionLimits, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT,
 };
+use crate::server_metrics::ServerMetrics;
 use wasm_hooks_core::Event;
 
 /// The default request body limit: 1 MiB.
@@ -57,6 +59,8 @@ pub struct HookServer {
     max_connections: usize,
     idle: Duration,
     request_timeout: Duration,
+    reload: Option<Duration>,
+    metrics: Arc<ServerMetrics>,
 }
 
 /// Whose hooks answer an event.
@@ -68,59 +72,182 @@ enum Served {
     Projects(Vec<(PathBuf, Arc<ServedEngine>)>),
 }
 
-/// An engine as served: rebuilt from its builder, when it has one, once
-/// the project's trust is no longer what it was built with (checked on
-/// every request: a revoked trust, a new one, a changed script).
+/// An engine as served: built once, and built again (between requests,
+/// never during one) when one of its inputs changed ([`InputStamps`]),
+/// on SIGHUP, or when the project's trust is no longer what it was built
+/// with (checked on every request: a revoked trust, a new one, a changed
+/// script). A build that fails keeps the last good engine answering, and
+/// says so (`/ready`, `/metrics`); a project whose first build failed
+/// answers every event as a failure of its hooks (a guard blocks) until
+/// its files load.
 #[derive(Debug)]
-struct ServedEngine {
+pub(crate) struct ServedEngine {
+    /// The project, for messages and metrics (`-` for a server of one
+    /// engine).
+    pub(crate) name: String,
     /// Shared by every request answering with it: never copied.
-    engine: std::sync::RwLock<Arc<HookEngine>>,
+    engine: std::sync::RwLock<Option<Arc<HookEngine>>>,
     builder: Option<HookEngineBuilder>,
+    /// The inputs of the engine (or, after a failed build, of the files
+    /// that would make one) as they were read.
+    stamps: std::sync::Mutex<InputStamps>,
+    /// Why the last build failed, while it stands.
+    problem: std::sync::RwLock<Option<String>>,
+}
+
+/// What a reload did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Reloaded {
+    /// No input changed.
+    Unchanged,
+    /// A new engine answers.
+    Built,
+    /// The build failed; the last good engine (if any) answers.
+    Failed(String),
 }
 
 impl ServedEngine {
-    fn new(engine: HookEngine, builder: Option<HookEngineBuilder>) -> Arc<Self> {
+    fn new(name: &str, engine: HookEngine) -> Arc<Self> {
+        let stamps = InputStamps::of(engine.inputs().to_vec());
         Arc::new(Self {
-            engine: std::sync::RwLock::new(Arc::new(engine)),
-            builder,
+            name: name.to_owned(),
+            engine: std::sync::RwLock::new(Some(Arc::new(engine))),
+            builder: None,
+            stamps: std::sync::Mutex::new(stamps),
+            problem: std::sync::RwLock::new(None),
         })
     }
 
-    fn engine(&self) -> Arc<HookEngine> {
-        Arc::clone(
-            &self
-                .engine
-                .read()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        )
+    /// A project's engine built from `builder`; when its files do not
+    /// load, none yet, and the problem kept.
+    fn built(name: &Path, builder: HookEngineBuilder) -> Arc<Self> {
+        let served = Self {
+            name: name.display().to_string(),
+            engine: std::sync::RwLock::new(None),
+            builder: Some(builder),
+            stamps: std::sync::Mutex::new(InputStamps::default()),
+            problem: std::sync::RwLock::new(None),
+        };
+        served.reload(true);
+        Arc::new(served)
+    }
+
+    fn engine(&self) -> Option<Arc<HookEngine>> {
+        self.engine
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Why the engine is not built from every file as it is, if it is
+    /// not: its last build failed, or a project file that does not load
+    /// was left out of it.
+    pub(crate) fn not_ready(&self) -> Option<String> {
+        if let Some(problem) = self.problem() {
+            return Some(problem);
+        }
+        let left_out: Vec<String> = self
+            .engine()?
+            .left_out()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        (!left_out.is_empty()).then(|| format!("left out: {}", left_out.join("; ")))
+    }
+
+    /// Why the last build failed, while it stands.
+    pub(crate) fn problem(&self) -> Option<String> {
+        self.problem
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// The engine to answer with now; or why there is none.
     fn current(&self) -> Result<Arc<HookEngine>, String> {
-        let engine = self.engine();
+        let Some(engine) = self.engine() else {
+            return Err(format!(
+                "the hooks of {} do not load: {}",
+                self.name,
+                self.problem().unwrap_or_default()
+            ));
+        };
         if engine.trust_is_current() {
             return Ok(engine);
         }
-        let Some(builder) = &self.builder else {
+        if self.builder.is_none() {
             return Err(
                 "the project's trust changed since this server started; restart it".to_owned(),
             );
-        };
-        let mut slot = self
-            .engine
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        // Another request may have rebuilt it while this one waited.
-        if !Arc::ptr_eq(&slot, &engine) && slot.trust_is_current() {
-            return Ok(Arc::clone(&slot));
         }
-        tracing::info!("the project's trust changed: building its engine again");
-        let fresh =
-            Arc::new(builder.build().map_err(|e| {
-                format!("the project's trust changed, and its hooks do not load: {e}")
-            })?);
-        *slot = Arc::clone(&fresh);
-        Ok(fresh)
+        tracing::info!(project = %self.name, "the project's trust changed: building its engine again");
+        match self.reload(true) {
+            Reloaded::Failed(why) => Err(format!(
+                "the project's trust changed, and its hooks do not load: {why}"
+            )),
+            Reloaded::Built | Reloaded::Unchanged => self
+                .engine()
+                .ok_or_else(|| "the project's trust changed, and its hooks do not load".to_owned()),
+        }
+    }
+
+    /// Build the engine again when an input changed (or `force`): the new
+    /// one answers the next requests; on a failure the last good one goes
+    /// on answering, and the problem is kept.
+    pub(crate) fn reload(&self, force: bool) -> Reloaded {
+        let Some(builder) = &self.builder else {
+            return Reloaded::Unchanged;
+        };
+        let mut stamps = self
+            .stamps
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !force && stamps.changed().is_none() {
+            return Reloaded::Unchanged;
+        }
+        // Stamped before building: an edit made while it builds is seen
+        // by the next check.
+        let watched = builder.watched_files();
+        let before = InputStamps::of(stamps.paths().map(Path::to_owned).chain(watched));
+        match builder.build() {
+            Ok(engine) => {
+                *stamps = before.with(engine.inputs().iter().cloned());
+                *self
+                    .engine
+                    .write()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Arc::new(engine));
+                *self
+                    .problem
+                    .write()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+                Reloaded::Built
+            }
+            Err(e) => {
+                let why = e.to_string();
+                tracing::warn!(project = %self.name, "its hooks do not load; the last good engine answers: {why}");
+                *stamps = before;
+                *self
+                    .problem
+                    .write()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(why.clone());
+                Reloaded::Failed(why)
+            }
+        }
+    }
+
+    /// The directories of every input, to watch.
+    pub(crate) fn watched_dirs(&self) -> Vec<PathBuf> {
+        let stamps = self
+            .stamps
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut dirs: Vec<PathBuf> = stamps
+            .paths()
+            .filter_map(|p| p.parent().map(Path::to_owned))
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        dirs
     }
 }
 
@@ -128,7 +255,7 @@ impl HookServer {
     /// Answer every event with `engine`'s hooks, in `protocol`, with no
     /// token and a 1 MiB body limit.
     pub fn new(engine: HookEngine, protocol: Protocol) -> Self {
-        Self::serving(Served::Any(ServedEngine::new(engine, None)), protocol)
+        Self::serving(Served::Any(ServedEngine::new("-", engine)), protocol)
     }
 
     /// Answer an event with the hooks of the project (directory, engine)
@@ -137,30 +264,50 @@ impl HookServer {
     pub fn for_projects(projects: Vec<(PathBuf, HookEngine)>, protocol: Protocol) -> Self {
         let projects = projects
             .into_iter()
-            .map(|(dir, engine)| (dir, ServedEngine::new(engine, None)))
+            .map(|(dir, engine)| {
+                let served = ServedEngine::new(&dir.display().to_string(), engine);
+                (dir, served)
+            })
             .collect();
         Self::serving(Served::Projects(projects), protocol)
     }
 
     /// As [`HookServer::for_projects`], each project's engine built from
-    /// its builder now and again whenever the project's trust changes
-    /// (see [`HookEngine::trust_is_current`]), so that a revoked trust or
-    /// a changed script takes effect on the next request.
-    ///
-    /// # Errors
-    /// The first project whose hooks do not load.
+    /// its builder now, and again whenever the project's trust changes
+    /// (see [`HookEngine::trust_is_current`]; a revoked trust or a changed
+    /// script takes effect on the next request) or, with
+    /// [`HookServer::live_reload`], one of its inputs does. A project whose
+    /// hooks do not load does not stop the others: its events are answered
+    /// as a failure of its hooks (a guard blocks) until they load, and
+    /// `/ready` says so.
     pub fn for_project_builders(
         projects: Vec<(PathBuf, HookEngineBuilder)>,
         protocol: Protocol,
-    ) -> Result<Self, LoadError> {
+    ) -> Self {
         let projects = projects
             .into_iter()
             .map(|(dir, builder)| {
-                let engine = builder.build()?;
-                Ok((dir, ServedEngine::new(engine, Some(builder))))
+                let served = ServedEngine::built(&dir, builder);
+                (dir, served)
             })
-            .collect::<Result<_, LoadError>>()?;
-        Ok(Self::serving(Served::Projects(projects), protocol))
+            .collect();
+        Self::serving(Served::Projects(projects), protocol)
+    }
+
+    /// Every served engine.
+    pub(crate) fn engines(&self) -> Vec<Arc<ServedEngine>> {
+        match &self.served {
+            Served::Any(engine) => vec![Arc::clone(engine)],
+            Served::Projects(projects) => projects.iter().map(|(_, e)| Arc::clone(e)).collect(),
+        }
+    }
+
+    /// Build each engine again when its inputs change (watched, and
+    /// checked every `every` too), or on SIGHUP; a build that fails keeps
+    /// the last good engine answering.
+    pub fn live_reload(mut self, every: Duration) -> Self {
+        self.reload = Some(every);
+        self
     }
 
     fn serving(served: Served, protocol: Protocol) -> Self {
@@ -173,6 +320,8 @@ impl HookServer {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             idle: DEFAULT_IDLE_TIMEOUT,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            reload: None,
+            metrics: Arc::new(ServerMetrics::new()),
         }
     }
 
@@ -221,6 +370,8 @@ impl HookServer {
         axum::Router::new()
             .route("/hook", post(hook))
             .route("/health", get(health))
+            .route("/ready", get(ready))
+            .route("/metrics", get(metrics))
             .with_state(Arc::new(self.clone()))
     }
 
@@ -263,7 +414,18 @@ impl HookServer {
             idle: self.idle,
             header_read: self.request_timeout,
         };
-        crate::server_conn::serve(listener, self.router(), limits, shutdown).await
+        let reloading = self.reload.map(|every| {
+            tokio::spawn(crate::server_reload::reload_loop(
+                self.engines(),
+                Arc::clone(&self.metrics),
+                every,
+            ))
+        });
+        let served = crate::server_conn::serve(listener, self.router(), limits, shutdown).await;
+        if let Some(task) = reloading {
+            task.abort();
+        }
+        served
     }
 
     /// The engine whose hooks answer an event from `cwd`, and its project
@@ -295,12 +457,11 @@ impl HookServer {
     }
 
     fn hook_count(&self) -> usize {
-        match &self.served {
-            Served::Any(engine) => engine.engine().hooks().len(),
-            Served::Projects(projects) => {
-                projects.iter().map(|(_, e)| e.engine().hooks().len()).sum()
-            }
-        }
+        self.engines()
+            .iter()
+            .filter_map(|e| e.engine())
+            .map(|e| e.hooks().len())
+            .sum()
     }
 }
 
@@ -378,20 +539,18 @@ fn refused(server: &HookServer, headers: &HeaderMap) -> Option<Response> {
 }
 
 async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: Body) -> Response {
-    if let Some(refusal) = refused(&server, &headers) {
+    let _in_flight = server.metrics.in_flight();
+    let response = hook_answer(&server, &headers, body).await;
+    server.metrics.request(response.status().as_u16());
+    response
+}
+
+async fn hook_answer(server: &Arc<HookServer>, headers: &HeaderMap, body: Body) -> Response {
+    if let Some(refusal) = refused(server, headers) {
         return refusal;
     }
-    if let Some(token) = &server.token {
-        let given = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
-        if !given.is_some_and(|given| same_secret(given.as_bytes(), token.as_bytes())) {
-            return error(
-                StatusCode::UNAUTHORIZED,
-                "missing or wrong bearer token".into(),
-            );
-        }
+    if let Some(refusal) = unauthorized(server, headers) {
+        return refusal;
     }
     let body = match tokio::time::timeout(
         server.request_timeout,
@@ -444,7 +603,7 @@ async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: B
         Err(why) => return error(StatusCode::FORBIDDEN, why),
     };
     let answer = match served.current() {
-        Ok(engine) => answer(engine, event, server.protocol).await,
+        Ok(engine) => answer(engine, event, server.protocol, &server.metrics).await,
         Err(why) => server.protocol.failure_over_http(&event, &why),
     };
     for line in &answer.stderr {
@@ -461,12 +620,19 @@ async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: B
 /// The hooks' answer to `event`; a panic while answering is their
 /// failure (a block on an event that guards an action), never a dropped
 /// connection, which an agent takes for "go on".
-async fn answer(engine: Arc<HookEngine>, event: Event, protocol: Protocol) -> Answer {
+async fn answer(
+    engine: Arc<HookEngine>,
+    event: Event,
+    protocol: Protocol,
+    metrics: &Arc<ServerMetrics>,
+) -> Answer {
     // Only the name is kept for a failure: the event itself goes with the
     // task, uncopied.
     let name = event.name();
+    let metrics = Arc::clone(metrics);
     let answered = tokio::spawn(async move {
         let outcome = engine.dispatch(&event).await;
+        metrics.answered(&engine, event.name().as_str(), &outcome);
         protocol.encode(&event, &outcome)
     });
     match answered.await {
@@ -486,4 +652,80 @@ async fn health(State(server): State<Arc<HookServer>>, headers: HeaderMap) -> Re
         return refusal;
     }
     Json(json!({ "status": "ok", "hooks": server.hook_count() })).into_response()
+}
+
+/// `GET /ready`: 200 when every project's engine is built from its files
+/// as they are, else 503 naming each that is not and why (its last good
+/// engine, if it has one, still answers).
+async fn ready(State(server): State<Arc<HookServer>>, headers: HeaderMap) -> Response {
+    if let Some(refusal) = from_elsewhere(&server, &headers) {
+        return refusal;
+    }
+    let not_ready: serde_json::Map<String, Value> = server
+        .engines()
+        .iter()
+        .filter_map(|e| {
+            e.not_ready()
+                .map(|why| (e.name.clone(), Value::String(why)))
+        })
+        .collect();
+    if not_ready.is_empty() {
+        Json(json!({"status": "ready"})).into_response()
+    } else {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(json!({"status": "not ready", "projects": not_ready})),
+        )
+            .into_response()
+    }
+}
+
+/// `GET /metrics`: OpenMetrics when the scraper asks for it (`Accept`),
+/// else the Prometheus text format (see `server_metrics`); with a token
+/// set, only for a request that carries it.
+async fn metrics(State(server): State<Arc<HookServer>>, headers: HeaderMap) -> Response {
+    if let Some(refusal) = from_elsewhere(&server, &headers) {
+        return refusal;
+    }
+    if let Some(refusal) = unauthorized(&server, &headers) {
+        return refusal;
+    }
+    let openmetrics = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("application/openmetrics-text"));
+    if openmetrics {
+        (
+            [(
+                header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            server.metrics.encode(),
+        )
+            .into_response()
+    } else {
+        (
+            [(
+                header::CONTENT_TYPE,
+                "text/plain; version=0.0.4; charset=utf-8",
+            )],
+            server.metrics.encode_prometheus(),
+        )
+            .into_response()
+    }
+}
+
+/// A 401 when a token is set and `headers` do not carry it.
+fn unauthorized(server: &HookServer, headers: &HeaderMap) -> Option<Response> {
+    let token = server.token.as_ref()?;
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    (!given.is_some_and(|given| same_secret(given.as_bytes(), token.as_bytes()))).then(|| {
+        error(
+            StatusCode::UNAUTHORIZED,
+            "missing or wrong bearer token".into(),
+        )
+    })
 }

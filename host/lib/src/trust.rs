@@ -167,7 +167,8 @@ impl TrustStore {
             .map(|dir| Self::new(dir.join("wasm-hooks").join("trust")))
     }
 
-    fn record_file(&self, project: &Path) -> PathBuf {
+    /// Where `project`'s record is (or would be) kept.
+    pub(crate) fn record_file(&self, project: &Path) -> PathBuf {
         let real = project
             .canonicalize()
             .unwrap_or_else(|_| project.to_owned());

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use super::{FileHooks, HookIdentity, LoadedHook};
 use crate::project_trust::SkippedHook;
 
-pub(super) const EXTENSIONS: [&str; 3] = ["json", "yaml", "yml"];
+pub(crate) const EXTENSIONS: [&str; 3] = ["json", "yaml", "yml"];
 
 /// The user's configuration directory: `$XDG_CONFIG_HOME`, or `~/.config`.
 pub(crate) fn user_config_dir() -> Option<PathBuf> {

@@ -34,7 +34,7 @@ mod settings;
 mod managed;
 
 pub(crate) use layers::{
-    Layer, Scope, default_files, managed_files, merge, searched_files, user_config_dir,
+    EXTENSIONS, Layer, Scope, default_files, managed_files, merge, searched_files, user_config_dir,
 };
 pub(crate) use managed::ManagedSettings;
 pub use schema::hook_file_schema;

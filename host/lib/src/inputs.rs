@@ -1,0 +1,157 @@
+//! Every file an engine was built from (hook files and the places one
+//! could appear, settings, the trust record, plugins, scripts, locks), as
+//! they were: a long-lived host keeps its engine while they stay so, and
+//! builds it again when one changes. Checking costs a `stat` per file; a
+//! file whose `stat` changed is hashed, and only other bytes (or a file
+//! that appeared or went) count as a change.
+
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+
+use wasm_hooks_core::sha256_hex;
+
+/// One input as it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Stamp {
+    /// Not there.
+    Absent,
+    /// There, with this identity and these bytes.
+    Present {
+        dev: u64,
+        ino: u64,
+        len: u64,
+        mtime_ns: i128,
+        ctime_ns: i128,
+        sha256: String,
+    },
+}
+
+impl Stamp {
+    /// What is at `path` now; its hash only when `known` (the stamp it
+    /// had) does not already match its identity.
+    fn of(path: &Path, known: Option<&Stamp>) -> Stamp {
+        let Ok(meta) = std::fs::metadata(path) else {
+            return Stamp::Absent;
+        };
+        let (dev, ino, len) = (meta.dev(), meta.ino(), meta.len());
+        let mtime_ns = i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec());
+        let ctime_ns = i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec());
+        if let Some(Stamp::Present {
+            dev: d,
+            ino: i,
+            len: l,
+            mtime_ns: m,
+            ctime_ns: c,
+            sha256,
+        }) = known
+            && (*d, *i, *l, *m, *c) == (dev, ino, len, mtime_ns, ctime_ns)
+        {
+            return Stamp::Present {
+                dev,
+                ino,
+                len,
+                mtime_ns,
+                ctime_ns,
+                sha256: sha256.clone(),
+            };
+        }
+        let sha256 = if meta.is_file() {
+            std::fs::read(path).map_or_else(|_| String::new(), |bytes| sha256_hex(&bytes))
+        } else {
+            String::new()
+        };
+        Stamp::Present {
+            dev,
+            ino,
+            len,
+            mtime_ns,
+            ctime_ns,
+            sha256,
+        }
+    }
+
+    /// Whether `self` and `other` are the same content (or both absent).
+    fn same_content(&self, other: &Stamp) -> bool {
+        match (self, other) {
+            (Stamp::Absent, Stamp::Absent) => true,
+            (Stamp::Present { sha256: a, .. }, Stamp::Present { sha256: b, .. }) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// The inputs of one engine, stamped.
+#[derive(Debug, Clone, Default)]
+pub struct InputStamps {
+    stamps: Vec<(PathBuf, Stamp)>,
+}
+
+impl InputStamps {
+    /// Stamp each of `paths` as it is now.
+    pub fn of(paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        let mut paths: Vec<PathBuf> = paths.into_iter().collect();
+        paths.sort();
+        paths.dedup();
+        Self {
+            stamps: paths
+                .into_iter()
+                .map(|path| {
+                    let stamp = Stamp::of(&path, None);
+                    (path, stamp)
+                })
+                .collect(),
+        }
+    }
+
+    /// These stamps, and `paths` not stamped yet, stamped now.
+    pub fn with(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        for path in paths {
+            if !self.stamps.iter().any(|(known, _)| *known == path) {
+                let stamp = Stamp::of(&path, None);
+                self.stamps.push((path, stamp));
+            }
+        }
+        self
+    }
+
+    /// The first input whose content changed (or that appeared or went)
+    /// since it was stamped; inputs only touched are stamped again.
+    pub fn changed(&mut self) -> Option<PathBuf> {
+        for (path, stamp) in &mut self.stamps {
+            let now = Stamp::of(path, Some(stamp));
+            if !now.same_content(stamp) {
+                return Some(path.clone());
+            }
+            *stamp = now;
+        }
+        None
+    }
+
+    /// The stamped files.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.stamps.iter().map(|(path, _)| path.as_path())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_touched_file_is_no_change_other_bytes_and_a_new_file_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hooks.json");
+        let later = dir.path().join("hooks.local.json");
+        std::fs::write(&file, "{}").unwrap();
+        let mut stamps = InputStamps::of([file.clone(), later.clone()]);
+        assert_eq!(stamps.changed(), None);
+        // The same bytes written again: a new identity, the same content.
+        std::fs::write(&file, "{}").unwrap();
+        assert_eq!(stamps.changed(), None);
+        std::fs::write(&file, "{\"hooks\": {}}").unwrap();
+        assert_eq!(stamps.changed(), Some(file.clone()));
+        let mut stamps = InputStamps::of([file, later.clone()]);
+        std::fs::write(&later, "{}").unwrap();
+        assert_eq!(stamps.changed(), Some(later));
+    }
+}

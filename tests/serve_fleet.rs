@@ -1,0 +1,274 @@
+//! `serve` as a fleet runs it (#33): engines built once and built again
+//! when their files change (watched, or on SIGHUP), the last good engine
+//! kept when a change does not load, one broken project beside working
+//! ones, `/ready`, and `/metrics` checked by Prometheus's own `promtool`.
+
+use crate::support;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A person's home, whose user-layer hook file `serve` reads.
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Self {
+        let home = Self {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        std::fs::create_dir_all(home.hooks().parent().unwrap()).unwrap();
+        home
+    }
+
+    /// The user's hook file.
+    fn hooks(&self) -> PathBuf {
+        self.dir.path().join("config/wasm-hooks/hooks.json")
+    }
+
+    /// Write the user's hook file: one inline rule denying commands that
+    /// contain `word`.
+    fn deny(&self, word: &str) {
+        let hook = json!({"type": "inline", "rules": [{"field": "tool_input.command",
+            "operator": "contains", "value": word, "action": "deny", "reason": format!("no {word}")}]});
+        write_whole(
+            &self.hooks(),
+            &json!({"hooks": {"PreToolUse": [{"hooks": [hook]}]}}).to_string(),
+        );
+    }
+
+    /// `wasm-hooks serve` of `projects`, as this person.
+    fn serve(&self, projects: &[&Path]) -> support::Served {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+        command
+            .env("HOME", self.dir.path())
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env("XDG_STATE_HOME", self.dir.path().join("state"))
+            .args([
+                "serve",
+                "--no-token",
+                "--listen",
+                "127.0.0.1:0",
+                "--reload-ms",
+                "200",
+            ]);
+        for project in projects {
+            command.arg("--project").arg(project);
+        }
+        support::Served::start(command)
+    }
+}
+
+/// Replace `path` whole (as editors do), so no reader sees half of it.
+fn write_whole(path: &Path, text: &str) {
+    let temporary = path.with_extension("tmp");
+    std::fs::write(&temporary, text).unwrap();
+    std::fs::rename(&temporary, path).unwrap();
+}
+
+/// `curl` of `path` on `served`, POSTing `body` if given: the status and
+/// the body.
+fn request(served: &support::Served, path: &str, body: Option<&Value>) -> (u16, String) {
+    let mut curl = Command::new("curl");
+    curl.args(["-s", "-w", "\n%{http_code}"])
+        .arg(format!("{}{path}", served.address));
+    if body.is_some() {
+        curl.args([
+            "-X",
+            "POST",
+            "-H",
+            "content-type: application/json",
+            "--data-binary",
+            "@-",
+        ]);
+    }
+    let mut child = curl
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = body.map(Value::to_string).unwrap_or_default();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (body, status) = text.rsplit_once('\n').unwrap();
+    (status.parse().unwrap(), body.to_owned())
+}
+
+/// The decision the server gives a Bash `command` run in `dir`.
+fn decision(served: &support::Served, dir: &Path, command: &str) -> String {
+    let event = json!({"session_id": "s", "cwd": dir, "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": command}});
+    let (status, body) = request(served, "/hook", Some(&event));
+    assert_eq!(status, 200, "{body}");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    answer["hookSpecificOutput"]["permissionDecision"]
+        .as_str()
+        .unwrap_or("allow")
+        .to_owned()
+}
+
+/// Wait (up to a generous bound, so a slow machine does not fail the
+/// test) until `done`; whether it came.
+fn eventually(mut done: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+#[test]
+fn an_edit_to_a_hook_file_changes_the_answer_of_a_running_serve_without_a_restart() {
+    let home = Home::new();
+    home.deny("rm -rf");
+    let project = tempfile::tempdir().unwrap();
+    let served = home.serve(&[project.path()]);
+    assert_eq!(decision(&served, project.path(), "rm -rf /"), "deny");
+    assert_eq!(decision(&served, project.path(), "curl x"), "allow");
+    home.deny("curl");
+    assert!(
+        eventually(|| decision(&served, project.path(), "curl x") == "deny"),
+        "the edit took effect"
+    );
+    assert_eq!(decision(&served, project.path(), "rm -rf /"), "allow");
+    let (_, metrics) = request(&served, "/metrics", None);
+    assert!(
+        metrics.contains(r#"wasm_hooks_reloads_total{project=""#)
+            && metrics.contains(r#"result="ok"} "#),
+        "{metrics}"
+    );
+}
+
+#[test]
+fn a_broken_edit_keeps_the_last_good_answer_and_shows_in_ready_and_metrics() {
+    let home = Home::new();
+    home.deny("rm -rf");
+    let project = tempfile::tempdir().unwrap();
+    let served = home.serve(&[project.path()]);
+    assert_eq!(request(&served, "/ready", None).0, 200);
+    write_whole(&home.hooks(), "{\"hooks\": {\"PreToolUse\": [ garbage");
+    assert!(
+        eventually(|| request(&served, "/ready", None).0 == 503),
+        "the failed reload shows in /ready"
+    );
+    let (_, ready) = request(&served, "/ready", None);
+    assert!(ready.contains("hooks.json"), "{ready}");
+    assert_eq!(
+        decision(&served, project.path(), "rm -rf /"),
+        "deny",
+        "the last good engine answers"
+    );
+    let (_, metrics) = request(&served, "/metrics", None);
+    assert!(metrics.contains(r#"result="failed"} 1"#), "{metrics}");
+    assert!(
+        metrics.contains("wasm_hooks_project_ready{project="),
+        "{metrics}"
+    );
+    // Mended, it is ready again.
+    home.deny("rm -rf");
+    assert!(eventually(|| request(&served, "/ready", None).0 == 200));
+}
+
+#[test]
+fn one_broken_project_does_not_stop_the_others_and_is_not_ready() {
+    let home = Home::new();
+    let broken = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(broken.path().join(".wasm-hooks")).unwrap();
+    std::fs::write(broken.path().join(".wasm-hooks/hooks.json"), "{ not json").unwrap();
+    let fine = tempfile::tempdir().unwrap();
+    home.deny("rm -rf");
+    let served = home.serve(&[broken.path(), fine.path()]);
+    assert_eq!(decision(&served, fine.path(), "rm -rf /"), "deny");
+    assert_eq!(decision(&served, fine.path(), "ls"), "allow");
+    // The broken project's file is left out; the person's own guard
+    // still answers its events.
+    assert_eq!(decision(&served, broken.path(), "rm -rf /"), "deny");
+    let (status, ready) = request(&served, "/ready", None);
+    assert_eq!(status, 503);
+    assert!(
+        ready.contains(&broken.path().canonicalize().unwrap().display().to_string()),
+        "{ready}"
+    );
+}
+
+#[test]
+fn sighup_builds_every_engine_again() {
+    let home = Home::new();
+    home.deny("rm -rf");
+    let project = tempfile::tempdir().unwrap();
+    let served = home.serve(&[project.path()]);
+    let reloads = || {
+        let (_, metrics) = request(&served, "/metrics", None);
+        metrics
+            .lines()
+            .find(|l| l.starts_with("wasm_hooks_reloads_total{") && l.contains(r#"result="ok""#))
+            .and_then(|l| l.rsplit(' ').next())
+            .map_or(0, |n| n.parse::<u64>().unwrap())
+    };
+    assert_eq!(reloads(), 0);
+    // SAFETY-free: a signal to the child this test started.
+    let status = Command::new("kill")
+        .args(["-HUP", &served.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(eventually(|| reloads() == 1), "one reload for one SIGHUP");
+    assert_eq!(decision(&served, project.path(), "rm -rf /"), "deny");
+}
+
+#[test]
+fn promtool_accepts_the_metrics_after_every_kind_of_answer() {
+    let home = Home::new();
+    home.deny("rm -rf");
+    let project = tempfile::tempdir().unwrap();
+    let served = home.serve(&[project.path()]);
+    decision(&served, project.path(), "rm -rf /");
+    decision(&served, project.path(), "ls");
+    request(&served, "/hook", Some(&json!({"not": "an event"})));
+    let (status, metrics) = request(&served, "/metrics", None);
+    assert_eq!(status, 200);
+    for expected in [
+        r#"wasm_hooks_hook_decisions_total{event="PreToolUse",hook="#,
+        r#"verdict="deny"} 1"#,
+        r#"wasm_hooks_events_total{event="PreToolUse",verdict="proceed"} 1"#,
+        r#"wasm_hooks_hook_duration_seconds_count{kind="inline"} 2"#,
+        r#"wasm_hooks_requests_total{status="400"} 1"#,
+        "wasm_hooks_requests_in_flight 0",
+    ] {
+        assert!(metrics.contains(expected), "{expected} in:\n{metrics}");
+    }
+    let mut promtool = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("promtool is installed (scripts/test installs the prometheus package)");
+    promtool
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(metrics.as_bytes())
+        .unwrap();
+    let out = promtool.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "promtool: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
