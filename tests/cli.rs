@@ -130,6 +130,20 @@ fn load_error(plugin_path: &Path) -> String {
     stderr
 }
 
+#[test]
+fn a_missing_plugin_is_a_one_line_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nowhere.wasm");
+    let err = load_error(&missing);
+    assert!(
+        err.contains(&format!(
+            "loading plugin {}: file not found",
+            missing.display()
+        )),
+        "{err}"
+    );
+}
+
 /// A plugin not built yet (a teammate's clone) fails its own hook, by its
 /// `on_failure`, naming the command that builds it; `validate` warns of it.
 #[test]
@@ -434,20 +448,22 @@ fn validate_reports_every_problem_and_exits_1() {
             "hooks.local.json:6:20: hooks.PreToolUse[0].matcher: not a valid regular expression: unclosed group\n",
         ))
         .stdout(
-            // A plugin not built yet fails only its own hook (see
+            // A path that is no plugin folder's build output (a typo) is
+            // the file's error (see
             // a_missing_plugin_fails_only_its_hook_naming_the_build_command).
-            predicate::str::contains("nope.wasm").not(),
+            predicate::str::is_match(r"hooks\.local\.json:12:\d+: hooks\.Stop\[0\]\.hooks\[0\]: loading plugin .*nope\.wasm: file not found\n")
+                .unwrap(),
         )
         .stdout(
             predicate::str::is_match(r"hooks\.local\.json:\d+:\d+: hooks\.Stop\[0\]\.hooks\[1\]: `https://hooks\.example\.com/stop` is not in the engine.s URL allowlist")
                 .unwrap(),
         )
-        .stdout(predicate::str::ends_with("2 problems, 1 warning\n"));
+        .stdout(predicate::str::ends_with("3 problems, 1 warning\n"));
     layers
         .cmd(&["validate", "--allow-url", "https://hooks.example.com/*"])
         .assert()
         .code(1)
-        .stdout(predicate::str::ends_with("1 problem, 1 warning\n"));
+        .stdout(predicate::str::ends_with("2 problems, 1 warning\n"));
     let broken = layers.project.path().join("broken.yaml");
     std::fs::write(&broken, "hooks:\n  Stopp: []\n").unwrap();
     layers

@@ -155,15 +155,17 @@ fn several_problems_in_several_files_are_reported_together() {
         .build()
         .unwrap_err();
     let text = err.to_string();
-    assert_eq!(err.errors.len(), 2, "{text}");
-    assert!(text.starts_with("2 problems in hook files"), "{text}");
+    assert_eq!(err.errors.len(), 3, "{text}");
+    assert!(text.starts_with("3 problems in hook files"), "{text}");
     assert!(
         text.contains("a.json:1:") && text.contains("did you mean `PreToolUse`"),
         "{text}"
     );
-    // A plugin not built yet is no problem of the file: only its hook
-    // fails, by its `on_failure`, when an event reaches it.
-    assert!(!text.contains("missing.wasm"), "{text}");
+    assert!(
+        text.contains("b.yaml:4:11: hooks.Stop[0].hooks[0]: loading plugin")
+            && text.contains("missing.wasm: file not found"),
+        "{text}"
+    );
     assert!(
         text.contains("b.yaml:5:11: hooks.Stop[0].hooks[1]: a wasm hook needs `plugin`"),
         "{text}"

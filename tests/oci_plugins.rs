@@ -350,7 +350,12 @@ fn a_teammates_clone_is_answered_by_the_rust_python_and_js_plugins_pulled_and_ve
     let clone = clone.path().join("clone");
     ok("trust", teammate.run(&clone, &["trust", "--yes"]));
     let first = teammate.hook(&clone, &bash(&clone, "rm -rf /"));
-    assert_eq!(decision(&first).0, "deny", "{}", text(&first));
+    let (verdict, why) = decision(&first);
+    assert_eq!(verdict, "deny", "{}", text(&first));
+    assert!(
+        why.contains("dangerous pattern"),
+        "the pulled plugin answered: {why}"
+    );
     let mut said = String::from_utf8_lossy(&first.stderr).into_owned();
     for (event, reason) in [
         ("git commit -am 'Fixed the parser'", "Conventional Commits"),
@@ -510,15 +515,103 @@ fn a_tag_that_moved_changes_nothing_until_update() {
 }
 
 #[test]
-fn a_reference_the_lock_does_not_pin_names_wasm_hooks_add() {
+fn a_reference_the_lock_does_not_pin_fails_its_hook_alone_naming_wasm_hooks_add() {
     let registry = Registry::start();
     let reference = format!("{}:1", registry.reference("hooks/guard"));
     let project = project(&[(&reference, json!({}))]);
     let person = Person::new();
-    let said = failed("validate", person.run(project.path(), &["validate"]));
+    let said = text(&person.run(project.path(), &["validate"]));
     assert!(
-        said.contains(&format!("wasm-hooks add {reference}")),
+        said.contains("warning:") && said.contains(&format!("wasm-hooks add {reference}")),
         "{said}"
+    );
+    ok("trust", person.run(project.path(), &["trust", "--yes"]));
+    let out = person.hook(project.path(), &bash(project.path(), "ls"));
+    let (verdict, why) = decision(&out);
+    assert_eq!(verdict, "deny", "the guard fails closed: {}", text(&out));
+    assert!(
+        why.contains(&format!("wasm-hooks add {reference}")),
+        "{why}"
+    );
+    let out = person.hook(project.path(), &read(project.path()));
+    assert_eq!(
+        decision(&out).0,
+        "allow",
+        "other tools go on: {}",
+        text(&out)
+    );
+}
+
+/// What the store says was signed counts, not what it holds: a plugin
+/// pulled while no signature was asked for does not run once one is.
+#[test]
+fn a_plugin_pulled_unsigned_does_not_run_once_signatures_are_required() {
+    let Pinned {
+        registry: _registry,
+        author,
+        reference,
+        project,
+    } = pinned_guard("hooks/deny:1");
+    ok("trust", author.run(project.path(), &["trust", "--yes"]));
+    let out = author.hook(project.path(), &bash(project.path(), "rm -rf /"));
+    assert!(
+        decision(&out).1.contains("dangerous pattern"),
+        "{}",
+        text(&out)
+    );
+    let keys = tempfile::tempdir().unwrap();
+    let (_, team) = keygen(&author, keys.path(), "team");
+    author.trusts_signer(&team);
+    let out = author.hook(project.path(), &bash(project.path(), "rm -rf /"));
+    let (verdict, why) = decision(&out);
+    assert_eq!(verdict, "deny", "{}", text(&out));
+    assert!(
+        why.contains("is not signed")
+            && why.contains(&reference)
+            && !why.contains("dangerous pattern"),
+        "the stored unsigned plugin did not run: {why}"
+    );
+}
+
+/// A cloned repository's `require_signed_plugins` is about its own hooks:
+/// the person's own unsigned plugin goes on running.
+#[test]
+fn a_projects_require_signed_plugins_does_not_touch_the_persons_own_hooks() {
+    let Pinned {
+        registry: _registry,
+        author,
+        reference,
+        project: _project,
+    } = pinned_guard("hooks/deny:1");
+    // The person's own hook file names the plugin, with the lock beside it.
+    let config = author.config_dir();
+    std::fs::write(
+        config.join("hooks.json"),
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "wasm", "plugin": reference, "on_failure": "block"}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    ok(
+        "add",
+        author.run(
+            Path::new("/"),
+            &["add", &reference, "--lock", config.to_str().unwrap()],
+        ),
+    );
+    let hostile = tempfile::tempdir().unwrap();
+    write_hooks(hostile.path(), &json!({"hooks": {}}));
+    std::fs::write(
+        hostile.path().join(".wasm-hooks/config.yaml"),
+        "require_signed_plugins: true\n",
+    )
+    .unwrap();
+    let out = author.hook(hostile.path(), &bash(hostile.path(), "rm -rf /"));
+    let (verdict, why) = decision(&out);
+    assert_eq!(verdict, "deny", "{}", text(&out));
+    assert!(
+        why.contains("dangerous pattern"),
+        "the person's guard ran: {why}"
     );
 }
 
@@ -568,7 +661,7 @@ fn a_lock_edited_by_hand_is_refused_naming_the_reference() {
 /// A fake registry's answer: status, content type, body.
 type Answer = (u16, &'static str, Vec<u8>);
 
-/// A registry that answers every request by `respond(path)`, or never
+/// A registry that answers every request by `respond(its head)`, or never
 /// answers when it gives `None`.
 fn fake_registry(respond: fn(&str) -> Option<Answer>) -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -580,8 +673,7 @@ fn fake_registry(respond: fn(&str) -> Option<Answer>) -> String {
                 let mut request = [0u8; 4096];
                 let n = stream.read(&mut request).unwrap_or(0);
                 let head = String::from_utf8_lossy(&request[..n]).into_owned();
-                let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
-                match respond(&path) {
+                match respond(&head) {
                     Some((status, kind, body)) => {
                         let _ = write!(
                             stream,
@@ -637,6 +729,42 @@ fn a_2_gb_layer_is_refused_before_a_byte_of_it_is_fetched() {
     );
 }
 
+/// Credentials are for the registry `WASM_HOOKS_REGISTRY_HOST` names:
+/// a hook file or lock naming another host gets none of them.
+#[test]
+fn registry_credentials_never_go_to_a_registry_a_repository_names() {
+    static SAW_CREDENTIALS: std::sync::atomic::AtomicBool =
+        std::sync::atomic::AtomicBool::new(false);
+    let host = fake_registry(|head| {
+        if head.to_ascii_lowercase().contains("\nauthorization:") {
+            SAW_CREDENTIALS.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        Some((
+            401,
+            "application/json",
+            br#"{"errors":[{"code":"UNAUTHORIZED","message":"who are you"}]}"#.to_vec(),
+        ))
+    });
+    let reference = format!("oci://{host}/hooks/x:1");
+    let project = project(&[]);
+    let out = Person::new()
+        .command(project.path(), &["add", &reference])
+        .env("WASM_HOOKS_REGISTRY_HOST", "registry.example.com")
+        .env("WASM_HOOKS_REGISTRY_USERNAME", "alice")
+        .env("WASM_HOOKS_REGISTRY_PASSWORD", "s3cret")
+        .output()
+        .unwrap();
+    let said = failed("add", out);
+    assert!(
+        said.contains("refused") && !said.contains("s3cret"),
+        "{said}"
+    );
+    assert!(
+        !SAW_CREDENTIALS.load(std::sync::atomic::Ordering::SeqCst),
+        "no credentials were sent to {host}"
+    );
+}
+
 #[test]
 fn a_registry_that_answers_garbage_or_an_image_is_a_clear_error() {
     let garbage = fake_registry(|path| {
@@ -653,10 +781,7 @@ fn a_registry_that_answers_garbage_or_an_image_is_a_clear_error() {
         Person::new().run(project.path(), &["add", &reference]),
     );
     assert!(said.contains(&reference), "{said}");
-    assert!(
-        said.contains("not JSON") || said.contains("manifest"),
-        "{said}"
-    );
+    assert!(said.contains("not JSON"), "{said}");
 
     // A real image in a real registry, pushed by skopeo from an OCI layout.
     let registry = Registry::start();
@@ -775,7 +900,7 @@ fn an_untrusted_project_never_makes_wasm_hooks_reach_its_registry() {
     let out = stranger.hook(project.path(), &bash(project.path(), "rm -rf /"));
     let (verdict, why) = decision(&out);
     assert_eq!(verdict, "deny", "{}", text(&out));
-    assert!(why.contains("dangerous"), "{why}");
+    assert!(why.contains("dangerous pattern"), "{why}");
 }
 
 #[test]
@@ -825,8 +950,12 @@ fn the_organisation_can_require_every_plugin_signed_by_its_keys() {
     };
     let said = failed("add by_user", under_org(project.path(), &["add", &by_user]));
     assert!(said.contains("none by a key you trust"), "{said}");
-    ok("add by_org", under_org(project.path(), &["add", &by_org]));
-    assert!(org_pub.is_file());
+    let said = ok("add by_org", under_org(project.path(), &["add", &by_org]));
+    let org_key = std::fs::read_to_string(&org_pub).unwrap();
+    assert!(
+        said.contains("signed by sha256:") && !org_key.is_empty(),
+        "{said}"
+    );
     // A local plugin file does not run.
     let local = tempfile::tempdir().unwrap();
     write_hooks(
@@ -838,6 +967,16 @@ fn the_organisation_can_require_every_plugin_signed_by_its_keys() {
     assert!(
         said.contains("requires every wasm plugin to come from a registry"),
         "{said}"
+    );
+    ok("trust", under_org(local.path(), &["trust", "--yes"]));
+    let mut hook = person.command(local.path(), &["hook"]);
+    hook.env("WASM_HOOKS_MANAGED_DIR", managed.path());
+    let out = fed(hook, bash(local.path(), "rm -rf /").to_string().as_bytes());
+    let (verdict, why) = decision(&out);
+    assert_eq!(verdict, "deny", "{}", text(&out));
+    assert!(
+        why.contains("requires every wasm plugin") && !why.contains("dangerous pattern"),
+        "the local plugin did not run: {why}"
     );
 }
 
@@ -1032,7 +1171,12 @@ fn the_daemon_and_serve_pull_a_locked_plugin_on_first_use() {
     });
     assert!(socket_appears, "hook started a daemon");
     let out = through_daemon(&bash(project.path(), "rm -rf /"));
-    assert_eq!(decision(&out).0, "deny", "{}", text(&out));
+    let (verdict, why) = decision(&out);
+    assert_eq!(verdict, "deny", "{}", text(&out));
+    assert!(
+        why.contains("dangerous pattern"),
+        "the pulled plugin answered: {why}"
+    );
     assert!(
         teammate.store().join("sha256").is_dir(),
         "pulled into the store"
@@ -1066,6 +1210,12 @@ fn the_daemon_and_serve_pull_a_locked_plugin_on_first_use() {
     assert_eq!(
         answer["hookSpecificOutput"]["permissionDecision"], "deny",
         "{answer}"
+    );
+    assert!(
+        answer["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .is_some_and(|why| why.contains("dangerous pattern")),
+        "the pulled plugin answered: {answer}"
     );
     assert!(
         third.store().join("sha256").is_dir(),

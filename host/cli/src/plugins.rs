@@ -203,9 +203,20 @@ fn pull_lock(fetcher: &Fetcher, path: &Path) -> anyhow::Result<usize> {
         let reference =
             PluginRef::parse(text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         let was_there = fetcher.stored(entry).is_some();
+        // Only a signature verified here (recorded in the person's store)
+        // is reported, never the lock's word for it.
+        let verified = |entry: &LockEntry| {
+            let mut entry = entry.clone();
+            entry.signer = fetcher
+                .store
+                .verified_signers(&entry.digest, &entry.component)
+                .into_iter()
+                .find(|key| fetcher.signers.fingerprints().contains(key));
+            pinned(&entry)
+        };
         match block_on(fetcher.ensure(&reference, entry))? {
-            Ok(_) if was_there => println!("{text}: {} already here", entry.digest),
-            Ok(_) => println!("{text}: pulled {}", pinned(entry)),
+            Ok(_) if was_there => println!("{text}: {} already here", verified(entry)),
+            Ok(_) => println!("{text}: pulled {}", verified(entry)),
             Err(e) => {
                 eprintln!("wasm-hooks: {e}");
                 failed += 1;

@@ -92,8 +92,12 @@ pub(crate) struct KeygenArgs {
 }
 
 pub(crate) fn keygen(args: KeygenArgs) -> anyhow::Result<Exit> {
-    let private = args.prefix.with_extension("key");
-    let public = args.prefix.with_extension("pub");
+    let with = |extension: &str| {
+        let mut path = args.prefix.clone().into_os_string();
+        path.push(extension);
+        PathBuf::from(path)
+    };
+    let (private, public) = (with(".key"), with(".pub"));
     for path in [&private, &public] {
         if path.exists() {
             bail!("{} exists: not overwritten", path.display());

@@ -993,14 +993,16 @@ fn registry_plugins(
             .cloned()
             .collect()
     };
-    let signers = SignerPolicy::new(
-        keys,
-        settings.require_signed_plugins,
-        managed.require_signed_plugins,
-    );
+    let fetcher = |required: bool| {
+        let signers = SignerPolicy::new(keys.clone(), required, managed.require_signed_plugins);
+        PluginStore::default_dir()
+            .map(|dir| Fetcher::new(PluginStore::new(dir), signers, REGISTRY_DEADLINE))
+    };
     RegistryPlugins {
-        fetcher: PluginStore::default_dir()
-            .map(|dir| Fetcher::new(PluginStore::new(dir), signers, REGISTRY_DEADLINE)),
+        fetcher: fetcher(settings.require_signed_plugins),
+        project_fetcher: fetcher(
+            settings.require_signed_plugins || settings.project_requires_signed_plugins,
+        ),
         project_may_pull,
         signed_only: managed.require_signed_plugins,
     }

@@ -9,23 +9,20 @@ use std::time::SystemTime;
 
 use sha2::{Digest as _, Sha256};
 
-/// Folders whose files are not built into the component.
+/// Folders whose files are not built into the component (besides every
+/// folder whose name starts with a dot: `.git`, `.venv`, `.pytest_cache`…).
 const NOT_BUILT: &[&str] = &[
     "build",
     "target",
     "node_modules",
-    ".git",
     "__pycache__",
     "fixtures",
-    ".venv",
+    "dist",
 ];
 
 /// Whether a file of the folder's top level is built into the component.
 fn built_from(name: &str) -> bool {
-    !(name.starts_with("hooks.")
-        || name.ends_with(".md")
-        || name == ".gitignore"
-        || name == "wasm-hooks.lock")
+    !(name.starts_with("hooks.") || name.ends_with(".md") || name == "wasm-hooks.lock")
 }
 
 /// The source files of the plugin in `dir`, relative to it, sorted;
@@ -39,9 +36,15 @@ pub(crate) fn sources(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
             let name = entry.file_name().to_string_lossy().into_owned();
             let kind = entry.file_type()?;
             let path = relative.join(&name);
-            if kind.is_dir() && !NOT_BUILT.contains(&name.as_str()) {
+            let skipped = name.starts_with('.') && kind.is_dir()
+                || NOT_BUILT.contains(&name.as_str())
+                || name.ends_with(".egg-info");
+            if kind.is_dir() && !skipped {
                 pending.push(path);
-            } else if kind.is_file() && (!relative.as_os_str().is_empty() || built_from(&name)) {
+            } else if kind.is_file()
+                && !name.starts_with('.')
+                && (!relative.as_os_str().is_empty() || built_from(&name))
+            {
                 found.push(path);
             }
         }
@@ -66,8 +69,9 @@ pub(crate) fn digest(dir: &Path, toolchain: &str) -> std::io::Result<String> {
     Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// A source of the plugin in `dir` changed after its oldest component in
-/// `build/` was written: that source and that component.
+/// A source of the plugin in `dir` changed after its newest component in
+/// `build/` was written (the last build; an older file there is left from
+/// a build before): that source and that component.
 pub(crate) fn newer_than_build(dir: &Path) -> Option<(PathBuf, PathBuf)> {
     let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
     let (component, built) = std::fs::read_dir(dir.join("build"))
@@ -76,7 +80,7 @@ pub(crate) fn newer_than_build(dir: &Path) -> Option<(PathBuf, PathBuf)> {
         .map(|entry| entry.path())
         .filter(|path| path.extension().is_some_and(|e| e == "wasm"))
         .filter_map(|path| modified(&path).map(|time| (path, time)))
-        .min_by_key(|(_, time)| *time)?;
+        .max_by_key(|(_, time)| *time)?;
     let (source, changed): (PathBuf, SystemTime) = sources(dir)
         .ok()?
         .into_iter()
@@ -101,6 +105,7 @@ mod tests {
             "hooks.json",
             "README.md",
             "__pycache__/app.pyc",
+            ".pytest_cache/v/cache",
         ] {
             let path = dir.path().join(file);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -1080,6 +1080,7 @@ mod tests {
                     WasmLimits::CEILINGS,
                     crate::handlers::wasm::RegistryPlugins {
                         fetcher: None,
+                        project_fetcher: None,
                         project_may_pull: Default::default(),
                         signed_only: false,
                     },

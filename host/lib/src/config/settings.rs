@@ -116,8 +116,11 @@ pub(crate) struct EngineSettings {
     /// The keys plugins pulled from registries may be signed by, from the
     /// user's file.
     pub(crate) plugin_signers: Vec<PublicKey>,
-    /// Whether any file requires pulled plugins to be signed.
+    /// Whether the user's file requires pulled plugins to be signed.
     pub(crate) require_signed_plugins: bool,
+    /// Whether the project's file requires its own hooks' pulled plugins
+    /// to be signed (it asks nothing of the person's hooks).
+    pub(crate) project_requires_signed_plugins: bool,
     /// Each project's file read, with the sha256 (hex) of its bytes: trust
     /// checks those.
     pub(crate) read: Vec<(PathBuf, String)>,
@@ -199,7 +202,10 @@ impl EngineSettings {
     fn add(&mut self, doc: SettingsDoc, file: &SettingsFile) {
         let log = doc.audit_log.map(|p| expand_home(&p, &file.base));
         match file.scope {
-            Scope::Project => self.project_audit_log = self.project_audit_log.take().or(log),
+            Scope::Project => {
+                self.project_audit_log = self.project_audit_log.take().or(log);
+                self.project_requires_signed_plugins |= doc.require_signed_plugins;
+            }
             Scope::User | Scope::Managed => {
                 self.audit_log = self.audit_log.take().or(log);
                 self.untrusted_projects = self.untrusted_projects.or(doc.untrusted_projects);
@@ -210,9 +216,9 @@ impl EngineSettings {
                 let key = doc.audit_key.map(|p| expand_home(&p, &file.base));
                 self.audit_key = self.audit_key.take().or(key);
                 self.limits = doc.limits.unwrap_or(self.limits);
+                self.require_signed_plugins |= doc.require_signed_plugins;
             }
         }
-        self.require_signed_plugins |= doc.require_signed_plugins;
         self.allow_urls.extend(doc.allow_urls);
         self.secret_env.extend(doc.secret_env);
     }

@@ -33,7 +33,8 @@ pub(crate) enum Source {
         /// The most the pull may take.
         deadline: Duration,
     },
-    /// A local file that was missing when the hook file was read.
+    /// A local file (under a plugin folder's `build/`) that was missing
+    /// when the hook file was read.
     File {
         /// The file.
         path: PathBuf,
@@ -41,7 +42,14 @@ pub(crate) enum Source {
         sha256: Option<String>,
         /// What makes it (`wasm-hooks build DIR`).
         remedy: String,
+        /// Whether the hook is a project's: then the file is never loaded
+        /// here, as it was not weighed by trust when the engine was built
+        /// (the next engine built loads it, or leaves it out).
+        from_project: bool,
     },
+    /// None: the hook cannot have its plugin (the lock does not pin it,
+    /// the organisation refuses a local file…), for this reason.
+    Broken(String),
 }
 
 impl std::fmt::Display for Source {
@@ -57,6 +65,10 @@ impl std::fmt::Display for Source {
                 f,
                 "plugin {} is missing: {remedy}; until then the events this hook is on fail by its `on_failure`",
                 path.display()
+            ),
+            Source::Broken(why) => write!(
+                f,
+                "{why}; until then the events this hook is on fail by its `on_failure`"
             ),
         }
     }
@@ -91,7 +103,16 @@ pub(crate) struct DeferredWasm {
     runtime: WasmRuntime,
     parts: HookParts,
     hook: OnceCell<WasmHook>,
+    /// The pull under way, which every event waits on (each within its
+    /// own deadline) and which goes on when one gives up: in a
+    /// long-lived host a big plugin arrives however short a hook's
+    /// timeout is.
+    pulling: std::sync::Mutex<Option<Pull>>,
 }
+
+/// A pull under way, shared.
+type Pull =
+    futures_util::future::Shared<futures_util::future::BoxFuture<'static, Result<PathBuf, String>>>;
 
 impl DeferredWasm {
     /// A hook running the plugin from `source` once it is there.
@@ -101,24 +122,66 @@ impl DeferredWasm {
             runtime,
             parts,
             hook: OnceCell::new(),
+            pulling: std::sync::Mutex::new(None),
         }
+    }
+
+    /// The pull of `pinned` under way, started if none is.
+    fn pull(&self, pinned: &Pinned) -> Pull {
+        use futures_util::FutureExt as _;
+        let mut slot = self
+            .pulling
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(pull) = slot.as_ref() {
+            return pull.clone();
+        }
+        let (fetcher, reference, entry) = (
+            pinned.fetcher.clone(),
+            pinned.reference.clone(),
+            pinned.entry.clone(),
+        );
+        let task = tokio::spawn(async move { fetcher.ensure(&reference, &entry).await });
+        let pull = async move {
+            task.await
+                .unwrap_or_else(|e| Err(format!("the pull stopped: {e}")))
+        }
+        .boxed()
+        .shared();
+        *slot = Some(pull.clone());
+        pull
+    }
+
+    /// Forget a pull that failed, so that the next event tries again.
+    fn forget_pull(&self) {
+        *self
+            .pulling
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
     }
 
     /// The plugin's file, pulling it first if it may.
     async fn file(&self, id: &HookId) -> Result<(PathBuf, Option<String>), String> {
         match &self.source {
+            Source::Broken(why) => Err(why.clone()),
             Source::File {
                 path,
                 sha256,
                 remedy,
+                from_project,
             } => {
-                if path.is_file() {
-                    Ok((path.clone(), sha256.clone()))
-                } else {
+                if !path.is_file() {
                     Err(format!(
                         "its plugin {} is missing: {remedy}",
                         path.display()
                     ))
+                } else if *from_project {
+                    Err(format!(
+                        "its plugin {} was built after these hook files were read; the next event loads it (if the project is trusted: `wasm-hooks trust` weighs the new file)",
+                        path.display()
+                    ))
+                } else {
+                    Ok((path.clone(), sha256.clone()))
                 }
             }
             Source::Registry {
@@ -141,13 +204,16 @@ impl DeferredWasm {
                         entry.digest
                     ));
                 }
-                eprintln!(
+                tracing::warn!(
                     "wasm-hooks: pulling {reference} ({}) for hook `{id}`: its first use on this machine",
                     entry.digest
                 );
-                match tokio::time::timeout(*deadline, fetcher.ensure(reference, entry)).await {
+                match tokio::time::timeout(*deadline, self.pull(pinned)).await {
                     Ok(Ok(path)) => Ok((path, pin)),
-                    Ok(Err(e)) => Err(format!("{e}; run `wasm-hooks pull` to fetch it")),
+                    Ok(Err(e)) => {
+                        self.forget_pull();
+                        Err(format!("{e}; run `wasm-hooks pull` to fetch it"))
+                    }
                     Err(_) => Err(format!(
                         "pulling {reference} took over {} s; run `wasm-hooks pull` to fetch it",
                         deadline.as_secs_f64()
@@ -205,6 +271,7 @@ impl Handler for DeferredWasm {
             Source::File { path, remedy, .. } => {
                 vec![format!("plugin: {} (missing: {remedy})", path.display())]
             }
+            Source::Broken(why) => vec![format!("plugin: none ({why})")],
         }
     }
 }

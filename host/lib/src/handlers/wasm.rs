@@ -27,8 +27,12 @@ use crate::oci::{Fetcher, Lock, PluginRef};
 /// signed them, and whether an engine may pull them itself.
 #[derive(Debug, Clone)]
 pub(crate) struct RegistryPlugins {
-    /// Pulls into the person's store; none without a home for it.
+    /// Pulls into the person's store, under the person's and the
+    /// organisation's signer settings; none without a home for it.
     pub(crate) fetcher: Option<Fetcher>,
+    /// The same for the project's own hooks, which its settings may make
+    /// stricter (`require_signed_plugins`), never laxer.
+    pub(crate) project_fetcher: Option<Fetcher>,
     /// Whether the project's hooks may pull: set once the project's trust
     /// is weighed (an untrusted project never makes wasm-hooks reach its
     /// registry).
@@ -217,7 +221,14 @@ impl HookKind for WasmKind {
             limits,
             grants,
         };
-        let (handler, warning) = handler(source, parts, setup, may_pull, cx.timeout_ms)?;
+        let (handler, warning) = handler(
+            source,
+            parts,
+            setup,
+            may_pull,
+            cx.timeout_ms,
+            cx.scope == Scope::Project,
+        )?;
         let mut built = Built::new(handler, default_name, identity).executing(executes);
         built.warnings.extend(warning);
         if !cut.is_empty() {
@@ -252,16 +263,14 @@ fn plugin_source(entry: &WasmEntry, cx: &BuildContext<'_>) -> Result<PluginSourc
     if PluginRef::is_oci(&text) {
         return registry_source(&text, sha256, cx);
     }
+    let path = cx.base.join(plugin);
     if cx.settings.wasm.registry.signed_only && cx.scope != Scope::Managed {
-        return Err(HookProblem::Fields(vec![(
-            "plugin".to_owned(),
-            "the organisation requires every wasm plugin to come from a registry, signed by one of its keys: publish it (`wasm-hooks publish DIR oci://…/NAME:TAG --key KEY`) and name it `oci://…`".to_owned(),
-        )]));
+        return Ok(PluginSource::Broken {
+            why: "the organisation requires every wasm plugin to come from a registry, signed by one of its keys: publish it (`wasm-hooks publish DIR oci://…/NAME:TAG --key KEY`) and name it `oci://…`".to_owned(),
+            file: path,
+        });
     }
-    Ok(PluginSource::File {
-        path: cx.base.join(plugin),
-        sha256,
-    })
+    Ok(PluginSource::File { path, sha256 })
 }
 
 /// The hook's handler: the plugin loaded now when it is on this machine,
@@ -273,6 +282,7 @@ fn handler(
     setup: &mut WasmSetup,
     may_pull: Arc<AtomicBool>,
     timeout_ms: Option<u64>,
+    from_project: bool,
 ) -> Result<(Arc<dyn wasm_hooks_core::Handler>, Option<String>), HookProblem> {
     if let Some((path, pin)) = source.ready() {
         let plugin = setup
@@ -288,7 +298,7 @@ fn handler(
         return Ok((Arc::new(hook), None));
     }
     let runtime = setup.runtime().map_err(HookProblem::Load)?;
-    let deferred = source.deferred(may_pull, timeout_ms);
+    let deferred = source.deferred(may_pull, timeout_ms, from_project);
     let warning = deferred.to_string();
     Ok((
         Arc::new(DeferredWasm::new(deferred, runtime, parts)),
@@ -305,6 +315,8 @@ enum PluginSource {
     },
     /// A registry reference the lock beside the hook file pins.
     Registry { pinned: Box<Pinned>, lock: PathBuf },
+    /// None to be had, for this reason (`file` is what trust records).
+    Broken { why: String, file: PathBuf },
 }
 
 impl PluginSource {
@@ -321,6 +333,7 @@ impl PluginSource {
                 "digest": pinned.entry.digest,
                 "component": pinned.entry.component,
             }),
+            Self::Broken { why, .. } => serde_json::json!({ "broken": why }),
         }
     }
 
@@ -328,6 +341,11 @@ impl PluginSource {
     fn default_name(&self) -> String {
         match self {
             Self::File { path, .. } => path
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned(),
+            Self::Broken { file, .. } => file
                 .file_stem()
                 .unwrap_or_default()
                 .to_string_lossy()
@@ -348,22 +366,32 @@ impl PluginSource {
         match self {
             Self::File { path, .. } => path.clone(),
             Self::Registry { lock, .. } => lock.clone(),
+            Self::Broken { file, .. } => file.clone(),
         }
     }
 
     /// The file to load now and its pin, when it is on this machine.
     fn ready(&self) -> Option<(PathBuf, Option<String>)> {
         match self {
-            Self::File { path, sha256 } => path.exists().then(|| (path.clone(), sha256.clone())),
+            // A file that is not a plugin folder's build output is loaded
+            // now, and a typo in its path is the file's error, as ever.
+            Self::File { path, sha256 } => (path.exists() || build_folder(path).is_none())
+                .then(|| (path.clone(), sha256.clone())),
             Self::Registry { pinned, .. } => pinned
                 .fetcher
                 .stored(&pinned.entry)
                 .map(|path| (path, Some(pinned.entry.component_hex().to_owned()))),
+            Self::Broken { .. } => None,
         }
     }
 
     /// The source of a hook that loads its plugin on first use.
-    fn deferred(self, may_pull: Arc<AtomicBool>, timeout_ms: Option<u64>) -> Source {
+    fn deferred(
+        self,
+        may_pull: Arc<AtomicBool>,
+        timeout_ms: Option<u64>,
+        from_project: bool,
+    ) -> Source {
         match self {
             Self::File { path, sha256 } => {
                 let remedy = build_remedy(&path);
@@ -371,8 +399,10 @@ impl PluginSource {
                     path,
                     sha256,
                     remedy,
+                    from_project,
                 }
             }
+            Self::Broken { why, .. } => Source::Broken(why),
             Self::Registry { pinned, .. } => Source::Registry {
                 pinned,
                 may_pull,
@@ -382,14 +412,18 @@ impl PluginSource {
     }
 }
 
+/// The plugin folder whose `build/` holds `path`, if there is one.
+fn build_folder(path: &Path) -> Option<&Path> {
+    path.ancestors()
+        .find(|dir| dir.file_name().is_some_and(|name| name == "build"))
+        .and_then(Path::parent)
+        .filter(|folder| folder.is_dir())
+}
+
 /// The command that makes a missing local plugin: `wasm-hooks build` of
 /// the folder its `build/` is in.
 fn build_remedy(path: &Path) -> String {
-    let folder = path
-        .ancestors()
-        .find(|dir| dir.file_name().is_some_and(|name| name == "build"))
-        .and_then(Path::parent);
-    match folder {
+    match build_folder(path) {
         Some(folder) => format!(
             "build it with `wasm-hooks build {}`",
             folder
@@ -411,18 +445,34 @@ fn registry_source(
     let field = |message: String| HookProblem::Fields(vec![("plugin".to_owned(), message)]);
     let reference = PluginRef::parse(text).map_err(field)?;
     let lock_path = Lock::path_in(cx.base);
-    let lock = Lock::read(&lock_path).map_err(|e| HookProblem::Message(e.to_string()))?;
+    // What follows fails this hook alone (by its `on_failure`), never the
+    // file and every other guard in it.
+    let broken = |why: String| {
+        Ok(PluginSource::Broken {
+            why,
+            file: lock_path.clone(),
+        })
+    };
+    let lock_flag = match lock_path.parent() {
+        Some(dir) if dir.file_name().is_some_and(|d| d == ".wasm-hooks") => String::new(),
+        Some(dir) => format!(" --lock {}", dir.display()),
+        None => String::new(),
+    };
+    let lock = match Lock::read(&lock_path) {
+        Ok(lock) => lock,
+        Err(e) => return broken(format!("{e}")),
+    };
     let Some(entry) = lock.plugins.get(reference.as_str()).cloned() else {
-        return Err(field(format!(
-            "`{reference}` is not pinned in {}: run `wasm-hooks add {reference}` beside the hook file to pin it",
+        return broken(format!(
+            "`{reference}` is not pinned in {}: run `wasm-hooks add {reference}{lock_flag}` to pin it",
             lock_path.display()
-        )));
+        ));
     };
     if reference.digest().is_some_and(|d| d != entry.digest) {
-        return Err(field(format!(
-            "the lock pins `{reference}` to {}, not the digest it names: run `wasm-hooks update {reference}`",
+        return broken(format!(
+            "the lock pins `{reference}` to {}, not the digest it names: run `wasm-hooks update {reference}{lock_flag}`",
             entry.digest
-        )));
+        ));
     }
     if sha256
         .as_deref()
@@ -436,11 +486,16 @@ fn registry_source(
             ),
         )]));
     }
-    let Some(fetcher) = cx.settings.wasm.registry.fetcher.clone() else {
-        return Err(field(
+    let fetcher = if cx.scope == Scope::Project {
+        cx.settings.wasm.registry.project_fetcher.clone()
+    } else {
+        cx.settings.wasm.registry.fetcher.clone()
+    };
+    let Some(fetcher) = fetcher else {
+        return broken(
             "there is no plugin store (no $HOME or $XDG_CACHE_HOME) to pull registry plugins into"
                 .to_owned(),
-        ));
+        );
     };
     Ok(PluginSource::Registry {
         pinned: Box::new(Pinned {

@@ -232,8 +232,9 @@ pub async fn publish(
     })
 }
 
-/// Sign `digest` and add the signature to its `.sig` tag (keeping the
-/// signatures already there, as cosign does).
+/// Sign `digest` and add the signature to its `.sig` tag, keeping every
+/// layer already there as it is (other keys' signatures, keyless ones with
+/// their certificates), as cosign does.
 async fn push_signature(
     registry: &Registry,
     reference: &PluginRef,
@@ -242,23 +243,21 @@ async fn push_signature(
 ) -> Result<String, String> {
     let tag = signature::signature_tag(digest);
     let mut layers = match registry.manifest_at_tag(reference, &tag).await? {
-        Some(bytes) => signature::signature_layers(&bytes).unwrap_or_default(),
+        Some(bytes) => signature::all_layers(&bytes).map_err(|e| {
+            format!("{reference}: the signatures already at `{tag}` cannot be read, so none is added: {e}")
+        })?,
         None => Vec::new(),
     };
     let signed = signature::sign(key, &reference.repository_name(), digest);
     let payload_digest = registry
         .push_blob(reference, signed.payload.clone())
         .await?;
-    layers.retain(|(layer, _)| layer.digest != payload_digest);
-    layers.push((
-        Descriptor {
-            media_type: signature::SIGNATURE_LAYER_MEDIA_TYPE.to_owned(),
-            digest: payload_digest,
-            size: signed.payload.len() as u64,
-            annotations: None,
-        },
-        signed.signature,
-    ));
+    layers.push(Descriptor {
+        media_type: signature::SIGNATURE_LAYER_MEDIA_TYPE.to_owned(),
+        digest: payload_digest,
+        size: signed.payload.len() as u64,
+        annotations: Some([(signature::SIGNATURE_ANNOTATION.to_owned(), signed.signature)].into()),
+    });
     let (config, manifest) = signature::signature_manifest(&layers);
     registry.push_blob(reference, config).await?;
     registry

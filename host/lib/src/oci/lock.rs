@@ -132,6 +132,7 @@ impl Lock {
         text.push('\n');
         let mut file = tempfile::NamedTempFile::new_in(dir)?;
         std::io::Write::write_all(&mut file, text.as_bytes())?;
+        file.as_file().sync_all()?;
         file.persist(path).map_err(|e| e.error)?;
         Ok(())
     }

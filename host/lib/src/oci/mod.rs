@@ -16,7 +16,7 @@ pub use artifact::{CONFIG_MEDIA_TYPE, LAYER_MEDIA_TYPE};
 pub use fetch::{Fetcher, MAX_PLUGIN_BYTES, Published, publish};
 pub use lock::{LOCK_FILE, Lock, LockEntry, LockError};
 pub use reference::PluginRef;
-pub use registry::{PASSWORD_VARIABLE, USERNAME_VARIABLE};
+pub use registry::{HOST_VARIABLE, PASSWORD_VARIABLE, USERNAME_VARIABLE};
 pub use signature::{PublicKey, SigningKey, signature_tag};
 pub use signers::{SignerPolicy, read_key};
 pub use store::PluginStore;

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt as _;
 use oci_client::client::{ClientConfig, ClientProtocol};
-use oci_client::errors::{OciDistributionError, OciErrorCode};
+use oci_client::errors::OciDistributionError;
 use oci_client::manifest::OciDescriptor;
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference, RegistryOperation};
@@ -18,8 +18,12 @@ use super::artifact::{Descriptor, MANIFEST_MEDIA_TYPE, MAX_MANIFEST_BYTES};
 use super::reference::PluginRef;
 use wasm_hooks_core::sha256_hex;
 
-/// The variables that hold a registry's user name and password (Basic
-/// auth, or the credentials a token is fetched with); anonymous without.
+/// The registry (`HOST[:PORT]`) the credentials below are for: they are
+/// sent to it and to no other (a lock or hook file may name any host);
+/// every other registry is spoken to anonymously.
+pub const HOST_VARIABLE: &str = "WASM_HOOKS_REGISTRY_HOST";
+/// The variables that hold that registry's user name and password (Basic
+/// auth, or the credentials a token is fetched with).
 pub const USERNAME_VARIABLE: &str = "WASM_HOOKS_REGISTRY_USERNAME";
 /// See [`USERNAME_VARIABLE`].
 pub const PASSWORD_VARIABLE: &str = "WASM_HOOKS_REGISTRY_PASSWORD";
@@ -35,6 +39,9 @@ const ACCEPTED: &[&str] = &[
 /// A client for the registry of one reference.
 pub struct Registry {
     client: Client,
+    /// For manifests, read with a cap (oci-client reads them whole).
+    http: reqwest::Client,
+    scheme: &'static str,
     auth: RegistryAuth,
     deadline: Duration,
 }
@@ -43,10 +50,13 @@ impl Registry {
     /// A client for `reference`'s registry, each call bounded by
     /// `deadline`.
     pub fn new(reference: &PluginRef, deadline: Duration) -> Self {
-        let protocol = if reference.is_loopback() {
-            ClientProtocol::HttpsExcept(vec![reference.registry().to_owned()])
+        let (protocol, scheme) = if reference.is_loopback() {
+            (
+                ClientProtocol::HttpsExcept(vec![reference.registry().to_owned()]),
+                "http",
+            )
         } else {
-            ClientProtocol::Https
+            (ClientProtocol::Https, "https")
         };
         let client = Client::new(ClientConfig {
             protocol,
@@ -56,15 +66,28 @@ impl Registry {
             user_agent: concat!("wasm-hooks/", env!("CARGO_PKG_VERSION")),
             ..Default::default()
         });
+        let for_this_host = std::env::var(HOST_VARIABLE)
+            .is_ok_and(|host| host.eq_ignore_ascii_case(reference.registry()));
         let auth = match (
             std::env::var(USERNAME_VARIABLE),
             std::env::var(PASSWORD_VARIABLE),
         ) {
-            (Ok(user), Ok(password)) if !user.is_empty() => RegistryAuth::Basic(user, password),
+            (Ok(user), Ok(password)) if for_this_host && !user.is_empty() => {
+                RegistryAuth::Basic(user, password)
+            }
             _ => RegistryAuth::Anonymous,
         };
+        let http = reqwest::Client::builder()
+            .connect_timeout(deadline)
+            .read_timeout(deadline)
+            .user_agent(concat!("wasm-hooks/", env!("CARGO_PKG_VERSION")))
+            .https_only(scheme == "https")
+            .build()
+            .unwrap_or_default();
         Self {
             client,
+            http,
+            scheme,
             auth,
             deadline,
         }
@@ -134,36 +157,79 @@ impl Registry {
         reference: &PluginRef,
         tag: &str,
     ) -> Result<Option<Vec<u8>>, String> {
-        let at = reference.at_tag(tag);
         let what = format!(
             "cannot fetch {}/{}:{tag}",
             reference.registry(),
             reference.repository()
         );
-        match tokio::time::timeout(
-            self.deadline,
-            self.client.pull_manifest_raw(&at, &self.auth, ACCEPTED),
-        )
-        .await
-        {
-            Ok(Ok((bytes, _))) => capped(bytes.to_vec(), &what).map(Some),
-            Ok(Err(e)) if not_found(&e) => Ok(None),
-            Ok(Err(e)) => Err(format!("{what}: {}", words(&e))),
+        self.fetch_manifest(&reference.at_tag(tag), &what).await
+    }
+
+    async fn manifest_at(&self, at: &Reference, what: &str) -> Result<Vec<u8>, String> {
+        self.fetch_manifest(at, what)
+            .await?
+            .ok_or_else(|| format!("{what}: the registry has no such manifest"))
+    }
+
+    /// The manifest `at`, read up to [`MAX_MANIFEST_BYTES`] and no
+    /// further (a hostile registry cannot fill the memory); none on a 404.
+    async fn fetch_manifest(&self, at: &Reference, what: &str) -> Result<Option<Vec<u8>>, String> {
+        let fetch = async {
+            let token = self
+                .client
+                .auth(at, &self.auth, RegistryOperation::Pull)
+                .await
+                .map_err(|e| words(&e))?;
+            let url = format!(
+                "{}://{}/v2/{}/manifests/{}",
+                self.scheme,
+                at.resolve_registry(),
+                at.repository(),
+                at.digest().or(at.tag()).unwrap_or("latest")
+            );
+            let mut request = self
+                .http
+                .get(url)
+                .header(reqwest::header::ACCEPT, ACCEPTED.join(", "));
+            request = match (token, &self.auth) {
+                (Some(token), _) => request.bearer_auth(token),
+                (None, RegistryAuth::Basic(user, password)) => {
+                    request.basic_auth(user, Some(password))
+                }
+                (None, _) => request,
+            };
+            let mut response = request.send().await.map_err(|e| e.to_string())?;
+            let status = response.status();
+            if status == reqwest::StatusCode::NOT_FOUND {
+                return Ok(None);
+            }
+            let mut body = Vec::new();
+            while let Some(chunk) = response.chunk().await.map_err(|e| e.to_string())? {
+                if body.len() + chunk.len() > MAX_MANIFEST_BYTES {
+                    return Err(format!(
+                        "the manifest is over the {MAX_MANIFEST_BYTES}-byte limit"
+                    ));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            if status == reqwest::StatusCode::UNAUTHORIZED {
+                return Err(format!(
+                    "the registry refused the request (401; credentials go only to the registry {HOST_VARIABLE} names)"
+                ));
+            }
+            if !status.is_success() {
+                let text = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
+                return Err(format!("the registry answered {status}: {text}"));
+            }
+            Ok(Some(body))
+        };
+        match tokio::time::timeout(self.deadline, fetch).await {
+            Ok(result) => result.map_err(|e| format!("{what}: {}", shown(&e))),
             Err(_) => Err(format!(
                 "{what}: the registry did not answer within {} s",
                 self.deadline.as_secs_f64()
             )),
         }
-    }
-
-    async fn manifest_at(&self, at: &Reference, what: &str) -> Result<Vec<u8>, String> {
-        let (bytes, _) = self
-            .timed(
-                what,
-                self.client.pull_manifest_raw(at, &self.auth, ACCEPTED),
-            )
-            .await?;
-        capped(bytes.to_vec(), what)
     }
 
     /// The blob `layer` of `reference`'s repository: at most `max` bytes,
@@ -213,7 +279,8 @@ impl Registry {
                     layer.size
                 ));
             }
-            let mut bytes = Vec::with_capacity(layer.size as usize);
+            // Grown as bytes come: the manifest's word is not memory.
+            let mut bytes = Vec::new();
             while let Some(chunk) = stream.next().await {
                 let chunk = chunk.map_err(|e| {
                     format!(
@@ -303,30 +370,11 @@ impl Registry {
     }
 }
 
-/// `bytes` if they fit a manifest.
-fn capped(bytes: Vec<u8>, what: &str) -> Result<Vec<u8>, String> {
-    if bytes.len() > MAX_MANIFEST_BYTES {
-        return Err(format!(
-            "{what}: the manifest is {} bytes, over the {MAX_MANIFEST_BYTES}-byte limit",
-            bytes.len()
-        ));
-    }
-    Ok(bytes)
-}
-
-/// Whether the registry said it has no such manifest.
-fn not_found(e: &OciDistributionError) -> bool {
-    match e {
-        OciDistributionError::ImageManifestNotFoundError(_) => true,
-        OciDistributionError::ServerError { code: 404, .. } => true,
-        OciDistributionError::RegistryError { envelope, .. } => envelope.errors.iter().any(|e| {
-            matches!(
-                e.code,
-                OciErrorCode::ManifestUnknown | OciErrorCode::NotFound | OciErrorCode::NameUnknown
-            )
-        }),
-        _ => false,
-    }
+/// A registry's words, made safe to show: control characters escaped,
+/// cut short.
+fn shown(text: &str) -> String {
+    let escaped = wasm_hooks_core::escape_controls(text);
+    escaped.chars().take(300).collect()
 }
 
 /// A registry client's error, in a few words.
@@ -334,9 +382,9 @@ fn words(e: &OciDistributionError) -> String {
     match e {
         OciDistributionError::UnauthorizedError { .. }
         | OciDistributionError::AuthenticationFailure(_) => format!(
-            "the registry refused the credentials (set {USERNAME_VARIABLE} and {PASSWORD_VARIABLE}): {e}"
+            "the registry refused the request (credentials, {USERNAME_VARIABLE} and {PASSWORD_VARIABLE}, go only to the registry {HOST_VARIABLE} names): {}",
+            shown(&e.to_string())
         ),
-        e if not_found(e) => format!("the registry has no such manifest: {e}"),
-        e => wasm_hooks_core::escape_controls(&e.to_string()).into_owned(),
+        e => shown(&e.to_string()),
     }
 }

@@ -189,10 +189,10 @@ pub fn sign(key: &SigningKey, repository: &str, manifest_digest: &str) -> Signed
     Signed { payload, signature }
 }
 
-/// The signature manifest holding `signatures` (and the config blob it
-/// points to, to push first).
-pub fn signature_manifest(signatures: &[(Descriptor, String)]) -> (Vec<u8>, Manifest) {
-    let diff_ids: Vec<&str> = signatures.iter().map(|(d, _)| d.digest.as_str()).collect();
+/// The signature manifest holding these layers (each a payload with its
+/// annotations), and the config blob it points to, to push first.
+pub fn signature_manifest(layers: &[Descriptor]) -> (Vec<u8>, Manifest) {
+    let diff_ids: Vec<&str> = layers.iter().map(|d| d.digest.as_str()).collect();
     let config = serde_json::to_vec(&serde_json::json!({
         "architecture": "",
         "created": "0001-01-01T00:00:00Z",
@@ -202,13 +202,7 @@ pub fn signature_manifest(signatures: &[(Descriptor, String)]) -> (Vec<u8>, Mani
         "config": {},
     }))
     .expect("a config serializes");
-    let layers = signatures
-        .iter()
-        .map(|(layer, signature)| Descriptor {
-            annotations: Some([(SIGNATURE_ANNOTATION.to_owned(), signature.clone())].into()),
-            ..layer.clone()
-        })
-        .collect();
+    let layers = layers.to_vec();
     let manifest = Manifest {
         schema_version: 2,
         media_type: Some(MANIFEST_MEDIA_TYPE.to_owned()),
@@ -222,6 +216,16 @@ pub fn signature_manifest(signatures: &[(Descriptor, String)]) -> (Vec<u8>, Mani
         annotations: None,
     };
     (config, manifest)
+}
+
+/// Every layer of a signature manifest, as it is.
+///
+/// # Errors
+/// When it is not an OCI image manifest.
+pub fn all_layers(manifest_bytes: &[u8]) -> Result<Vec<Descriptor>, String> {
+    let manifest: Manifest = serde_json::from_slice(manifest_bytes)
+        .map_err(|e| format!("not an OCI image manifest ({e})"))?;
+    Ok(manifest.layers)
 }
 
 /// The payload layers of a signature manifest, with their signatures:

@@ -24,12 +24,14 @@ impl PluginStore {
         Self { dir: dir.into() }
     }
 
-    /// The user's store (`WASM_HOOKS_PLUGIN_STORE`, else
-    /// `$XDG_CACHE_HOME/wasm-hooks/plugins`), if there is a home.
+    /// The user's store (`WASM_HOOKS_PLUGIN_STORE` when it is an absolute
+    /// path, else `$XDG_CACHE_HOME/wasm-hooks/plugins`), if there is a
+    /// home. A relative path would be the project's, which must not be
+    /// able to vouch for a signature.
     pub fn default_dir() -> Option<PathBuf> {
         std::env::var_os("WASM_HOOKS_PLUGIN_STORE")
-            .filter(|v| !v.is_empty())
             .map(PathBuf::from)
+            .filter(|v| v.is_absolute())
             .or_else(|| {
                 wasm_hooks_core::xdg_dir("XDG_CACHE_HOME", ".cache")
                     .map(|d| d.join("wasm-hooks").join("plugins"))
