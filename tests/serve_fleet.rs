@@ -44,6 +44,11 @@ impl Home {
 
     /// `wasm-hooks serve` of `projects`, as this person.
     fn serve(&self, projects: &[&Path]) -> support::Served {
+        self.serve_with(projects, &[])
+    }
+
+    /// The same, with more arguments.
+    fn serve_with(&self, projects: &[&Path], more: &[&str]) -> support::Served {
         let mut command = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
         command
             .env("HOME", self.dir.path())
@@ -60,6 +65,7 @@ impl Home {
         for project in projects {
             command.arg("--project").arg(project);
         }
+        command.args(more);
         support::Served::start(command)
     }
 }
@@ -271,4 +277,84 @@ fn promtool_accepts_the_metrics_after_every_kind_of_answer() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn the_access_log_has_a_line_per_event_and_no_secret_of_it() {
+    let home = Home::new();
+    home.deny("rm -rf");
+    let project = tempfile::tempdir().unwrap();
+    let log = home.dir.path().join("access.jsonl");
+    let served = home.serve_with(&[project.path()], &["--access-log", log.to_str().unwrap()]);
+    decision(&served, project.path(), "rm -rf / # token=hunter2-secret");
+    decision(&served, project.path(), "ls");
+    request(&served, "/hook", Some(&json!({"not": "an event"})));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0]["decision"], "deny");
+    assert_eq!(lines[0]["decided_by"], "inline");
+    assert_eq!(lines[0]["event"], "PreToolUse");
+    assert_eq!(lines[0]["tool"], "Bash");
+    assert_eq!(lines[0]["session"], "s");
+    assert_eq!(lines[0]["status"], 200);
+    assert!(lines[0]["project"].as_str().unwrap().starts_with('/'));
+    assert_eq!(lines[1]["decision"], "proceed");
+    assert_eq!(
+        (lines[2]["status"].as_u64(), lines[2]["decision"].as_str()),
+        (Some(400), Some("refused"))
+    );
+    assert!(
+        !text.contains("hunter2"),
+        "no input reaches the log: {text}"
+    );
+    use std::os::unix::fs::PermissionsExt as _;
+    assert_eq!(
+        std::fs::metadata(&log).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+}
+
+/// A hook file rewritten again and again while events arrive: every
+/// answer is one the file gave at some moment (never a half-read file),
+/// and the server ends on the last version.
+#[test]
+fn a_flood_of_rewrites_never_gets_a_wrong_answer_and_ends_on_the_last_file() {
+    let home = Home::new();
+    home.deny("alpha");
+    let project = tempfile::tempdir().unwrap();
+    let served = home.serve(&[project.path()]);
+    let writer = {
+        let hooks = home.hooks();
+        std::thread::spawn(move || {
+            for i in 0..400 {
+                let word = if i % 2 == 0 { "beta" } else { "alpha" };
+                let hook = json!({"type": "inline", "rules": [{"field": "tool_input.command",
+                    "operator": "contains", "value": word, "action": "deny", "reason": format!("no {word}")}]});
+                write_whole(
+                    &hooks,
+                    &json!({"hooks": {"PreToolUse": [{"hooks": [hook]}]}}).to_string(),
+                );
+            }
+        })
+    };
+    let mut answers = 0;
+    while !writer.is_finished() {
+        // Exactly one of the two words is denied at any moment.
+        let alpha = decision(&served, project.path(), "alpha");
+        let gamma = decision(&served, project.path(), "gamma");
+        assert_eq!(gamma, "allow", "a word no version denies");
+        assert!(alpha == "deny" || alpha == "allow");
+        answers += 1;
+    }
+    writer.join().unwrap();
+    assert!(answers > 0);
+    // The last version written denies "alpha" (i = 399 is odd).
+    assert!(eventually(|| decision(&served, project.path(), "alpha")
+        == "deny"
+        && decision(&served, project.path(), "beta") == "allow"));
+    assert_eq!(request(&served, "/ready", None).0, 200);
 }

@@ -86,6 +86,12 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     reload_ms: u64,
 
+    /// Append a JSON line per answered event to this file (`-`: stderr):
+    /// time, project, session, event, tool, decision, the deciding hook,
+    /// status and duration; never an input, prompt or reason.
+    #[arg(long, value_name = "FILE")]
+    access_log: Option<PathBuf>,
+
     #[command(flatten)]
     hook_files: HookFileArgs,
 
@@ -102,6 +108,9 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
         .request_timeout(std::time::Duration::from_millis(args.request_timeout_ms));
     if args.reload_ms > 0 {
         server = server.live_reload(std::time::Duration::from_millis(args.reload_ms));
+    }
+    if let Some(path) = &args.access_log {
+        server = server.access_log(access_log(path)?);
     }
     match token(&args)? {
         Some(token) => server = server.token(token),
@@ -137,6 +146,22 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
     runtime.shutdown_timeout(SHUTDOWN_GRACE);
     served?;
     Ok(Exit::GoOn)
+}
+
+/// Where the access log goes: stderr for `-`, else the file, appended to,
+/// readable by its owner only when created.
+fn access_log(path: &std::path::Path) -> anyhow::Result<Box<dyn Write + Send>> {
+    if path == std::path::Path::new("-") {
+        return Ok(Box::new(std::io::stderr()));
+    }
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("opening the access log {}", path.display()))?;
+    Ok(Box::new(file))
 }
 
 /// How long the runtime's blocking threads get to finish once the server

@@ -52,6 +52,7 @@ mod properties;
 mod protocol;
 mod request_env;
 mod server;
+mod server_access_log;
 mod server_conn;
 mod server_metrics;
 mod server_reload;

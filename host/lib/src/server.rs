@@ -38,6 +38,7 @@ use serde_json::{Value, json};
 use crate::engine::{HookEngine, HookEngineBuilder};
 use crate::inputs::InputStamps;
 use crate::protocol::{Answer, Protocol};
+use crate::server_access_log::{AccessLog, AccessRecord};
 use crate::server_conn::{
     ConnectionLimits, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT,
 };
@@ -61,6 +62,7 @@ pub struct HookServer {
     request_timeout: Duration,
     reload: Option<Duration>,
     metrics: Arc<ServerMetrics>,
+    access_log: Option<Arc<AccessLog>>,
 }
 
 /// Whose hooks answer an event.
@@ -322,7 +324,16 @@ impl HookServer {
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             reload: None,
             metrics: Arc::new(ServerMetrics::new()),
+            access_log: None,
         }
+    }
+
+    /// Write a JSON line per answered event to `out` (see
+    /// `server_access_log`: no input, prompt or reason, only who asked
+    /// what and what was decided).
+    pub fn access_log(mut self, out: Box<dyn std::io::Write + Send>) -> Self {
+        self.access_log = Some(Arc::new(AccessLog::new(out)));
+        self
     }
 
     /// Give a client this long to send a request's head, and again its
@@ -540,12 +551,29 @@ fn refused(server: &HookServer, headers: &HeaderMap) -> Option<Response> {
 
 async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: Body) -> Response {
     let _in_flight = server.metrics.in_flight();
-    let response = hook_answer(&server, &headers, body).await;
-    server.metrics.request(response.status().as_u16());
+    let started = std::time::Instant::now();
+    let mut record = AccessRecord::default();
+    let response = hook_answer(&server, &headers, body, &mut record).await;
+    let status = response.status().as_u16();
+    server.metrics.request(status);
+    if let Some(log) = &server.access_log {
+        record.time = wasm_hooks_core::now_rfc3339();
+        record.status = status;
+        record.duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        if record.decision.is_empty() {
+            record.decision = "refused".to_owned();
+        }
+        log.write(&record);
+    }
     response
 }
 
-async fn hook_answer(server: &Arc<HookServer>, headers: &HeaderMap, body: Body) -> Response {
+async fn hook_answer(
+    server: &Arc<HookServer>,
+    headers: &HeaderMap,
+    body: Body,
+    record: &mut AccessRecord,
+) -> Response {
     if let Some(refusal) = refused(server, headers) {
         return refusal;
     }
@@ -593,6 +621,9 @@ async fn hook_answer(server: &Arc<HookServer>, headers: &HeaderMap, body: Body) 
             );
         }
     };
+    record.session = event.session_id().to_owned();
+    record.event = event.name().to_string();
+    record.tool = event.tool_name().map(str::to_owned);
     let served = match server.engine_for(event.cwd()) {
         Ok((served, project)) => {
             if let Some(dir) = project {
@@ -602,9 +633,17 @@ async fn hook_answer(server: &Arc<HookServer>, headers: &HeaderMap, body: Body) 
         }
         Err(why) => return error(StatusCode::FORBIDDEN, why),
     };
+    record.project.clone_from(&served.name);
     let answer = match served.current() {
-        Ok(engine) => answer(engine, event, server.protocol, &server.metrics).await,
-        Err(why) => server.protocol.failure_over_http(&event, &why),
+        Ok(engine) => {
+            let (answer, decided) = answer(engine, event, server.protocol, &server.metrics).await;
+            (record.decision, record.decided_by) = decided;
+            answer
+        }
+        Err(why) => {
+            record.decision = "failed".to_owned();
+            server.protocol.failure_over_http(&event, &why)
+        }
     };
     for line in &answer.stderr {
         tracing::warn!("{line}");
@@ -625,7 +664,7 @@ async fn answer(
     event: Event,
     protocol: Protocol,
     metrics: &Arc<ServerMetrics>,
-) -> Answer {
+) -> (Answer, (String, Option<String>)) {
     // Only the name is kept for a failure: the event itself goes with the
     // task, uncopied.
     let name = event.name();
@@ -633,14 +672,21 @@ async fn answer(
     let answered = tokio::spawn(async move {
         let outcome = engine.dispatch(&event).await;
         metrics.answered(&engine, event.name().as_str(), &outcome);
-        protocol.encode(&event, &outcome)
+        let decided = (
+            crate::server_metrics::verdict_word(&outcome.verdict).to_owned(),
+            outcome.decided_by.as_ref().map(ToString::to_string),
+        );
+        (protocol.encode(&event, &outcome), decided)
     });
     match answered.await {
-        Ok(answer) => answer,
+        Ok(answered) => answered,
         Err(failed) => {
             let why = format!("wasm-hooks failed answering: {failed}");
             tracing::error!("{why}");
-            protocol.failure_over_http(&Event::new(name), &why)
+            (
+                protocol.failure_over_http(&Event::new(name), &why),
+                ("failed".to_owned(), None),
+            )
         }
     }
 }

@@ -272,7 +272,8 @@ fn decision_word(decision: &wasm_hooks_core::Decision) -> &'static str {
     }
 }
 
-fn verdict_word(verdict: &Verdict) -> &'static str {
+/// A verdict in one word, as metrics and the access log name it.
+pub(crate) fn verdict_word(verdict: &Verdict) -> &'static str {
     match verdict {
         Verdict::Proceed => "proceed",
         Verdict::Allow { .. } => "allow",
