@@ -568,6 +568,46 @@ async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: B
     response
 }
 
+/// The event a request's body holds, read within the time and size
+/// limits; or the answer refusing it (408, 413, 400).
+async fn read_event(server: &HookServer, body: Body) -> Result<Event, Response> {
+    let body = match tokio::time::timeout(
+        server.request_timeout,
+        axum::body::to_bytes(body, server.max_body),
+    )
+    .await
+    {
+        Ok(Ok(body)) => body,
+        Ok(Err(_)) => {
+            return Err(error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("the body is over {} bytes", server.max_body),
+            ));
+        }
+        Err(_) => {
+            return Err(error(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the body did not arrive within {} ms",
+                    server.request_timeout.as_millis()
+                ),
+            ));
+        }
+    };
+    let value: Value = serde_json::from_slice(&body).map_err(|e| {
+        error(
+            StatusCode::BAD_REQUEST,
+            format!("the body is not JSON: {e}"),
+        )
+    })?;
+    server.protocol.decode(value).map_err(|e| {
+        error(
+            StatusCode::BAD_REQUEST,
+            format!("the body is not an event: {e}"),
+        )
+    })
+}
+
 async fn hook_answer(
     server: &Arc<HookServer>,
     headers: &HeaderMap,
@@ -580,46 +620,9 @@ async fn hook_answer(
     if let Some(refusal) = unauthorized(server, headers) {
         return refusal;
     }
-    let body = match tokio::time::timeout(
-        server.request_timeout,
-        axum::body::to_bytes(body, server.max_body),
-    )
-    .await
-    {
-        Ok(Ok(body)) => body,
-        Ok(Err(_)) => {
-            return error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("the body is over {} bytes", server.max_body),
-            );
-        }
-        Err(_) => {
-            return error(
-                StatusCode::REQUEST_TIMEOUT,
-                format!(
-                    "the body did not arrive within {} ms",
-                    server.request_timeout.as_millis()
-                ),
-            );
-        }
-    };
-    let value: Value = match serde_json::from_slice(&body) {
-        Ok(v) => v,
-        Err(e) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                format!("the body is not JSON: {e}"),
-            );
-        }
-    };
-    let mut event = match server.protocol.decode(value) {
-        Ok(e) => e,
-        Err(e) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                format!("the body is not an event: {e}"),
-            );
-        }
+    let mut event = match read_event(server, body).await {
+        Ok(event) => event,
+        Err(refusal) => return refusal,
     };
     record.session = event.session_id().to_owned();
     record.event = event.name().to_string();
