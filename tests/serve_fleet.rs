@@ -70,6 +70,15 @@ impl Home {
     }
 }
 
+/// A server of one project, the person's hook file denying `rm -rf`.
+fn guarded() -> (Home, tempfile::TempDir, support::Served) {
+    let home = Home::new();
+    home.deny("rm -rf");
+    let project = tempfile::tempdir().unwrap();
+    let served = home.serve(&[project.path()]);
+    (home, project, served)
+}
+
 /// Replace `path` whole (as editors do), so no reader sees half of it.
 fn write_whole(path: &Path, text: &str) {
     let temporary = path.with_extension("tmp");
@@ -139,10 +148,7 @@ fn eventually(mut done: impl FnMut() -> bool) -> bool {
 
 #[test]
 fn an_edit_to_a_hook_file_changes_the_answer_of_a_running_serve_without_a_restart() {
-    let home = Home::new();
-    home.deny("rm -rf");
-    let project = tempfile::tempdir().unwrap();
-    let served = home.serve(&[project.path()]);
+    let (home, project, served) = guarded();
     assert_eq!(decision(&served, project.path(), "rm -rf /"), "deny");
     assert_eq!(decision(&served, project.path(), "curl x"), "allow");
     home.deny("curl");
@@ -161,10 +167,7 @@ fn an_edit_to_a_hook_file_changes_the_answer_of_a_running_serve_without_a_restar
 
 #[test]
 fn a_broken_edit_keeps_the_last_good_answer_and_shows_in_ready_and_metrics() {
-    let home = Home::new();
-    home.deny("rm -rf");
-    let project = tempfile::tempdir().unwrap();
-    let served = home.serve(&[project.path()]);
+    let (home, project, served) = guarded();
     assert_eq!(request(&served, "/ready", None).0, 200);
     write_whole(&home.hooks(), "{\"hooks\": {\"PreToolUse\": [ garbage");
     assert!(
@@ -213,10 +216,7 @@ fn one_broken_project_does_not_stop_the_others_and_is_not_ready() {
 
 #[test]
 fn sighup_builds_every_engine_again() {
-    let home = Home::new();
-    home.deny("rm -rf");
-    let project = tempfile::tempdir().unwrap();
-    let served = home.serve(&[project.path()]);
+    let (_home, project, served) = guarded();
     let reloads = || {
         let (_, metrics) = request(&served, "/metrics", None);
         metrics
@@ -238,10 +238,7 @@ fn sighup_builds_every_engine_again() {
 
 #[test]
 fn promtool_accepts_the_metrics_after_every_kind_of_answer() {
-    let home = Home::new();
-    home.deny("rm -rf");
-    let project = tempfile::tempdir().unwrap();
-    let served = home.serve(&[project.path()]);
+    let (_home, project, served) = guarded();
     decision(&served, project.path(), "rm -rf /");
     decision(&served, project.path(), "ls");
     request(&served, "/hook", Some(&json!({"not": "an event"})));
