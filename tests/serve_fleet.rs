@@ -355,3 +355,94 @@ fn a_flood_of_rewrites_never_gets_a_wrong_answer_and_ends_on_the_last_file() {
         && decision(&served, project.path(), "beta") == "allow"));
     assert_eq!(request(&served, "/ready", None).0, 200);
 }
+
+/// Each kind of input an engine is built from, changed under a running
+/// `serve`: the next answers follow it (hook files are the first test's).
+#[test]
+fn every_kind_of_input_an_engine_is_built_from_is_followed() {
+    let home = Home::new();
+    home.deny("rm -rf");
+    // A project whose command hook (not sandboxed) runs only when trusted.
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join(".wasm-hooks")).unwrap();
+    std::fs::write(
+        project.path().join(".wasm-hooks/hooks.json"),
+        json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "name": "no-make",
+            "command": "grep -q make && echo '{\"decision\": \"block\", \"reason\": \"no make\"}' || true"}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let managed = tempfile::tempdir().unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+    command
+        .env("HOME", home.dir.path())
+        .env("XDG_CONFIG_HOME", home.dir.path().join("config"))
+        .env("XDG_STATE_HOME", home.dir.path().join("state"))
+        .env("WASM_HOOKS_MANAGED_DIR", managed.path())
+        .args([
+            "serve",
+            "--no-token",
+            "--listen",
+            "127.0.0.1:0",
+            "--reload-ms",
+            "200",
+            "--project",
+        ])
+        .arg(project.path());
+    let served = support::Served::start(command);
+    let dir = project.path();
+    assert_eq!(
+        decision(&served, dir, "make all"),
+        "allow",
+        "untrusted: its command hook is left out"
+    );
+
+    // The person's settings: trust every project.
+    std::fs::write(
+        home.dir.path().join("config/wasm-hooks/config.yaml"),
+        "untrusted_projects: trust_all\n",
+    )
+    .unwrap();
+    assert!(
+        eventually(|| decision(&served, dir, "make all") == "deny"),
+        "settings followed"
+    );
+    std::fs::remove_file(home.dir.path().join("config/wasm-hooks/config.yaml")).unwrap();
+    assert!(
+        eventually(|| decision(&served, dir, "make all") == "allow"),
+        "settings removed"
+    );
+
+    // The trust store: trusting the project.
+    let trusted = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+        .current_dir(dir)
+        .env("HOME", home.dir.path())
+        .env("XDG_CONFIG_HOME", home.dir.path().join("config"))
+        .env("XDG_STATE_HOME", home.dir.path().join("state"))
+        .env("WASM_HOOKS_MANAGED_DIR", managed.path())
+        .args(["trust", "--yes"])
+        .output()
+        .unwrap();
+    assert!(
+        trusted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&trusted.stderr)
+    );
+    assert!(
+        eventually(|| decision(&served, dir, "make all") == "deny"),
+        "trust followed"
+    );
+
+    // The organisation's layer: a managed hook file appears.
+    assert_eq!(decision(&served, dir, "shutdown now"), "allow");
+    let hook = json!({"type": "inline", "rules": [{"field": "tool_input.command",
+        "operator": "contains", "value": "shutdown", "action": "deny", "reason": "not here"}]});
+    write_whole(
+        &managed.path().join("hooks.json"),
+        &json!({"hooks": {"PreToolUse": [{"hooks": [hook]}]}}).to_string(),
+    );
+    assert!(
+        eventually(|| decision(&served, dir, "shutdown now") == "deny"),
+        "managed layer followed"
+    );
+}

@@ -568,6 +568,14 @@ impl HookEngineBuilder {
                     .map(|ext| dir.join(format!("config.{ext}"))),
             );
         }
+        // The organisation's hook files that could appear.
+        if let Some(dir) = &self.managed_dir {
+            files.extend(
+                config::EXTENSIONS
+                    .iter()
+                    .map(|ext| dir.join(format!("hooks.{ext}"))),
+            );
+        }
         if let (Some(store), Some(project)) = (&self.trust_store, &self.project_dir) {
             files.push(store.record_file(project));
         }
