@@ -49,24 +49,30 @@ impl Home {
 
     /// The same, with more arguments.
     fn serve_with(&self, projects: &[&Path], more: &[&str]) -> support::Served {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
-        command
-            .env("HOME", self.dir.path())
-            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
-            .env("XDG_STATE_HOME", self.dir.path().join("state"))
-            .args([
-                "serve",
-                "--no-token",
-                "--listen",
-                "127.0.0.1:0",
-                "--reload-ms",
-                "200",
-            ]);
+        let mut command = self.command();
+        command.args([
+            "serve",
+            "--no-token",
+            "--listen",
+            "127.0.0.1:0",
+            "--reload-ms",
+            "200",
+        ]);
         for project in projects {
             command.arg("--project").arg(project);
         }
         command.args(more);
         support::Served::start(command)
+    }
+
+    /// `wasm-hooks` as this person.
+    fn command(&self) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+        command
+            .env("HOME", self.dir.path())
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env("XDG_STATE_HOME", self.dir.path().join("state"));
+        command
     }
 }
 
@@ -373,11 +379,8 @@ fn every_kind_of_input_an_engine_is_built_from_is_followed() {
     )
     .unwrap();
     let managed = tempfile::tempdir().unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+    let mut command = home.command();
     command
-        .env("HOME", home.dir.path())
-        .env("XDG_CONFIG_HOME", home.dir.path().join("config"))
-        .env("XDG_STATE_HOME", home.dir.path().join("state"))
         .env("WASM_HOOKS_MANAGED_DIR", managed.path())
         .args([
             "serve",
@@ -414,11 +417,9 @@ fn every_kind_of_input_an_engine_is_built_from_is_followed() {
     );
 
     // The trust store: trusting the project.
-    let trusted = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+    let trusted = home
+        .command()
         .current_dir(dir)
-        .env("HOME", home.dir.path())
-        .env("XDG_CONFIG_HOME", home.dir.path().join("config"))
-        .env("XDG_STATE_HOME", home.dir.path().join("state"))
         .env("WASM_HOOKS_MANAGED_DIR", managed.path())
         .args(["trust", "--yes"])
         .output()
@@ -444,5 +445,41 @@ fn every_kind_of_input_an_engine_is_built_from_is_followed() {
     assert!(
         eventually(|| decision(&served, dir, "shutdown now") == "deny"),
         "managed layer followed"
+    );
+}
+
+/// A fleet configures `serve` from one file; a flag wins over it, and a
+/// key it does not know is an error naming the file and line.
+#[test]
+fn serve_reads_its_settings_from_a_file_and_flags_win() {
+    let home = Home::new();
+    home.deny("rm -rf");
+    let fleet = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(fleet.path().join("project")).unwrap();
+    let config = fleet.path().join("serve.yaml");
+    std::fs::write(
+        &config,
+        "listen: 127.0.0.1:1\nno_token: true\nprojects: [project]\nreload_ms: 100\naccess_log: access.jsonl\n",
+    )
+    .unwrap();
+    let mut command = home.command();
+    command.args(["serve", "--serve-config", config.to_str().unwrap()]);
+    command.args(["--listen", "127.0.0.1:0"]);
+    let served = support::Served::start(command);
+    let project = fleet.path().join("project");
+    assert_eq!(decision(&served, &project, "rm -rf /"), "deny");
+    let log = std::fs::read_to_string(fleet.path().join("access.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 1, "{log}");
+
+    std::fs::write(&config, "listen: 127.0.0.1:0\nno_tokn: true\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+        .args(["serve", "--serve-config", config.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        said.contains("serve.yaml:2") && said.contains("no_tokn"),
+        "{said}"
     );
 }

@@ -61,7 +61,8 @@ pub(crate) struct InstallArgs {
 }
 
 /// The agents wasm-hooks installs into.
-#[derive(Debug, Clone, Copy, ValueEnum)]
+#[derive(Debug, Clone, Copy, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub(crate) enum Agent {
     /// Claude Code.
     Claude,

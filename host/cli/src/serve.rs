@@ -18,26 +18,29 @@ use super::audit::AuditLogArg;
 use super::hook_files::HookFileArgs;
 use super::install::Agent;
 
-/// Arguments of `wasm-hooks serve`.
+/// Arguments of `wasm-hooks serve`. Every setting may also come from a
+/// file (`--serve-config`), so a fleet is configured the same way
+/// everywhere; a flag given here wins over the file.
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
+    /// Read settings from this YAML (or JSON) file: its keys are these
+    /// flags' long names with `_` (`listen`, `projects`, `token_env`,
+    /// `reload_ms`…); relative paths in it are relative to it.
+    #[arg(long, value_name = "FILE")]
+    serve_config: Option<PathBuf>,
+
     /// Listen on this address; only loopback addresses unless a token is
-    /// required.
-    #[arg(
-        long,
-        value_name = "ADDR",
-        default_value = "127.0.0.1:8787",
-        conflicts_with = "socket"
-    )]
-    listen: SocketAddr,
+    /// required [default: 127.0.0.1:8787].
+    #[arg(long, value_name = "ADDR", conflicts_with = "socket")]
+    listen: Option<SocketAddr>,
 
     /// Listen on this Unix socket instead.
     #[arg(long, value_name = "PATH")]
     socket: Option<PathBuf>,
 
-    /// The agent whose protocol to speak.
-    #[arg(long, value_enum, default_value_t = Agent::Claude)]
-    protocol: Agent,
+    /// The agent whose protocol to speak [default: claude].
+    #[arg(long, value_enum)]
+    protocol: Option<Agent>,
 
     /// Require `Authorization: Bearer <token>`, the token being this
     /// environment variable's value (at least 16 characters: `openssl
@@ -63,28 +66,31 @@ pub(crate) struct ServeArgs {
     projects: Vec<PathBuf>,
 
     /// Hold at most this many connections at once; for the next, the one
-    /// quiet the longest is closed (or, when all are answering, it waits).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS)]
-    max_connections: usize,
+    /// quiet the longest is closed (or, when all are answering, it waits)
+    /// [default: 256].
+    #[arg(long, value_name = "N")]
+    max_connections: Option<usize>,
 
     /// Give a client this long to send a request's head, and again its
-    /// body (milliseconds).
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_REQUEST_TIMEOUT.as_millis() as u64)]
-    request_timeout_ms: u64,
+    /// body (milliseconds) [default: 10000].
+    #[arg(long, value_name = "MS")]
+    request_timeout_ms: Option<u64>,
 
-    /// Close a connection silent this long (milliseconds).
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_IDLE_TIMEOUT.as_millis() as u64)]
-    idle_timeout_ms: u64,
+    /// Close a connection silent this long (milliseconds) [default:
+    /// 30000].
+    #[arg(long, value_name = "MS")]
+    idle_timeout_ms: Option<u64>,
 
-    /// Refuse request bodies larger than this many KiB.
-    #[arg(long, value_name = "KIB", default_value_t = DEFAULT_MAX_BODY / 1024)]
-    max_body_kb: usize,
+    /// Refuse request bodies larger than this many KiB [default: 1024].
+    #[arg(long, value_name = "KIB")]
+    max_body_kb: Option<usize>,
 
     /// Check plugin files, hook files, settings, trust and locks this
     /// often (milliseconds; changes are also watched, and SIGHUP rebuilds
-    /// every engine) and swap in what changed; 0 turns reloading off.
-    #[arg(long, value_name = "MS", default_value_t = 1000)]
-    reload_ms: u64,
+    /// every engine) and swap in what changed; 0 turns reloading off
+    /// [default: 1000].
+    #[arg(long, value_name = "MS")]
+    reload_ms: Option<u64>,
 
     /// Append a JSON line per answered event to this file (`-`: stderr):
     /// time, project, session, event, tool, decision, the deciding hook,
@@ -99,20 +105,131 @@ pub(crate) struct ServeArgs {
     audit: AuditLogArg,
 }
 
-pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
-    let projects = builders(&args)?;
-    let mut server = HookServer::for_project_builders(projects, args.protocol.protocol())
-        .max_body(args.max_body_kb * 1024)
-        .max_connections(args.max_connections)
-        .idle_timeout(std::time::Duration::from_millis(args.idle_timeout_ms))
-        .request_timeout(std::time::Duration::from_millis(args.request_timeout_ms));
-    if args.reload_ms > 0 {
-        server = server.live_reload(std::time::Duration::from_millis(args.reload_ms));
+/// `serve`'s settings as a file gives them (see [`ServeArgs`]).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServeFile {
+    listen: Option<SocketAddr>,
+    socket: Option<PathBuf>,
+    protocol: Option<Agent>,
+    token_env: Option<String>,
+    #[serde(default)]
+    no_token: bool,
+    #[serde(default)]
+    allow_hosts: Vec<String>,
+    #[serde(default)]
+    projects: Vec<PathBuf>,
+    max_connections: Option<usize>,
+    request_timeout_ms: Option<u64>,
+    idle_timeout_ms: Option<u64>,
+    max_body_kb: Option<usize>,
+    reload_ms: Option<u64>,
+    access_log: Option<PathBuf>,
+}
+
+/// What `serve` runs with: the flags, then the file, then the defaults.
+#[derive(Debug)]
+struct Settings {
+    listen: SocketAddr,
+    socket: Option<PathBuf>,
+    protocol: Agent,
+    token_env: Option<String>,
+    no_token: bool,
+    allow_hosts: Vec<String>,
+    projects: Vec<PathBuf>,
+    max_connections: usize,
+    request_timeout_ms: u64,
+    idle_timeout_ms: u64,
+    max_body_kb: usize,
+    reload_ms: u64,
+    access_log: Option<PathBuf>,
+}
+
+impl Settings {
+    /// `args` over the file `--serve-config` names (if any) over the
+    /// defaults.
+    fn of(args: &ServeArgs) -> anyhow::Result<Self> {
+        let (file, base) = match &args.serve_config {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("reading {}", path.display()))?;
+                let file: ServeFile = serde_norway::from_str(&text).map_err(|e| {
+                    let at = e
+                        .location()
+                        .map(|l| format!(":{}:{}", l.line(), l.column()))
+                        .unwrap_or_default();
+                    anyhow::anyhow!("{}{at}: {e}", path.display())
+                })?;
+                let base = path
+                    .parent()
+                    .map(std::path::Path::to_owned)
+                    .unwrap_or_default();
+                (file, base)
+            }
+            None => (ServeFile::default(), PathBuf::new()),
+        };
+        let from_file = |p: PathBuf| base.join(p);
+        let (socket, listen) = match (&args.socket, args.listen) {
+            (Some(socket), _) => (Some(socket.clone()), None),
+            (None, Some(listen)) => (None, Some(listen)),
+            (None, None) => (file.socket.map(from_file), file.listen),
+        };
+        Ok(Self {
+            listen: listen.unwrap_or_else(|| "127.0.0.1:8787".parse().expect("an address")),
+            socket,
+            protocol: args.protocol.or(file.protocol).unwrap_or(Agent::Claude),
+            token_env: args.token_env.clone().or(file.token_env),
+            no_token: args.no_token || (args.token_env.is_none() && file.no_token),
+            allow_hosts: args
+                .allow_hosts
+                .iter()
+                .cloned()
+                .chain(file.allow_hosts)
+                .collect(),
+            projects: if args.projects.is_empty() {
+                file.projects.into_iter().map(from_file).collect()
+            } else {
+                args.projects.clone()
+            },
+            max_connections: args
+                .max_connections
+                .or(file.max_connections)
+                .unwrap_or(DEFAULT_MAX_CONNECTIONS),
+            request_timeout_ms: args
+                .request_timeout_ms
+                .or(file.request_timeout_ms)
+                .unwrap_or(DEFAULT_REQUEST_TIMEOUT.as_millis() as u64),
+            idle_timeout_ms: args
+                .idle_timeout_ms
+                .or(file.idle_timeout_ms)
+                .unwrap_or(DEFAULT_IDLE_TIMEOUT.as_millis() as u64),
+            max_body_kb: args
+                .max_body_kb
+                .or(file.max_body_kb)
+                .unwrap_or(DEFAULT_MAX_BODY / 1024),
+            reload_ms: args.reload_ms.or(file.reload_ms).unwrap_or(1000),
+            access_log: args.access_log.clone().or(file.access_log.map(from_file)),
+        })
     }
-    if let Some(path) = &args.access_log {
+}
+
+pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
+    let settings = Settings::of(&args)?;
+    let projects = builders(&args, &settings)?;
+    let mut server = HookServer::for_project_builders(projects, settings.protocol.protocol())
+        .max_body(settings.max_body_kb * 1024)
+        .max_connections(settings.max_connections)
+        .idle_timeout(std::time::Duration::from_millis(settings.idle_timeout_ms))
+        .request_timeout(std::time::Duration::from_millis(
+            settings.request_timeout_ms,
+        ));
+    if settings.reload_ms > 0 {
+        server = server.live_reload(std::time::Duration::from_millis(settings.reload_ms));
+    }
+    if let Some(path) = &settings.access_log {
         server = server.access_log(access_log(path)?);
     }
-    match token(&args)? {
+    match token(&settings)? {
         Some(token) => server = server.token(token),
         None => eprintln!(
             "wasm-hooks: warning: serving without a token (--no-token): any local process or user can drive these hooks"
@@ -124,7 +241,7 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
         .context("starting the async runtime")?;
     let served = runtime.block_on(async move {
         let shutdown = shutdown_signal().context("watching for SIGINT and SIGTERM")?;
-        match &args.socket {
+        match &settings.socket {
             Some(path) => {
                 replace_old_socket(path)?;
                 let listener = tokio::net::UnixListener::bind(path)
@@ -133,11 +250,11 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
                 server.serve_unix(listener, shutdown).await?;
             }
             None => {
-                let listener =
-                    listen(args.listen).with_context(|| format!("binding {}", args.listen))?;
+                let listener = listen(settings.listen)
+                    .with_context(|| format!("binding {}", settings.listen))?;
                 let address = listener.local_addr()?;
                 announce(&format!("http://{address}"))?;
-                let server = server.allowed_hosts(hosts_of(address, &args.allow_hosts));
+                let server = server.allowed_hosts(hosts_of(address, &settings.allow_hosts));
                 server.serve_tcp(listener, shutdown).await?;
             }
         }
@@ -171,20 +288,23 @@ const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Each served project's directory (resolved) and engine builder; the
 /// projects share one wasm runtime, so a plugin is compiled once.
-fn builders(args: &ServeArgs) -> anyhow::Result<Vec<(PathBuf, HookEngineBuilder)>> {
+fn builders(
+    args: &ServeArgs,
+    settings: &Settings,
+) -> anyhow::Result<Vec<(PathBuf, HookEngineBuilder)>> {
     let mut options = args.hook_files.runtime_options();
     options.pooling(true);
-    if args.reload_ms > 0 {
-        options.hot_reload(std::time::Duration::from_millis(args.reload_ms));
+    if settings.reload_ms > 0 {
+        options.hot_reload(std::time::Duration::from_millis(settings.reload_ms));
     }
     let runtime = options.build().context("starting the wasm runtime")?;
-    let dirs = if args.projects.is_empty() {
+    let dirs = if settings.projects.is_empty() {
         vec![match args.hook_files.project_dir() {
             Some(dir) => dir.to_owned(),
             None => std::env::current_dir().context("finding the current directory")?,
         }]
     } else {
-        args.projects.clone()
+        settings.projects.clone()
     };
     dirs.iter()
         .map(|dir| {
@@ -232,10 +352,10 @@ const MIN_PUBLIC_TOKEN_CHARS: usize = 12;
 /// [`MIN_TOKEN_LEN`] characters, not one repeated; on any other address,
 /// at least [`MIN_PUBLIC_TOKEN_LEN`], [`MIN_PUBLIC_TOKEN_CHARS`] of them
 /// different (anyone on the network may guess it).
-fn token(args: &ServeArgs) -> anyhow::Result<Option<String>> {
-    let public = args.socket.is_none() && !args.listen.ip().is_loopback();
-    let Some(var) = &args.token_env else {
-        if !args.no_token {
+fn token(settings: &Settings) -> anyhow::Result<Option<String>> {
+    let public = settings.socket.is_none() && !settings.listen.ip().is_loopback();
+    let Some(var) = &settings.token_env else {
+        if !settings.no_token {
             bail!(
                 "serve needs a token: set one in a variable and name it, e.g. `WASM_HOOKS_TOKEN=$(openssl rand -hex 16) wasm-hooks serve --token-env WASM_HOOKS_TOKEN` (or --no-token, on loopback only)"
             );
@@ -243,7 +363,7 @@ fn token(args: &ServeArgs) -> anyhow::Result<Option<String>> {
         if public {
             bail!(
                 "refusing to listen on {} without a token: add --token-env VAR, or listen on a loopback address",
-                args.listen
+                settings.listen
             );
         }
         return Ok(None);
@@ -266,7 +386,7 @@ fn token(args: &ServeArgs) -> anyhow::Result<Option<String>> {
     if public && (length < MIN_PUBLIC_TOKEN_LEN || different < MIN_PUBLIC_TOKEN_CHARS) {
         bail!(
             "--token-env {var}: the token is too weak for {}, an address other machines can reach: use at least {MIN_PUBLIC_TOKEN_LEN} characters, at least {MIN_PUBLIC_TOKEN_CHARS} of them different (`openssl rand -hex 32`)",
-            args.listen
+            settings.listen
         );
     }
     Ok(Some(token))
