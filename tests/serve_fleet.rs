@@ -483,3 +483,102 @@ fn serve_reads_its_settings_from_a_file_and_flags_win() {
         "{said}"
     );
 }
+
+/// `/metrics` scraped while requests pour in: every request is counted
+/// once, and the scrapes never fail.
+#[test]
+fn metrics_scraped_under_load_count_every_request_once() {
+    let (_home, project, served) = guarded();
+    let served = std::sync::Arc::new(served);
+    let clients: Vec<_> = (0..6)
+        .map(|i| {
+            let (served, dir) = (served.clone(), project.path().to_owned());
+            std::thread::spawn(move || {
+                for n in 0..40 {
+                    let command = if (i + n) % 2 == 0 { "rm -rf /" } else { "ls" };
+                    decision(&served, &dir, command);
+                }
+            })
+        })
+        .collect();
+    let mut scrapes = 0;
+    while clients.iter().any(|c| !c.is_finished()) {
+        let (status, _) = request(&served, "/metrics", None);
+        assert_eq!(status, 200);
+        scrapes += 1;
+    }
+    for client in clients {
+        client.join().unwrap();
+    }
+    assert!(scrapes > 0);
+    let (_, metrics) = request(&served, "/metrics", None);
+    let value = |prefix: &str| -> u64 {
+        metrics
+            .lines()
+            .filter(|l| l.starts_with(prefix))
+            .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+            .sum()
+    };
+    assert_eq!(value("wasm_hooks_events_total{"), 240, "{metrics}");
+    assert_eq!(
+        value("wasm_hooks_events_total{event=\"PreToolUse\",verdict=\"deny\"}"),
+        120
+    );
+    assert_eq!(value("wasm_hooks_requests_total{status=\"200\"}"), 240);
+    assert_eq!(value("wasm_hooks_requests_in_flight"), 0);
+}
+
+/// A trust record cut short (a full disk, a crash mid-write): the project
+/// counts as untrusted (its hooks that run programs are left out), the
+/// server goes on answering, and trusting it again mends it.
+#[test]
+fn a_truncated_trust_store_untrusts_the_project_and_serve_goes_on() {
+    let home = Home::new();
+    home.deny("rm -rf");
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join(".wasm-hooks")).unwrap();
+    std::fs::write(
+        project.path().join(".wasm-hooks/hooks.json"),
+        json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "name": "no-make",
+            "command": "grep -q make && echo '{\"decision\": \"block\", \"reason\": \"no make\"}' || true"}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let trust = || {
+        let out = home
+            .command()
+            .current_dir(project.path())
+            .args(["trust", "--yes"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    trust();
+    let served = home.serve(&[project.path()]);
+    let dir = project.path();
+    assert_eq!(decision(&served, dir, "make all"), "deny");
+    let records = home.dir.path().join("state/wasm-hooks/trust");
+    for record in std::fs::read_dir(&records).unwrap() {
+        let path = record.unwrap().path();
+        let text = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &text[..text.len() / 2]).unwrap();
+    }
+    assert!(
+        eventually(|| decision(&served, dir, "make all") == "allow"),
+        "untrusted now"
+    );
+    assert_eq!(
+        decision(&served, dir, "rm -rf /"),
+        "deny",
+        "the person's guard goes on"
+    );
+    trust();
+    assert!(
+        eventually(|| decision(&served, dir, "make all") == "deny"),
+        "trusted again"
+    );
+}
