@@ -582,3 +582,87 @@ fn a_truncated_trust_store_untrusts_the_project_and_serve_goes_on() {
         "trusted again"
     );
 }
+
+/// Two replicas of `serve` sharing one real Redis (`--state`) agree on a
+/// session's `once` marks and stop-loop count; a third without it does
+/// not (the control); Redis stopped, the guards still hold (a `once` hook
+/// runs again, stops are counted in memory) and, started again, it is used
+/// again without a restart.
+#[test]
+fn replicas_sharing_redis_agree_on_once_marks_and_stop_loops_and_recover() {
+    let mut redis = support::redis::Redis::start();
+    let home = Home::new();
+    let block = |word: &str| {
+        format!(
+            "grep -q {word} && echo '{{\"decision\": \"block\", \"reason\": \"once: {word}\"}}' || true"
+        )
+    };
+    write_whole(
+        &home.hooks(),
+        &json!({"hooks": {
+            "PreToolUse": [{"hooks": [{"type": "command", "name": "first-only", "once": true,
+                "command": block("deploy")}]}],
+            "Stop": [{"hooks": [{"type": "command", "name": "not-yet",
+                "command": "echo '{\"decision\": \"block\", \"reason\": \"run the tests\"}'"}]}]}})
+        .to_string(),
+    );
+    let project = tempfile::tempdir().unwrap();
+    let state = redis.url();
+    let a = home.serve_with(&[project.path()], &["--state", &state]);
+    let b = home.serve_with(&[project.path()], &["--state", &state]);
+    let alone = home.serve(&[project.path()]);
+    let event = |session: &str, command: &str| {
+        json!({"session_id": session, "cwd": project.path(), "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": command}})
+    };
+    let verdict = |served: &support::Served, event: &Value| {
+        let (_, body) = request(served, "/hook", Some(event));
+        let answer: Value = serde_json::from_str(&body).unwrap();
+        answer["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .or(answer["decision"].as_str())
+            .unwrap_or("allow")
+            .to_owned()
+    };
+    assert_eq!(
+        verdict(&a, &event("s1", "deploy")),
+        "deny",
+        "the once hook's first run"
+    );
+    assert_eq!(
+        verdict(&b, &event("s1", "deploy")),
+        "allow",
+        "b knows it ran"
+    );
+    assert_eq!(
+        verdict(&alone, &event("s1", "deploy")),
+        "deny",
+        "the control keeps its own"
+    );
+
+    // Stops blocked in a row, alternating replicas: the ninth goes through.
+    let stop = json!({"session_id": "s2", "cwd": project.path(), "hook_event_name": "Stop",
+        "stop_hook_active": false});
+    for n in 1..=8 {
+        let served = if n % 2 == 0 { &b } else { &a };
+        assert_eq!(verdict(served, &stop), "block", "stop {n} is blocked");
+    }
+    assert_eq!(
+        verdict(&b, &stop),
+        "allow",
+        "the ninth, counted across replicas, goes through"
+    );
+
+    // Redis gone: the once hook runs again (a guard that runs twice beats
+    // one that never does), the servers go on.
+    redis.stop();
+    assert_eq!(verdict(&a, &event("s3", "deploy")), "deny");
+    assert_eq!(verdict(&b, &event("s3", "deploy")), "deny");
+    // Back: shared again, without a restart.
+    redis.restart();
+    assert!(
+        eventually(|| verdict(&a, &event("s4", "deploy")) == "deny"
+            && verdict(&b, &event("s4", "deploy")) == "allow"),
+        "recovered"
+    );
+}

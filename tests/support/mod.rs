@@ -4,6 +4,7 @@
 //! files into temporary directories.
 
 pub mod http;
+pub mod redis;
 pub mod registry;
 
 use std::path::{Path, PathBuf};

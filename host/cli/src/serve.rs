@@ -8,9 +8,11 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::Args;
+use std::sync::Arc;
+
 use wasm_hooks::{
     DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT,
-    HookEngineBuilder, HookServer,
+    HookEngineBuilder, HookServer, RedisState, SharedState,
 };
 
 use super::Exit;
@@ -92,6 +94,12 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "MS")]
     reload_ms: Option<u64>,
 
+    /// Keep session state (`once` marks, stop-loop counts) in this Redis
+    /// (`redis://HOST:PORT/DB`, `redis+unix:///PATH`), shared by every
+    /// replica that names it [default: this process's memory].
+    #[arg(long, value_name = "URL")]
+    state: Option<String>,
+
     /// Append a JSON line per answered event to this file (`-`: stderr):
     /// time, project, session, event, tool, decision, the deciding hook,
     /// status and duration; never an input, prompt or reason.
@@ -125,6 +133,7 @@ struct ServeFile {
     max_body_kb: Option<usize>,
     reload_ms: Option<u64>,
     access_log: Option<PathBuf>,
+    state: Option<String>,
 }
 
 /// What `serve` runs with: the flags, then the file, then the defaults.
@@ -143,6 +152,7 @@ struct Settings {
     max_body_kb: usize,
     reload_ms: u64,
     access_log: Option<PathBuf>,
+    state: Option<String>,
 }
 
 impl Settings {
@@ -209,6 +219,7 @@ impl Settings {
                 .unwrap_or(DEFAULT_MAX_BODY / 1024),
             reload_ms: args.reload_ms.or(file.reload_ms).unwrap_or(1000),
             access_log: args.access_log.clone().or(file.access_log.map(from_file)),
+            state: args.state.clone().or(file.state),
         })
     }
 }
@@ -298,6 +309,12 @@ fn builders(
         options.hot_reload(std::time::Duration::from_millis(settings.reload_ms));
     }
     let runtime = options.build().context("starting the wasm runtime")?;
+    let state: Option<Arc<dyn SharedState>> = match &settings.state {
+        Some(url) => Some(Arc::new(
+            RedisState::new(url).map_err(|e| anyhow::anyhow!("--state {e}"))?,
+        )),
+        None => None,
+    };
     let dirs = if settings.projects.is_empty() {
         vec![match args.hook_files.project_dir() {
             Some(dir) => dir.to_owned(),
@@ -314,6 +331,9 @@ fn builders(
             let mut builder = args.hook_files.builder_in(&[], Some(dir.clone()))?;
             args.audit.apply(&mut builder);
             builder.runtime(runtime.clone()).lints(false);
+            if let Some(state) = &state {
+                builder.shared_state(Arc::clone(state));
+            }
             Ok((dir, builder))
         })
         .collect()

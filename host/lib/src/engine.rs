@@ -24,6 +24,7 @@ use crate::handlers::wasm::{RegistryPlugins, WasmSetup};
 use crate::oci::{Fetcher, PluginStore, SignerPolicy};
 use crate::once::OnceMarks;
 use crate::project_trust::{self, ProjectNotice, ProjectTrust, Reviews, SkippedHook};
+use crate::shared_state::SharedState;
 use crate::stop_loop::{DEFAULT_STOP_LOOP_LIMIT, StopLoopGuard};
 use crate::trust::{TrustStatus, TrustStore, UntrustedProjects};
 use wasm_hooks_core::{
@@ -130,6 +131,7 @@ pub struct HookEngineBuilder {
     hook_secrets: Vec<String>,
     stop_loop_limit: u32,
     state_dir: Option<PathBuf>,
+    shared_state: Option<Arc<dyn SharedState>>,
     trust_store: Option<TrustStore>,
     untrusted_projects: Option<UntrustedProjects>,
     managed_dir: Option<PathBuf>,
@@ -192,6 +194,7 @@ impl Default for HookEngineBuilder {
             hook_secrets: Vec::new(),
             stop_loop_limit: DEFAULT_STOP_LOOP_LIMIT,
             state_dir: None,
+            shared_state: None,
             trust_store: TrustStore::user(),
             untrusted_projects: None,
             strict_project: false,
@@ -359,6 +362,14 @@ impl HookEngineBuilder {
         self
     }
 
+    /// Keep `once` marks and stop-loop counts in `state`, which engines
+    /// on several hosts (replicas of `serve`) share ([`crate::RedisState`]),
+    /// instead of this engine's memory or state directory.
+    pub fn shared_state(&mut self, state: Arc<dyn SharedState>) -> &mut Self {
+        self.shared_state = Some(state);
+        self
+    }
+
     /// Where trusted projects are recorded (default: the user's state
     /// directory; none: no project is trusted).
     pub fn trust_store(&mut self, store: Option<TrustStore>) -> &mut Self {
@@ -499,10 +510,16 @@ impl HookEngineBuilder {
         let audit = self
             .open_audit_log(&loaded.settings, loaded.trusted)
             .map_err(|e| LoadError::new(vec![e]))?;
-        let mut reviews: Vec<Arc<dyn Review>> = vec![stop_guard(
-            self.stop_loop_limit,
-            self.state_dir.as_ref().map(|d| d.join("stop-loops")),
-        )];
+        let mut reviews: Vec<Arc<dyn Review>> = vec![match &self.shared_state {
+            Some(state) => Arc::new(StopLoopGuard::shared(
+                self.stop_loop_limit,
+                Arc::clone(state),
+            )),
+            None => stop_guard(
+                self.stop_loop_limit,
+                self.state_dir.as_ref().map(|d| d.join("stop-loops")),
+            ),
+        }];
         let settings_ignored = !loaded.trusted && loaded.settings.project_audit_log.is_some();
         let notices = [
             loaded.trust.as_ref().and_then(|trust| {
@@ -592,6 +609,9 @@ impl HookEngineBuilder {
 
     /// Per-session marks under the state directory (in memory without one).
     fn once_marks(&self, name: &str) -> Arc<OnceMarks> {
+        if let Some(state) = &self.shared_state {
+            return Arc::new(OnceMarks::Shared(Arc::clone(state), name.to_owned()));
+        }
         Arc::new(OnceMarks::new(
             self.state_dir.as_ref().map(|d| d.join(name)),
         ))

@@ -57,6 +57,7 @@ mod server_conn;
 mod server_metrics;
 mod server_reload;
 mod session;
+mod shared_state;
 mod shell_context;
 mod state_dir;
 mod stop_loop;
@@ -94,6 +95,7 @@ pub use session::{
     SessionBuilder, SessionHooks, TerminalApproval, TerminalDisplay, ToolDenied, ToolError,
     ToolHooks,
 };
+pub use shared_state::{EmbeddedState, RedisState, SESSION_TTL, SharedState};
 pub use stop_loop::DEFAULT_STOP_LOOP_LIMIT;
 pub use trust::{FileStamp, TrustRecord, TrustStatus, TrustStore, UntrustedProjects};
 pub use wasm_hooks_core::{

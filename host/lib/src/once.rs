@@ -14,6 +14,7 @@ use wasm_hooks_core::{
     Decision, Event, Handler, HandlerFuture, HookId, HookOutput, HookResult, Reply,
 };
 
+use crate::shared_state::SharedState;
 use crate::state_dir;
 
 /// Which `once` hooks already ran, per session.
@@ -23,6 +24,8 @@ pub(crate) enum OnceMarks {
     Memory(Mutex<HashSet<(String, HookId)>>),
     /// A file per session and hook in this directory.
     Dir(PathBuf),
+    /// In a store engines on several hosts share, under this name.
+    Shared(Arc<dyn SharedState>, String),
 }
 
 impl OnceMarks {
@@ -61,6 +64,11 @@ impl OnceMarks {
                     }
                 }
             }
+            // A mark the store cannot take: the hook runs (said by the
+            // store's own warning).
+            Self::Shared(state, name) => state
+                .set_once(&format!("{name}:{session}:{}", hook.as_str()))
+                .unwrap_or(true),
         }
     }
 }

@@ -12,10 +12,11 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use wasm_hooks_core::{Attributed, Event, EventName, HookId, Outcome, Review, Verdict};
 
+use crate::shared_state::SharedState;
 use crate::state_dir::{create_private_dir, file_name};
 
 /// Blocked stops in a row allowed by default before one goes through.
@@ -33,6 +34,9 @@ pub(crate) struct StopLoopGuard {
 enum Counts {
     Memory(Mutex<HashMap<String, u32>>),
     Dir(PathBuf),
+    /// In a store engines on several hosts share; in memory while it
+    /// cannot be reached (a loop still ends).
+    Shared(Arc<dyn SharedState>, Mutex<HashMap<String, u32>>),
 }
 
 impl StopLoopGuard {
@@ -44,6 +48,15 @@ impl StopLoopGuard {
             None => Counts::Memory(Mutex::default()),
         };
         Self { limit, counts }
+    }
+
+    /// A guard allowing `limit` blocked stops in a row, counting in
+    /// `state`, which engines on several hosts share.
+    pub(crate) fn shared(limit: u32, state: Arc<dyn SharedState>) -> Self {
+        Self {
+            limit,
+            counts: Counts::Shared(state, Mutex::default()),
+        }
     }
 
     /// Look at the outcome of `event` in `session`: count a blocked stop,
@@ -97,6 +110,16 @@ impl StopLoopGuard {
                 .ok()
                 .and_then(|text| text.trim().parse().ok())
                 .unwrap_or(0),
+            Counts::Shared(state, local) => state
+                .count(&format!("stops:{session}"))
+                .unwrap_or_else(|_| {
+                    local
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .get(session)
+                        .copied()
+                        .unwrap_or(0)
+                }),
         }
     }
 
@@ -123,6 +146,16 @@ impl StopLoopGuard {
                 if let Err(e) = written {
                     tracing::warn!("stop-loop guard: {}: {e}", file.display());
                 }
+            }
+            Counts::Shared(state, local) => {
+                let mut local = local.lock().unwrap_or_else(PoisonError::into_inner);
+                if count == 0 {
+                    local.remove(session);
+                } else {
+                    local.insert(session.to_owned(), count);
+                }
+                // A store that fails keeps the count here (see `get`).
+                let _ = state.set_count(&format!("stops:{session}"), count);
             }
         }
     }

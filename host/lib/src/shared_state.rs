@@ -1,0 +1,221 @@
+//! Session state that engines on several hosts must agree on: which `once`
+//! hooks already ran in a session, and how many stops in a row were
+//! blocked. Behind one trait, two stores: [`EmbeddedState`], in this
+//! process's memory (what one engine has always used), and
+//! [`RedisState`], one Redis every replica of `serve` shares
+//! (`--state redis://…`), where marks are set atomically (`SET NX`), so of
+//! two replicas racing one wins.
+//!
+//! A store that cannot be reached fails each call: the callers then do
+//! what keeps a guard a guard (a `once` hook runs again, a blocked stop
+//! stays counted as the first), the rest goes on, and the next call after
+//! a short pause tries the store again, so it recovers without a restart.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How long session state is kept after its last write (a session that
+/// stops sending events is forgotten).
+pub const SESSION_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// Session state shared by the engines that answer one session.
+pub trait SharedState: Send + Sync + std::fmt::Debug {
+    /// Set `key` unless it is set; whether this call set it.
+    ///
+    /// # Errors
+    /// When the store cannot be reached.
+    fn set_once(&self, key: &str) -> Result<bool, String>;
+
+    /// The counter `key` (0 when unset).
+    ///
+    /// # Errors
+    /// When the store cannot be reached.
+    fn count(&self, key: &str) -> Result<u32, String>;
+
+    /// Set the counter `key` (0 removes it).
+    ///
+    /// # Errors
+    /// When the store cannot be reached.
+    fn set_count(&self, key: &str, value: u32) -> Result<(), String>;
+}
+
+/// The state in this process's memory.
+#[derive(Debug, Default)]
+pub struct EmbeddedState {
+    marks: Mutex<std::collections::HashSet<String>>,
+    counts: Mutex<HashMap<String, u32>>,
+}
+
+impl SharedState for EmbeddedState {
+    fn set_once(&self, key: &str) -> Result<bool, String> {
+        Ok(self
+            .marks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key.to_owned()))
+    }
+
+    fn count(&self, key: &str) -> Result<u32, String> {
+        Ok(self
+            .counts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(key)
+            .copied()
+            .unwrap_or(0))
+    }
+
+    fn set_count(&self, key: &str, value: u32) -> Result<(), String> {
+        let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
+        if value == 0 {
+            counts.remove(key);
+        } else {
+            counts.insert(key.to_owned(), value);
+        }
+        Ok(())
+    }
+}
+
+/// How long a call may wait on Redis.
+const REDIS_TIMEOUT: Duration = Duration::from_millis(500);
+/// How long Redis is not asked again after it failed.
+const PAUSE_AFTER_FAILURE: Duration = Duration::from_millis(500);
+/// What every key starts with.
+const PREFIX: &str = "wasm-hooks:";
+
+/// The state in one Redis, shared by every replica.
+pub struct RedisState {
+    client: redis::Client,
+    url: String,
+    connection: Mutex<Option<redis::Connection>>,
+    failed_at: Mutex<Option<Instant>>,
+}
+
+impl std::fmt::Debug for RedisState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RedisState({})", self.url)
+    }
+}
+
+impl RedisState {
+    /// A store in the Redis at `url` (`redis://HOST:PORT/DB`,
+    /// `redis+unix:///PATH`); nothing is connected yet.
+    ///
+    /// # Errors
+    /// When `url` is not a Redis URL.
+    pub fn new(url: &str) -> Result<Self, String> {
+        let client = redis::Client::open(url).map_err(|e| format!("`{url}`: {e}"))?;
+        Ok(Self {
+            client,
+            url: url.to_owned(),
+            connection: Mutex::new(None),
+            failed_at: Mutex::new(None),
+        })
+    }
+
+    /// Run `command` on the connection (made first if there is none); a
+    /// failure drops it and pauses asking.
+    fn run<T>(
+        &self,
+        command: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+    ) -> Result<T, String> {
+        let mut failed_at = self
+            .failed_at
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if failed_at.is_some_and(|at| at.elapsed() < PAUSE_AFTER_FAILURE) {
+            return Err(format!("the state store {} is unreachable", self.url));
+        }
+        let mut slot = self
+            .connection
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let result = (|| {
+            if slot.is_none() {
+                let connection = self.client.get_connection_with_timeout(REDIS_TIMEOUT)?;
+                connection.set_read_timeout(Some(REDIS_TIMEOUT))?;
+                connection.set_write_timeout(Some(REDIS_TIMEOUT))?;
+                *slot = Some(connection);
+            }
+            command(slot.as_mut().expect("connected above"))
+        })();
+        match result {
+            Ok(value) => {
+                *failed_at = None;
+                Ok(value)
+            }
+            Err(e) => {
+                *slot = None;
+                *failed_at = Some(Instant::now());
+                tracing::warn!("the state store {} failed: {e}", self.url);
+                Err(format!("the state store {} failed: {e}", self.url))
+            }
+        }
+    }
+}
+
+impl SharedState for RedisState {
+    fn set_once(&self, key: &str) -> Result<bool, String> {
+        self.run(|c| {
+            let set: Option<String> = redis::cmd("SET")
+                .arg(format!("{PREFIX}{key}"))
+                .arg(1)
+                .arg("NX")
+                .arg("EX")
+                .arg(SESSION_TTL.as_secs())
+                .query(c)?;
+            Ok(set.is_some())
+        })
+    }
+
+    fn count(&self, key: &str) -> Result<u32, String> {
+        self.run(|c| {
+            let value: Option<u32> = redis::cmd("GET").arg(format!("{PREFIX}{key}")).query(c)?;
+            Ok(value.unwrap_or(0))
+        })
+    }
+
+    fn set_count(&self, key: &str, value: u32) -> Result<(), String> {
+        self.run(|c| {
+            if value == 0 {
+                redis::cmd("DEL")
+                    .arg(format!("{PREFIX}{key}"))
+                    .query::<()>(c)
+            } else {
+                redis::cmd("SET")
+                    .arg(format!("{PREFIX}{key}"))
+                    .arg(value)
+                    .arg("EX")
+                    .arg(SESSION_TTL.as_secs())
+                    .query::<()>(c)
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_store_marks_once_and_counts() {
+        let state = EmbeddedState::default();
+        assert_eq!(state.set_once("s/h"), Ok(true));
+        assert_eq!(state.set_once("s/h"), Ok(false));
+        assert_eq!(state.count("s"), Ok(0));
+        state.set_count("s", 3).unwrap();
+        assert_eq!(state.count("s"), Ok(3));
+        state.set_count("s", 0).unwrap();
+        assert_eq!(state.count("s"), Ok(0));
+    }
+
+    #[test]
+    fn an_unreachable_redis_fails_each_call_and_is_not_asked_again_at_once() {
+        let state = RedisState::new("redis://127.0.0.1:1/").unwrap();
+        assert!(state.set_once("k").is_err());
+        let paused = state.count("k").unwrap_err();
+        assert!(paused.contains("unreachable"), "{paused}");
+        assert!(RedisState::new("http://nope").is_err());
+    }
+}
