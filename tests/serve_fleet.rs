@@ -666,3 +666,38 @@ fn replicas_sharing_redis_agree_on_once_marks_and_stop_loops_and_recover() {
         "recovered"
     );
 }
+
+/// A plugin's `kv` through `--state`: the rate-limit example's calls,
+/// counted by two replicas in one Redis, hit the limit together (a
+/// replica without it counts alone: the control).
+#[test]
+fn a_plugins_kv_is_shared_by_replicas_through_redis() {
+    let redis = support::redis::Redis::start();
+    let home = Home::new();
+    write_whole(
+        &home.hooks(),
+        &json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "wasm",
+            "plugin": support::plugin("rate-limit-tools"), "on_failure": "block",
+            "config": {"max_calls": 3, "per_seconds": 600, "tools": ["Bash"]}}]}]}})
+        .to_string(),
+    );
+    let project = tempfile::tempdir().unwrap();
+    let state = redis.url();
+    let a = home.serve_with(&[project.path()], &["--state", &state]);
+    let b = home.serve_with(&[project.path()], &["--state", &state]);
+    let alone = home.serve(&[project.path()]);
+    let dir = project.path();
+    assert_eq!(decision(&a, dir, "ls"), "allow");
+    assert_eq!(decision(&b, dir, "ls"), "allow");
+    assert_eq!(decision(&a, dir, "ls"), "allow");
+    assert_eq!(
+        decision(&b, dir, "ls"),
+        "deny",
+        "the fourth call, counted across replicas"
+    );
+    assert_eq!(
+        decision(&alone, dir, "ls"),
+        "allow",
+        "the control counts alone"
+    );
+}

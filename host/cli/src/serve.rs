@@ -308,13 +308,16 @@ fn builders(
     if settings.reload_ms > 0 {
         options.hot_reload(std::time::Duration::from_millis(settings.reload_ms));
     }
-    let runtime = options.build().context("starting the wasm runtime")?;
     let state: Option<Arc<dyn SharedState>> = match &settings.state {
         Some(url) => Some(Arc::new(
             RedisState::new(url).map_err(|e| anyhow::anyhow!("--state {e}"))?,
         )),
         None => None,
     };
+    if let Some(state) = &state {
+        options.shared_state(Arc::clone(state));
+    }
+    let runtime = options.build().context("starting the wasm runtime")?;
     let dirs = if settings.projects.is_empty() {
         vec![match args.hook_files.project_dir() {
             Some(dir) => dir.to_owned(),

@@ -12,39 +12,21 @@
 //! a short pause tries the store again, so it recovers without a restart.
 
 use std::collections::HashMap;
+
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
+pub use wasm_hooks_core::SharedState;
 
 /// How long session state is kept after its last write (a session that
 /// stops sending events is forgotten).
 pub const SESSION_TTL: Duration = Duration::from_secs(24 * 60 * 60);
-
-/// Session state shared by the engines that answer one session.
-pub trait SharedState: Send + Sync + std::fmt::Debug {
-    /// Set `key` unless it is set; whether this call set it.
-    ///
-    /// # Errors
-    /// When the store cannot be reached.
-    fn set_once(&self, key: &str) -> Result<bool, String>;
-
-    /// The counter `key` (0 when unset).
-    ///
-    /// # Errors
-    /// When the store cannot be reached.
-    fn count(&self, key: &str) -> Result<u32, String>;
-
-    /// Set the counter `key` (0 removes it).
-    ///
-    /// # Errors
-    /// When the store cannot be reached.
-    fn set_count(&self, key: &str, value: u32) -> Result<(), String>;
-}
 
 /// The state in this process's memory.
 #[derive(Debug, Default)]
 pub struct EmbeddedState {
     marks: Mutex<std::collections::HashSet<String>>,
     counts: Mutex<HashMap<String, u32>>,
+    maps: Mutex<HashMap<String, HashMap<String, String>>>,
 }
 
 impl SharedState for EmbeddedState {
@@ -73,6 +55,25 @@ impl SharedState for EmbeddedState {
         } else {
             counts.insert(key.to_owned(), value);
         }
+        Ok(())
+    }
+
+    fn map_get(&self, map: &str, key: &str) -> Result<Option<String>, String> {
+        Ok(self
+            .maps
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(map)
+            .and_then(|m| m.get(key).cloned()))
+    }
+
+    fn map_set(&self, map: &str, key: &str, value: &str, max_keys: usize) -> Result<(), String> {
+        let mut maps = self.maps.lock().unwrap_or_else(PoisonError::into_inner);
+        let values = maps.entry(map.to_owned()).or_default();
+        if !values.contains_key(key) && values.len() >= max_keys {
+            return Err(format!("{max_keys} keys already stored"));
+        }
+        values.insert(key.to_owned(), value.to_owned());
         Ok(())
     }
 }
@@ -176,6 +177,40 @@ impl SharedState for RedisState {
         })
     }
 
+    fn map_get(&self, map: &str, key: &str) -> Result<Option<String>, String> {
+        self.run(|c| {
+            redis::cmd("HGET")
+                .arg(format!("{PREFIX}{map}"))
+                .arg(key)
+                .query(c)
+        })
+    }
+
+    fn map_set(&self, map: &str, key: &str, value: &str, max_keys: usize) -> Result<(), String> {
+        let name = format!("{PREFIX}{map}");
+        let full = self.run(|c| {
+            let known: bool = redis::cmd("HEXISTS").arg(&name).arg(key).query(c)?;
+            let held: usize = redis::cmd("HLEN").arg(&name).query(c)?;
+            Ok(!known && held >= max_keys)
+        })?;
+        if full {
+            return Err(format!("{max_keys} keys already stored"));
+        }
+        self.run(|c| {
+            redis::pipe()
+                .cmd("HSET")
+                .arg(&name)
+                .arg(key)
+                .arg(value)
+                .ignore()
+                .cmd("EXPIRE")
+                .arg(&name)
+                .arg(SESSION_TTL.as_secs())
+                .ignore()
+                .query::<()>(c)
+        })
+    }
+
     fn set_count(&self, key: &str, value: u32) -> Result<(), String> {
         self.run(|c| {
             if value == 0 {
@@ -199,7 +234,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_embedded_store_marks_once_and_counts() {
+    fn the_embedded_store_marks_once_counts_and_maps() {
         let state = EmbeddedState::default();
         assert_eq!(state.set_once("s/h"), Ok(true));
         assert_eq!(state.set_once("s/h"), Ok(false));
@@ -208,6 +243,10 @@ mod tests {
         assert_eq!(state.count("s"), Ok(3));
         state.set_count("s", 0).unwrap();
         assert_eq!(state.count("s"), Ok(0));
+        state.map_set("m", "a", "1", 1).unwrap();
+        assert_eq!(state.map_get("m", "a"), Ok(Some("1".to_owned())));
+        state.map_set("m", "a", "2", 1).unwrap();
+        assert!(state.map_set("m", "b", "1", 1).is_err(), "full");
     }
 
     #[test]

@@ -7,6 +7,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use wasm_hooks_core::SharedState;
+
 /// Longest key, in bytes.
 pub(crate) const MAX_KEY: usize = 256;
 /// Longest value, in bytes.
@@ -20,10 +22,13 @@ const MAX_SCOPES: usize = 1024;
 /// could grow to `MAX_SCOPES` × `MAX_KEYS` × `MAX_VALUE`, 4 GiB.
 const MAX_BYTES: usize = 64 << 20;
 
-/// Every scope's values; one per runtime, shared by its calls.
+/// Every scope's values; one per runtime, shared by its calls. With a
+/// shared store, the values live there instead (one map per plugin and
+/// session), so that the replicas answering a session see the same ones.
 #[derive(Debug, Default)]
 pub(crate) struct KvStore {
     scopes: Mutex<Scopes>,
+    shared: Option<Arc<dyn SharedState>>,
 }
 
 #[derive(Debug, Default)]
@@ -46,6 +51,14 @@ pub(crate) struct KvScope {
 }
 
 impl KvStore {
+    /// A store whose values live in `shared`.
+    pub(crate) fn shared(shared: Arc<dyn SharedState>) -> Self {
+        Self {
+            scopes: Mutex::default(),
+            shared: Some(shared),
+        }
+    }
+
     /// The view of `plugin` in `session`.
     pub(crate) fn scope(self: &Arc<Self>, plugin: &Arc<str>, session: &str) -> KvScope {
         KvScope {
@@ -58,6 +71,10 @@ impl KvStore {
 impl KvScope {
     /// The value under `key`, if any.
     pub(crate) fn get(&self, key: &str) -> Option<String> {
+        if let Some(shared) = &self.store.shared {
+            // A store that cannot be reached reads as empty (it said why).
+            return shared.map_get(&self.map_name(), key).ok().flatten();
+        }
         let mut scopes = self.lock();
         let now = scopes.tick();
         let (used, values) = scopes.values.get_mut(&self.scope)?;
@@ -75,6 +92,11 @@ impl KvScope {
                 "kv: value of {} bytes, over {MAX_VALUE}",
                 value.len()
             ));
+        }
+        if let Some(shared) = &self.store.shared {
+            return shared
+                .map_set(&self.map_name(), &key, &value, MAX_KEYS)
+                .map_err(|e| format!("kv: {e}"));
         }
         let mut scopes = self.lock();
         let now = scopes.tick();
@@ -94,6 +116,11 @@ impl KvScope {
         scopes.bytes = scopes.bytes + added - replaced;
         while scopes.bytes > MAX_BYTES && scopes.evict_oldest(&self.scope) {}
         Ok(())
+    }
+
+    /// This scope's map in a shared store.
+    fn map_name(&self) -> String {
+        format!("kv:{}:{}", self.scope.0, self.scope.1)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Scopes> {

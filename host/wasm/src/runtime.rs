@@ -20,6 +20,7 @@ use super::state::HostState;
 use super::survey::CacheSurvey;
 use super::world::HookPre;
 use wasm_hooks_core::Error;
+use wasm_hooks_core::SharedState;
 
 /// How often the background thread advances the engine's epoch: a plugin
 /// past its wall-clock deadline is stopped within about one tick, and a
@@ -117,6 +118,7 @@ pub struct WasmRuntimeBuilder {
     cache: CacheChoice,
     max_wasm_stack_kb: usize,
     hot_reload: Option<Duration>,
+    shared_state: Option<Arc<dyn SharedState>>,
 }
 
 #[derive(Debug, Clone)]
@@ -133,11 +135,19 @@ impl Default for WasmRuntimeBuilder {
             cache: CacheChoice::Default,
             max_wasm_stack_kb: DEFAULT_MAX_WASM_STACK_KB,
             hot_reload: None,
+            shared_state: None,
         }
     }
 }
 
 impl WasmRuntimeBuilder {
+    /// Keep the plugins' `kv` values in `state`, which runtimes on other
+    /// hosts (replicas of `serve`) share, instead of this runtime's memory.
+    pub fn shared_state(&mut self, state: Arc<dyn SharedState>) -> &mut Self {
+        self.shared_state = Some(state);
+        self
+    }
+
     /// Whether to try the pooling allocator (default true). It makes every
     /// instantiation cheaper but costs milliseconds to set up, so a process
     /// that handles one event (`wasm-hooks hook`) is faster without it.
@@ -234,7 +244,10 @@ impl WasmRuntimeBuilder {
                     source: format!("making the sandbox's empty root directory: {e}").into(),
                 })?,
             }),
-            kv: Arc::default(),
+            kv: Arc::new(match &self.shared_state {
+                Some(state) => KvStore::shared(Arc::clone(state)),
+                None => KvStore::default(),
+            }),
         };
         start_epoch_ticker(&runtime.inner.engine);
         if let Some(interval) = self.hot_reload {
