@@ -76,6 +76,21 @@ impl Home {
     }
 }
 
+/// A project whose command hook (which runs a program, so only while the
+/// project is trusted) blocks commands that mention `make`.
+fn blocking_make() -> tempfile::TempDir {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join(".wasm-hooks")).unwrap();
+    std::fs::write(
+        project.path().join(".wasm-hooks/hooks.json"),
+        json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "name": "no-make",
+            "command": "grep -q make && echo '{\"decision\": \"block\", \"reason\": \"no make\"}' || true"}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    project
+}
+
 /// A server of one project, the person's hook file denying `rm -rf`.
 fn guarded() -> (Home, tempfile::TempDir, support::Served) {
     let home = Home::new();
@@ -369,15 +384,7 @@ fn every_kind_of_input_an_engine_is_built_from_is_followed() {
     let home = Home::new();
     home.deny("rm -rf");
     // A project whose command hook (not sandboxed) runs only when trusted.
-    let project = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(project.path().join(".wasm-hooks")).unwrap();
-    std::fs::write(
-        project.path().join(".wasm-hooks/hooks.json"),
-        json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "name": "no-make",
-            "command": "grep -q make && echo '{\"decision\": \"block\", \"reason\": \"no make\"}' || true"}]}]}})
-        .to_string(),
-    )
-    .unwrap();
+    let project = blocking_make();
     let managed = tempfile::tempdir().unwrap();
     let mut command = home.command();
     command
@@ -535,15 +542,7 @@ fn metrics_scraped_under_load_count_every_request_once() {
 fn a_truncated_trust_store_untrusts_the_project_and_serve_goes_on() {
     let home = Home::new();
     home.deny("rm -rf");
-    let project = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(project.path().join(".wasm-hooks")).unwrap();
-    std::fs::write(
-        project.path().join(".wasm-hooks/hooks.json"),
-        json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "name": "no-make",
-            "command": "grep -q make && echo '{\"decision\": \"block\", \"reason\": \"no make\"}' || true"}]}]}})
-        .to_string(),
-    )
-    .unwrap();
+    let project = blocking_make();
     let trust = || {
         let out = home
             .command()
