@@ -42,6 +42,18 @@ impl Home {
         );
     }
 
+    /// Write the user's hook file: the `rate-limit-tools` example, at most
+    /// `max` Bash calls in ten minutes per session (counted in its `kv`).
+    fn rate_limit_bash(&self, max: u32) {
+        write_whole(
+            &self.hooks(),
+            &json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "wasm",
+                "plugin": support::plugin("rate-limit-tools"), "on_failure": "block",
+                "config": {"max_calls": max, "per_seconds": 600, "tools": ["Bash"]}}]}]}})
+            .to_string(),
+        );
+    }
+
     /// `wasm-hooks serve` of `projects`, as this person.
     fn serve(&self, projects: &[&Path]) -> support::Served {
         self.serve_with(projects, &[])
@@ -673,13 +685,7 @@ fn replicas_sharing_redis_agree_on_once_marks_and_stop_loops_and_recover() {
 fn a_plugins_kv_is_shared_by_replicas_through_redis() {
     let redis = support::redis::Redis::start();
     let home = Home::new();
-    write_whole(
-        &home.hooks(),
-        &json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "wasm",
-            "plugin": support::plugin("rate-limit-tools"), "on_failure": "block",
-            "config": {"max_calls": 3, "per_seconds": 600, "tools": ["Bash"]}}]}]}})
-        .to_string(),
-    );
+    home.rate_limit_bash(3);
     let project = tempfile::tempdir().unwrap();
     let state = redis.url();
     let a = home.serve_with(&[project.path()], &["--state", &state]);
@@ -698,5 +704,30 @@ fn a_plugins_kv_is_shared_by_replicas_through_redis() {
         decision(&alone, dir, "ls"),
         "allow",
         "the control counts alone"
+    );
+}
+
+/// A replica killed mid-session: its events go to another replica (as a
+/// client retrying elsewhere does), and the session's state carries on
+/// there, counted exactly.
+#[test]
+fn a_replica_killed_mid_run_loses_no_session_state() {
+    let redis = support::redis::Redis::start();
+    let home = Home::new();
+    home.rate_limit_bash(3);
+    let project = tempfile::tempdir().unwrap();
+    let state = redis.url();
+    let mut a = home.serve_with(&[project.path()], &["--state", &state]);
+    let b = home.serve_with(&[project.path()], &["--state", &state]);
+    let dir = project.path();
+    assert_eq!(decision(&a, dir, "ls"), "allow");
+    assert_eq!(decision(&a, dir, "ls"), "allow");
+    a.child.kill().unwrap();
+    a.child.wait().unwrap();
+    assert_eq!(decision(&b, dir, "ls"), "allow", "the third call");
+    assert_eq!(
+        decision(&b, dir, "ls"),
+        "deny",
+        "the fourth: a's two were kept"
     );
 }
