@@ -669,6 +669,12 @@ fn replicas_sharing_redis_agree_on_once_marks_and_stop_loops_and_recover() {
     redis.stop();
     assert_eq!(verdict(&a, &event("s3", "deploy")), "deny");
     assert_eq!(verdict(&b, &event("s3", "deploy")), "deny");
+    let (_, metrics) = request(&a, "/metrics", None);
+    let errors = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("wasm_hooks_state_errors_total "))
+        .map_or(0, |n| n.parse::<u64>().unwrap());
+    assert!(errors >= 1, "the store's failures are counted: {metrics}");
     // Back: shared again, without a restart.
     redis.restart();
     assert!(

@@ -226,7 +226,13 @@ impl Settings {
 
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
     let settings = Settings::of(&args)?;
-    let projects = builders(&args, &settings)?;
+    let state: Option<Arc<dyn SharedState>> = match &settings.state {
+        Some(url) => Some(Arc::new(
+            RedisState::new(url).map_err(|e| anyhow::anyhow!("--state {e}"))?,
+        )),
+        None => None,
+    };
+    let projects = builders(&args, &settings, state.as_ref())?;
     let mut server = HookServer::for_project_builders(projects, settings.protocol.protocol())
         .max_body(settings.max_body_kb * 1024)
         .max_connections(settings.max_connections)
@@ -239,6 +245,9 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
     }
     if let Some(path) = &settings.access_log {
         server = server.access_log(access_log(path)?);
+    }
+    if let Some(state) = state {
+        server = server.state_store(state);
     }
     match token(&settings)? {
         Some(token) => server = server.token(token),
@@ -302,19 +311,14 @@ const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 fn builders(
     args: &ServeArgs,
     settings: &Settings,
+    state: Option<&Arc<dyn SharedState>>,
 ) -> anyhow::Result<Vec<(PathBuf, HookEngineBuilder)>> {
     let mut options = args.hook_files.runtime_options();
     options.pooling(true);
     if settings.reload_ms > 0 {
         options.hot_reload(std::time::Duration::from_millis(settings.reload_ms));
     }
-    let state: Option<Arc<dyn SharedState>> = match &settings.state {
-        Some(url) => Some(Arc::new(
-            RedisState::new(url).map_err(|e| anyhow::anyhow!("--state {e}"))?,
-        )),
-        None => None,
-    };
-    if let Some(state) = &state {
+    if let Some(state) = state {
         options.shared_state(Arc::clone(state));
     }
     let runtime = options.build().context("starting the wasm runtime")?;
@@ -334,7 +338,7 @@ fn builders(
             let mut builder = args.hook_files.builder_in(&[], Some(dir.clone()))?;
             args.audit.apply(&mut builder);
             builder.runtime(runtime.clone()).lints(false);
-            if let Some(state) = &state {
+            if let Some(state) = state {
                 builder.shared_state(Arc::clone(state));
             }
             Ok((dir, builder))

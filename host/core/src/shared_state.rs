@@ -38,4 +38,10 @@ pub trait SharedState: Send + Sync + std::fmt::Debug {
     /// # Errors
     /// When the store cannot be reached, or the map is full.
     fn map_set(&self, map: &str, key: &str, value: &str, max_keys: usize) -> Result<(), String>;
+
+    /// How many calls have failed so far (for metrics); 0 for a store
+    /// that cannot fail.
+    fn failures(&self) -> u64 {
+        0
+    }
 }

@@ -63,6 +63,7 @@ pub struct HookServer {
     reload: Option<Duration>,
     metrics: Arc<ServerMetrics>,
     access_log: Option<Arc<AccessLog>>,
+    state: Option<Arc<dyn wasm_hooks_core::SharedState>>,
 }
 
 /// Whose hooks answer an event.
@@ -325,7 +326,15 @@ impl HookServer {
             reload: None,
             metrics: Arc::new(ServerMetrics::new()),
             access_log: None,
+            state: None,
         }
+    }
+
+    /// The shared state store the engines use (`--state`), whose failures
+    /// `/metrics` counts.
+    pub fn state_store(mut self, state: Arc<dyn wasm_hooks_core::SharedState>) -> Self {
+        self.state = Some(state);
+        self
     }
 
     /// Write a JSON line per answered event to `out` (see
@@ -738,6 +747,9 @@ async fn metrics(State(server): State<Arc<HookServer>>, headers: HeaderMap) -> R
     }
     if let Some(refusal) = unauthorized(&server, &headers) {
         return refusal;
+    }
+    if let Some(state) = &server.state {
+        server.metrics.state_failures(state.failures());
     }
     let openmetrics = headers
         .get(header::ACCEPT)

@@ -73,6 +73,7 @@ pub(crate) struct ServerMetrics {
     in_flight: Gauge<i64, std::sync::atomic::AtomicI64>,
     reloads: Family<Reload, Counter>,
     ready: Family<Project, Gauge<i64, std::sync::atomic::AtomicI64>>,
+    state_errors: Counter,
 }
 
 impl ServerMetrics {
@@ -124,8 +125,15 @@ impl ServerMetrics {
             "1 when the project's engine is built from its files as they are, 0 when its last build failed",
             ready.clone(),
         );
+        let state_errors = Counter::default();
+        registry.register(
+            "state_errors",
+            "Calls to the shared state store (--state) that failed",
+            state_errors.clone(),
+        );
         Self {
             registry,
+            state_errors,
             hook_decisions,
             events,
             hook_seconds,
@@ -208,6 +216,15 @@ impl ServerMetrics {
                 project: project.to_owned(),
             })
             .set(i64::from(ready));
+    }
+
+    /// Bring the state store's failure count up to `failures` (what the
+    /// store says so far).
+    pub(crate) fn state_failures(&self, failures: u64) {
+        let counted = self.state_errors.get();
+        if failures > counted {
+            self.state_errors.inc_by(failures - counted);
+        }
     }
 
     /// Every metric, in the OpenMetrics text format.

@@ -91,6 +91,7 @@ pub struct RedisState {
     url: String,
     connection: Mutex<Option<redis::Connection>>,
     failed_at: Mutex<Option<Instant>>,
+    failures: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for RedisState {
@@ -112,6 +113,7 @@ impl RedisState {
             url: url.to_owned(),
             connection: Mutex::new(None),
             failed_at: Mutex::new(None),
+            failures: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -147,6 +149,8 @@ impl RedisState {
                 Ok(value)
             }
             Err(e) => {
+                self.failures
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 *slot = None;
                 *failed_at = Some(Instant::now());
                 tracing::warn!("the state store {} failed: {e}", self.url);
@@ -157,6 +161,10 @@ impl RedisState {
 }
 
 impl SharedState for RedisState {
+    fn failures(&self) -> u64 {
+        self.failures.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     fn set_once(&self, key: &str) -> Result<bool, String> {
         self.run(|c| {
             let set: Option<String> = redis::cmd("SET")
