@@ -330,6 +330,13 @@ fn the_access_log_has_a_line_per_event_and_no_secret_of_it() {
     assert_eq!(lines[0]["event"], "PreToolUse");
     assert_eq!(lines[0]["tool"], "Bash");
     assert_eq!(lines[0]["session"], "s");
+    assert!(
+        lines[0]["client"]
+            .as_str()
+            .unwrap()
+            .starts_with("127.0.0.1:"),
+        "who asked: {text}"
+    );
     assert_eq!(lines[0]["status"], 200);
     assert!(lines[0]["project"].as_str().unwrap().starts_with('/'));
     assert_eq!(lines[1]["decision"], "proceed");

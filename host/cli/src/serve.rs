@@ -101,8 +101,9 @@ pub(crate) struct ServeArgs {
     state: Option<String>,
 
     /// Append a JSON line per answered event to this file (`-`: stderr):
-    /// time, project, session, event, tool, decision, the deciding hook,
-    /// status and duration; never an input, prompt or reason.
+    /// time, client address, project, session, event, tool, decision, the
+    /// deciding hook, status and duration; never an input, prompt or
+    /// reason.
     #[arg(long, value_name = "FILE")]
     access_log: Option<PathBuf>,
 

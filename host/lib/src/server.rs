@@ -428,6 +428,7 @@ impl HookServer {
     ) -> io::Result<()>
     where
         L: axum::serve::Listener,
+        L::Addr: std::fmt::Debug,
     {
         let limits = ConnectionLimits {
             max: self.max_connections,
@@ -558,10 +559,18 @@ fn refused(server: &HookServer, headers: &HeaderMap) -> Option<Response> {
     })
 }
 
-async fn hook(State(server): State<Arc<HookServer>>, headers: HeaderMap, body: Body) -> Response {
+async fn hook(
+    State(server): State<Arc<HookServer>>,
+    peer: Option<axum::Extension<crate::server_conn::Peer>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
     let _in_flight = server.metrics.in_flight();
     let started = std::time::Instant::now();
-    let mut record = AccessRecord::default();
+    let mut record = AccessRecord {
+        client: peer.map(|p| p.0.0.to_string()).unwrap_or_default(),
+        ..AccessRecord::default()
+    };
     let response = hook_answer(&server, &headers, body, &mut record).await;
     let status = response.status().as_u16();
     server.metrics.request(status);

@@ -1,5 +1,6 @@
 //! `serve`'s access log: one JSON line per `POST /hook`, as it was
-//! answered: when, which project, which session and agent event and tool,
+//! answered: when, from which client address, which project, which
+//! session and agent event and tool,
 //! the decision and the hook that made it, the HTTP status and how long it
 //! took. No tool input, prompt, reason or header is written: nothing an
 //! event carries that could be a secret reaches the log (the audit log is
@@ -15,6 +16,8 @@ use serde::Serialize;
 pub(crate) struct AccessRecord {
     /// When it was answered (RFC 3339).
     pub(crate) time: String,
+    /// The client's address, as the connection gives it.
+    pub(crate) client: String,
     /// The project whose hooks answered (`-` for none).
     pub(crate) project: String,
     /// The agent's session.

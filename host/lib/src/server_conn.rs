@@ -74,21 +74,23 @@ pub(crate) async fn serve<L>(
 ) -> io::Result<()>
 where
     L: Listener,
+    L::Addr: std::fmt::Debug,
 {
     let pool = Arc::new(Pool::new(limits.max));
     let mut connections = JoinSet::new();
     tokio::pin!(shutdown);
     loop {
-        let io = tokio::select! {
+        let (io, peer) = tokio::select! {
             () = &mut shutdown => break,
-            io = async {
+            accepted = async {
                 pool.room().await;
-                listener.accept().await.0
-            } => io,
+                listener.accept().await
+            } => accepted,
         };
         let slot = pool.open();
         connections.spawn(connection(
             io,
+            Peer(Arc::from(format!("{peer:?}"))),
             slot,
             Arc::clone(&pool),
             router.clone(),
@@ -285,9 +287,16 @@ impl http_body::Body for TrackedBody {
     }
 }
 
+/// The address a request's connection came from, as its listener gives
+/// it (`127.0.0.1:52514`; a Unix socket's peer is usually unnamed), in
+/// each request's extensions.
+#[derive(Debug, Clone)]
+pub(crate) struct Peer(pub(crate) Arc<str>);
+
 /// Serve one connection until it ends, is evicted, or the drain closes it.
 async fn connection<I>(
     io: I,
+    peer: Peer,
     slot: Arc<Slot>,
     pool: Arc<Pool>,
     router: axum::Router,
@@ -299,7 +308,8 @@ async fn connection<I>(
         slot: Arc::clone(&slot),
         pool: Arc::clone(&pool),
     };
-    let service = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+    let service = hyper::service::service_fn(move |mut request: Request<hyper::body::Incoming>| {
+        request.extensions_mut().insert(peer.clone());
         let busy = Busy::new(&opened.slot, &opened.pool);
         let mut router = router.clone();
         let pool = Arc::clone(&opened.pool);
