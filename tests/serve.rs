@@ -99,7 +99,7 @@ async fn answers_like_the_command_hook() {
         .json()
         .await
         .unwrap();
-    assert_eq!(health, json!({"status": "ok", "hooks": 1}));
+    assert_eq!(health, json!({"status": "ok", "hooks": 1, "not_ready": 0}));
 }
 
 #[tokio::test]

@@ -712,13 +712,22 @@ async fn answer(
     }
 }
 
-/// `GET /health`: the status and the number of hooks, for an agent or a
-/// person on this machine, never for a web page (see [`from_elsewhere`]).
+/// `GET /health`: the status, the number of hooks and of projects not
+/// ready, for an agent or a person on this machine, never for a web page
+/// (see [`from_elsewhere`]).
 async fn health(State(server): State<Arc<HookServer>>, headers: HeaderMap) -> Response {
     if let Some(refusal) = from_elsewhere(&server, &headers) {
         return refusal;
     }
-    Json(json!({ "status": "ok", "hooks": server.hook_count() })).into_response()
+    // Alive whatever the projects' files say; how many are not built
+    // from their files as they are (`/ready` says which and why).
+    let not_ready = server
+        .engines()
+        .iter()
+        .filter(|e| e.not_ready().is_some())
+        .count();
+    Json(json!({ "status": "ok", "hooks": server.hook_count(), "not_ready": not_ready }))
+        .into_response()
 }
 
 /// `GET /ready`: 200 when every project's engine is built from its files
