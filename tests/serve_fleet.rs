@@ -694,11 +694,17 @@ fn replicas_sharing_redis_agree_on_once_marks_and_stop_loops_and_recover() {
     );
 }
 
-/// A plugin's `kv` through `--state`: the rate-limit example's calls,
-/// counted by two replicas in one Redis, hit the limit together (a
-/// replica without it counts alone: the control).
-#[test]
-fn a_plugins_kv_is_shared_by_replicas_through_redis() {
+/// Two replicas sharing a real Redis, the person's hook file the
+/// rate-limit example (3 Bash calls per session).
+struct Replicas {
+    redis: support::redis::Redis,
+    home: Home,
+    project: tempfile::TempDir,
+    a: support::Served,
+    b: support::Served,
+}
+
+fn rate_limited_replicas() -> Replicas {
     let redis = support::redis::Redis::start();
     let home = Home::new();
     home.rate_limit_bash(3);
@@ -706,6 +712,27 @@ fn a_plugins_kv_is_shared_by_replicas_through_redis() {
     let state = redis.url();
     let a = home.serve_with(&[project.path()], &["--state", &state]);
     let b = home.serve_with(&[project.path()], &["--state", &state]);
+    Replicas {
+        redis,
+        home,
+        project,
+        a,
+        b,
+    }
+}
+
+/// A plugin's `kv` through `--state`: the rate-limit example's calls,
+/// counted by two replicas in one Redis, hit the limit together (a
+/// replica without it counts alone: the control).
+#[test]
+fn a_plugins_kv_is_shared_by_replicas_through_redis() {
+    let Replicas {
+        redis: _redis,
+        home,
+        project,
+        a,
+        b,
+    } = rate_limited_replicas();
     let alone = home.serve(&[project.path()]);
     let dir = project.path();
     assert_eq!(decision(&a, dir, "ls"), "allow");
@@ -728,13 +755,13 @@ fn a_plugins_kv_is_shared_by_replicas_through_redis() {
 /// there, counted exactly.
 #[test]
 fn a_replica_killed_mid_run_loses_no_session_state() {
-    let redis = support::redis::Redis::start();
-    let home = Home::new();
-    home.rate_limit_bash(3);
-    let project = tempfile::tempdir().unwrap();
-    let state = redis.url();
-    let mut a = home.serve_with(&[project.path()], &["--state", &state]);
-    let b = home.serve_with(&[project.path()], &["--state", &state]);
+    let Replicas {
+        redis: _redis,
+        home: _home,
+        project,
+        mut a,
+        b,
+    } = rate_limited_replicas();
     let dir = project.path();
     assert_eq!(decision(&a, dir, "ls"), "allow");
     assert_eq!(decision(&a, dir, "ls"), "allow");
