@@ -774,3 +774,74 @@ fn a_replica_killed_mid_run_loses_no_session_state() {
         "the fourth: a's two were kept"
     );
 }
+
+/// A collector on loopback receives a span per event and one per hook,
+/// continuing the agent's `traceparent` (OTLP/HTTP, JSON); SIGTERM sends
+/// the last ones.
+#[test]
+fn spans_continue_the_agents_traceparent_to_a_loopback_collector() {
+    use std::io::{BufRead as _, BufReader, Read as _};
+    let received: std::sync::Arc<std::sync::Mutex<Vec<String>>> = std::sync::Arc::default();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let collector = listener.local_addr().unwrap();
+    let kept = received.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(n) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = n.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            kept.lock()
+                .unwrap()
+                .push(String::from_utf8_lossy(&body).into_owned());
+            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}");
+        }
+    });
+    let home = Home::new();
+    home.deny("rm -rf");
+    let project = tempfile::tempdir().unwrap();
+    let endpoint = format!("http://{collector}/v1/traces");
+    let mut served = home.serve_with(&[project.path()], &["--otlp-endpoint", &endpoint]);
+    let event = json!({"session_id": "s", "cwd": project.path(), "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}});
+    let out = Command::new("curl")
+        .args(["-s", "-X", "POST", "-H", "content-type: application/json"])
+        .args([
+            "-H",
+            "traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        ])
+        .args(["--data-binary", &event.to_string()])
+        .arg(format!("{}/hook", served.address))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("deny"));
+    let status = Command::new("kill")
+        .args(["-TERM", &served.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(
+        served.child.wait().unwrap().success(),
+        "serve stopped cleanly"
+    );
+    let spans = received.lock().unwrap().join("\n");
+    for expected in [
+        "0af7651916cd43dd8448eb211c80319c",
+        "b7ad6b7169203331",
+        "dispatch PreToolUse",
+        "hook inline",
+        "wasm_hooks.verdict",
+    ] {
+        assert!(spans.contains(expected), "{expected} in:\n{spans}");
+    }
+}

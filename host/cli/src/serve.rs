@@ -94,6 +94,12 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "MS")]
     reload_ms: Option<u64>,
 
+    /// Send OpenTelemetry spans (one per event, one per hook, continuing
+    /// the agent's `traceparent`) to this OTLP/HTTP endpoint (JSON), e.g.
+    /// `http://127.0.0.1:4318/v1/traces`.
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
+
     /// Keep session state (`once` marks, stop-loop counts) in this Redis
     /// (`redis://HOST:PORT/DB`, `redis+unix:///PATH`), shared by every
     /// replica that names it [default: this process's memory].
@@ -135,6 +141,7 @@ struct ServeFile {
     reload_ms: Option<u64>,
     access_log: Option<PathBuf>,
     state: Option<String>,
+    otlp_endpoint: Option<String>,
 }
 
 /// What `serve` runs with: the flags, then the file, then the defaults.
@@ -154,6 +161,7 @@ struct Settings {
     reload_ms: u64,
     access_log: Option<PathBuf>,
     state: Option<String>,
+    otlp_endpoint: Option<String>,
 }
 
 impl Settings {
@@ -221,6 +229,7 @@ impl Settings {
             reload_ms: args.reload_ms.or(file.reload_ms).unwrap_or(1000),
             access_log: args.access_log.clone().or(file.access_log.map(from_file)),
             state: args.state.clone().or(file.state),
+            otlp_endpoint: args.otlp_endpoint.clone().or(file.otlp_endpoint),
         })
     }
 }
@@ -250,6 +259,13 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
     if let Some(state) = state {
         server = server.state_store(state);
     }
+    // Made before the async runtime: the exporter's blocking client has
+    // a runtime of its own.
+    let spans = settings
+        .otlp_endpoint
+        .as_deref()
+        .map(span_exporter)
+        .transpose()?;
     match token(&settings)? {
         Some(token) => server = server.token(token),
         None => eprintln!(
@@ -282,8 +298,33 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
         anyhow::Ok(())
     });
     runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    if let Some(provider) = spans
+        && let Err(e) = provider.shutdown()
+    {
+        eprintln!("wasm-hooks: the last spans were not sent: {e}");
+    }
     served?;
     Ok(Exit::GoOn)
+}
+
+/// Send spans to the OTLP/HTTP (JSON) endpoint `url`, and read the W3C
+/// `traceparent` of requests; the provider, to flush at the end.
+fn span_exporter(url: &str) -> anyhow::Result<opentelemetry_sdk::trace::SdkTracerProvider> {
+    use opentelemetry_otlp::WithExportConfig as _;
+    let exporter = opentelemetry_otlp::SpanExporter::builder()
+        .with_http()
+        .with_protocol(opentelemetry_otlp::Protocol::HttpJson)
+        .with_endpoint(url)
+        .build()
+        .with_context(|| format!("--otlp-endpoint {url}"))?;
+    let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
+        .with_batch_exporter(exporter)
+        .build();
+    opentelemetry::global::set_tracer_provider(provider.clone());
+    opentelemetry::global::set_text_map_propagator(
+        opentelemetry_sdk::propagation::TraceContextPropagator::new(),
+    );
+    Ok(provider)
 }
 
 /// Where the access log goes: stderr for `-`, else the file, appended to,

@@ -23,8 +23,17 @@ enum Stamp {
         mtime_ns: i128,
         ctime_ns: i128,
         sha256: String,
+        /// Whether the file had been changed long enough before it was
+        /// stamped for its identity to be trusted: a file rewritten within
+        /// the clock's granularity can keep its inode (reused), length and
+        /// times, so a recent one is hashed on every check (git's "racily
+        /// clean" files).
+        settled: bool,
     },
 }
+
+/// How old a change must be when stamped for the identity to be trusted.
+const SETTLED_AFTER_NS: i128 = 2_000_000_000;
 
 impl Stamp {
     /// What is at `path` now; its hash only when `known` (the stamp it
@@ -36,6 +45,10 @@ impl Stamp {
         let (dev, ino, len) = (meta.dev(), meta.ino(), meta.len());
         let mtime_ns = i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec());
         let ctime_ns = i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec());
+        let now_ns = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i128::try_from(d.as_nanos()).unwrap_or(i128::MAX));
+        let settled = now_ns - mtime_ns.max(ctime_ns) > SETTLED_AFTER_NS;
         if let Some(Stamp::Present {
             dev: d,
             ino: i,
@@ -43,6 +56,7 @@ impl Stamp {
             mtime_ns: m,
             ctime_ns: c,
             sha256,
+            settled: true,
         }) = known
             && (*d, *i, *l, *m, *c) == (dev, ino, len, mtime_ns, ctime_ns)
         {
@@ -53,6 +67,7 @@ impl Stamp {
                 mtime_ns,
                 ctime_ns,
                 sha256: sha256.clone(),
+                settled: true,
             };
         }
         let sha256 = if meta.is_file() {
@@ -67,6 +82,7 @@ impl Stamp {
             mtime_ns,
             ctime_ns,
             sha256,
+            settled,
         }
     }
 

@@ -56,6 +56,7 @@ mod server_access_log;
 mod server_conn;
 mod server_metrics;
 mod server_reload;
+mod server_trace;
 mod session;
 mod shared_state;
 mod shell_context;

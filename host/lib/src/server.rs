@@ -657,7 +657,12 @@ async fn hook_answer(
     record.project.clone_from(&served.name);
     let answer = match served.current() {
         Ok(engine) => {
-            let (answer, decided) = answer(engine, event, server.protocol, &server.metrics).await;
+            let traceparent = headers
+                .get("traceparent")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let (answer, decided) =
+                answer(engine, event, server.protocol, &server.metrics, traceparent).await;
             (record.decision, record.decided_by) = decided;
             answer
         }
@@ -685,14 +690,31 @@ async fn answer(
     event: Event,
     protocol: Protocol,
     metrics: &Arc<ServerMetrics>,
+    traceparent: Option<String>,
 ) -> (Answer, (String, Option<String>)) {
     // Only the name is kept for a failure: the event itself goes with the
     // task, uncopied.
     let name = event.name();
     let metrics = Arc::clone(metrics);
     let answered = tokio::spawn(async move {
+        let started = std::time::SystemTime::now();
         let outcome = engine.dispatch(&event).await;
         metrics.answered(&engine, event.name().as_str(), &outcome);
+        let from_event = event
+            .record()
+            .get("traceparent")
+            .and_then(|v| v.as_str())
+            .map(str::to_owned);
+        crate::server_trace::record(
+            &engine,
+            &crate::server_trace::Answered {
+                event: event.name().as_str(),
+                session: event.session_id(),
+                traceparent: traceparent.as_deref().or(from_event.as_deref()),
+                started,
+                outcome: &outcome,
+            },
+        );
         let decided = (
             crate::server_metrics::verdict_word(&outcome.verdict).to_owned(),
             outcome.decided_by.as_ref().map(ToString::to_string),
