@@ -175,8 +175,12 @@ fn built_example(name: &str) -> PathBuf {
     static JS: OnceLock<PathBuf> = OnceLock::new();
     let cell = if name.ends_with("-py") { &PYTHON } else { &JS };
     cell.get_or_init(|| {
-        let parent = tempfile::tempdir().unwrap().keep();
-        let dir = parent.join(name);
+        // Kept between runs beside the guests' build (not a temporary
+        // directory left behind by every run).
+        let dir = support::workspace_root()
+            .join("target/plugins/built-examples")
+            .join(name);
+        let _ = std::fs::remove_dir_all(&dir);
         copy_dir(
             &support::workspace_root().join("example-plugins").join(name),
             &dir,
