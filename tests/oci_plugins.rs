@@ -13,6 +13,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
 use serde_json::{Value, json};
+use wasm_hooks_core::sha256_hex;
 
 /// Where the Python and JS toolchains and compiled plugins are kept
 /// between tests (as `guest_languages` keeps them).
@@ -833,14 +834,6 @@ fn a_registry_that_answers_garbage_or_an_image_is_a_clear_error() {
         said.contains("not a wasm component") && said.contains(&reference),
         "{said}"
     );
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest as _;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 #[test]

@@ -383,11 +383,9 @@ fn a_flood_of_rewrites_never_gets_a_wrong_answer_and_ends_on_the_last_file() {
     };
     let mut answers = 0;
     while !writer.is_finished() {
-        // Exactly one of the two words is denied at any moment.
-        let alpha = decision(&served, project.path(), "alpha");
-        let gamma = decision(&served, project.path(), "gamma");
-        assert_eq!(gamma, "allow", "a word no version denies");
-        assert!(alpha == "deny" || alpha == "allow");
+        // No version, nor a half-written file (which does not load: the
+        // last good engine answers), denies this word.
+        assert_eq!(decision(&served, project.path(), "gamma"), "allow");
         answers += 1;
     }
     writer.join().unwrap();

@@ -266,6 +266,9 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
         .as_deref()
         .map(span_exporter)
         .transpose()?;
+    if spans.is_some() {
+        server = server.traces();
+    }
     match token(&settings)? {
         Some(token) => server = server.token(token),
         None => eprintln!(

@@ -539,7 +539,9 @@ impl HookEngineBuilder {
             .managed_limits
             .lower(loaded.settings.limits.lower(self.dispatch_limits));
         let registry = HookRegistry::limited(audit, Some(Arc::new(Reviews(reviews))), limits);
-        let mut inputs = self.watched_files();
+        // What the hooks run, for a long-lived host to watch with
+        // `watched_files`: moved, not searched for on every build.
+        let mut inputs = Vec::new();
         let mut kinds = std::collections::HashMap::new();
         for (_, hook) in loaded.hooks {
             inputs.extend(hook.executes);
@@ -896,7 +898,8 @@ pub struct HookEngine {
     left_out: Arc<Vec<Error>>,
     /// Where the project's trust is recorded, to see it change.
     trust_store: Option<TrustStore>,
-    /// Every file it was built from (see [`HookEngine::inputs`]).
+    /// The files its hooks run or read as code (see
+    /// [`HookEngine::inputs`]).
     inputs: Arc<Vec<PathBuf>>,
     /// Each hook's kind (`wasm`, `command`…), by name.
     kinds: Arc<std::collections::HashMap<HookId, &'static str>>,
@@ -979,11 +982,10 @@ impl HookEngine {
         self.trust.as_ref()
     }
 
-    /// Every file the engine was built from: its builder's
-    /// [`HookEngineBuilder::watched_files`] and the files its hooks run or
-    /// read as code (plugins, scripts, MCP servers' configs). A long-lived
-    /// host stamps them ([`crate::InputStamps`]) and builds again when one
-    /// changes.
+    /// The files its hooks run or read as code (plugins, scripts, locks,
+    /// MCP servers' configs). With its builder's
+    /// [`HookEngineBuilder::watched_files`], every file a long-lived host
+    /// stamps ([`crate::InputStamps`]) to build it again when one changes.
     pub fn inputs(&self) -> &[PathBuf] {
         &self.inputs
     }

@@ -64,6 +64,7 @@ pub struct HookServer {
     metrics: Arc<ServerMetrics>,
     access_log: Option<Arc<AccessLog>>,
     state: Option<Arc<dyn wasm_hooks_core::SharedState>>,
+    traces: bool,
 }
 
 /// Whose hooks answer an event.
@@ -110,13 +111,14 @@ pub(crate) enum Reloaded {
 }
 
 impl ServedEngine {
+    /// An engine served as it is: without a builder it is never built
+    /// again, so its inputs are not stamped.
     fn new(name: &str, engine: HookEngine) -> Arc<Self> {
-        let stamps = InputStamps::of(engine.inputs().to_vec());
         Arc::new(Self {
             name: name.to_owned(),
             engine: std::sync::RwLock::new(Some(Arc::new(engine))),
             builder: None,
-            stamps: std::sync::Mutex::new(stamps),
+            stamps: std::sync::Mutex::new(InputStamps::default()),
             problem: std::sync::RwLock::new(None),
         })
     }
@@ -327,7 +329,16 @@ impl HookServer {
             metrics: Arc::new(ServerMetrics::new()),
             access_log: None,
             state: None,
+            traces: false,
         }
+    }
+
+    /// Record an OpenTelemetry span per event and per hook (see
+    /// `server_trace`) with the global tracer, which the host set up; off
+    /// by default, so that a server without a collector pays nothing.
+    pub fn traces(mut self) -> Self {
+        self.traces = true;
+        self
     }
 
     /// The shared state store the engines use (`--state`), whose failures
@@ -657,12 +668,14 @@ async fn hook_answer(
     record.project.clone_from(&served.name);
     let answer = match served.current() {
         Ok(engine) => {
-            let traceparent = headers
-                .get("traceparent")
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned);
+            let traced = server.traces.then(|| {
+                headers
+                    .get("traceparent")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned)
+            });
             let (answer, decided) =
-                answer(engine, event, server.protocol, &server.metrics, traceparent).await;
+                answer(engine, event, server.protocol, &server.metrics, traced).await;
             (record.decision, record.decided_by) = decided;
             answer
         }
@@ -690,7 +703,7 @@ async fn answer(
     event: Event,
     protocol: Protocol,
     metrics: &Arc<ServerMetrics>,
-    traceparent: Option<String>,
+    traced: Option<Option<String>>,
 ) -> (Answer, (String, Option<String>)) {
     // Only the name is kept for a failure: the event itself goes with the
     // task, uncopied.
@@ -700,21 +713,21 @@ async fn answer(
         let started = std::time::SystemTime::now();
         let outcome = engine.dispatch(&event).await;
         metrics.answered(&engine, event.name().as_str(), &outcome);
-        let from_event = event
-            .record()
-            .get("traceparent")
-            .and_then(|v| v.as_str())
-            .map(str::to_owned);
-        crate::server_trace::record(
-            &engine,
-            &crate::server_trace::Answered {
-                event: event.name().as_str(),
-                session: event.session_id(),
-                traceparent: traceparent.as_deref().or(from_event.as_deref()),
-                started,
-                outcome: &outcome,
-            },
-        );
+        // `traced`: whether spans are recorded, and the header's
+        // traceparent if the request had one.
+        if let Some(header) = traced {
+            let from_event = event.record().get("traceparent").and_then(|v| v.as_str());
+            crate::server_trace::record(
+                &engine,
+                &crate::server_trace::Answered {
+                    event: event.name().as_str(),
+                    session: event.session_id(),
+                    traceparent: header.as_deref().or(from_event),
+                    started,
+                    outcome: &outcome,
+                },
+            );
+        }
         let decided = (
             crate::server_metrics::verdict_word(&outcome.verdict).to_owned(),
             outcome.decided_by.as_ref().map(ToString::to_string),

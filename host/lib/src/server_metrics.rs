@@ -278,7 +278,8 @@ fn prometheus_text(openmetrics: &str) -> String {
     text
 }
 
-fn decision_word(decision: &wasm_hooks_core::Decision) -> &'static str {
+/// A hook's decision in one word, as metrics and traces name it.
+pub(crate) fn decision_word(decision: &wasm_hooks_core::Decision) -> &'static str {
     use wasm_hooks_core::Decision;
     match decision {
         Decision::Proceed => "proceed",

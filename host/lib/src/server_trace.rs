@@ -13,7 +13,7 @@ use opentelemetry::{Context, KeyValue, global};
 use wasm_hooks_core::{Outcome, TraceStatus};
 
 use crate::HookEngine;
-use crate::server_metrics::verdict_word;
+use crate::server_metrics::{decision_word, verdict_word};
 
 /// One answered event, to trace.
 pub(crate) struct Answered<'a> {
@@ -56,11 +56,9 @@ pub(crate) fn record(engine: &HookEngine, answered: &Answered<'_>) {
         let end = answered.started + entry.elapsed;
         ended = ended.max(end);
         let (answer, failure) = match &entry.status {
-            TraceStatus::Answered(result) => {
-                (format!("{:?}", result.decision).to_lowercase(), None)
-            }
-            TraceStatus::Detached => ("background".to_owned(), None),
-            TraceStatus::Failed { error, .. } => ("failed".to_owned(), Some(error.to_string())),
+            TraceStatus::Answered(result) => (decision_word(&result.decision), None),
+            TraceStatus::Detached => ("background", None),
+            TraceStatus::Failed { error, .. } => ("failed", Some(error.to_string())),
         };
         let mut hook = tracer
             .span_builder(format!("hook {}", entry.hook))
@@ -72,14 +70,7 @@ pub(crate) fn record(engine: &HookEngine, answered: &Answered<'_>) {
                     "wasm_hooks.kind",
                     engine.kind_of(&entry.hook).unwrap_or("other"),
                 ),
-                KeyValue::new(
-                    "wasm_hooks.answer",
-                    answer
-                        .split([' ', '{', '('])
-                        .next()
-                        .unwrap_or_default()
-                        .to_owned(),
-                ),
+                KeyValue::new("wasm_hooks.answer", answer),
             ])
             .start_with_context(&tracer, &cx);
         if let Some(why) = failure {

@@ -64,6 +64,8 @@ pub(crate) struct WasmSetup {
     /// Where `oci://` plugins come from.
     pub(crate) registry: RegistryPlugins,
     plugins: HashMap<(PathBuf, Option<String>), Plugin>,
+    /// Each lock read so far, read once however many hooks name it.
+    locks: HashMap<PathBuf, Result<Lock, String>>,
 }
 
 impl WasmSetup {
@@ -84,7 +86,15 @@ impl WasmSetup {
             ceilings,
             registry,
             plugins: HashMap::new(),
+            locks: HashMap::new(),
         }
+    }
+
+    /// The lock at `path`, read on first use.
+    fn lock(&mut self, path: &Path) -> &Result<Lock, String> {
+        self.locks
+            .entry(path.to_owned())
+            .or_insert_with(|| Lock::read(path).map_err(|e| e.to_string()))
     }
 
     /// The shared runtime, made on first use.
@@ -243,7 +253,10 @@ impl HookKind for WasmKind {
 
 /// Where the entry's plugin is: a file relative to the hook file, or an
 /// `oci://` reference the lock pins.
-fn plugin_source(entry: &WasmEntry, cx: &BuildContext<'_>) -> Result<PluginSource, HookProblem> {
+fn plugin_source(
+    entry: &WasmEntry,
+    cx: &mut BuildContext<'_>,
+) -> Result<PluginSource, HookProblem> {
     let Some(plugin) = &entry.plugin else {
         return Err(
             "a wasm hook needs `plugin`, the path of its .wasm component or an `oci://` reference"
@@ -440,7 +453,7 @@ fn build_remedy(path: &Path) -> String {
 fn registry_source(
     text: &str,
     sha256: Option<String>,
-    cx: &BuildContext<'_>,
+    cx: &mut BuildContext<'_>,
 ) -> Result<PluginSource, HookProblem> {
     let field = |message: String| HookProblem::Fields(vec![("plugin".to_owned(), message)]);
     let reference = PluginRef::parse(text).map_err(field)?;
@@ -458,11 +471,11 @@ fn registry_source(
         Some(dir) => format!(" --lock {}", dir.display()),
         None => String::new(),
     };
-    let lock = match Lock::read(&lock_path) {
-        Ok(lock) => lock,
-        Err(e) => return broken(format!("{e}")),
+    let pinned = match cx.settings.wasm.lock(&lock_path) {
+        Ok(lock) => lock.plugins.get(reference.as_str()).cloned(),
+        Err(e) => return broken(e.clone()),
     };
-    let Some(entry) = lock.plugins.get(reference.as_str()).cloned() else {
+    let Some(entry) = pinned else {
         return broken(format!(
             "`{reference}` is not pinned in {}: run `wasm-hooks add {reference}{lock_flag}` to pin it",
             lock_path.display()

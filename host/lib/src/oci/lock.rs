@@ -124,17 +124,12 @@ impl Lock {
     /// # Errors
     /// When it cannot be written.
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
-        let dir = path.parent().unwrap_or(Path::new("."));
         let mut text = serde_json::to_string_pretty(&Self {
             version: VERSION,
             plugins: self.plugins.clone(),
         })?;
         text.push('\n');
-        let mut file = tempfile::NamedTempFile::new_in(dir)?;
-        std::io::Write::write_all(&mut file, text.as_bytes())?;
-        file.as_file().sync_all()?;
-        file.persist(path).map_err(|e| e.error)?;
-        Ok(())
+        super::store::write_whole(path, text.as_bytes())
     }
 }
 

@@ -44,6 +44,10 @@ pub struct Registry {
     scheme: &'static str,
     auth: RegistryAuth,
     deadline: Duration,
+    /// The pull token of the repository (none where it takes none),
+    /// asked for once: `oci-client` asks the registry again on every
+    /// `auth`.
+    pull_token: tokio::sync::OnceCell<Option<String>>,
 }
 
 impl Registry {
@@ -90,6 +94,7 @@ impl Registry {
             scheme,
             auth,
             deadline,
+            pull_token: tokio::sync::OnceCell::new(),
         }
     }
 
@@ -171,15 +176,25 @@ impl Registry {
             .ok_or_else(|| format!("{what}: the registry has no such manifest"))
     }
 
+    /// The repository's pull token (oci-client keeps it for its own
+    /// requests too), asked for on first use.
+    async fn pull_auth(&self, at: &Reference) -> Result<Option<String>, String> {
+        self.pull_token
+            .get_or_try_init(|| async {
+                self.client
+                    .auth(at, &self.auth, RegistryOperation::Pull)
+                    .await
+                    .map_err(|e| words(&e))
+            })
+            .await
+            .cloned()
+    }
+
     /// The manifest `at`, read up to [`MAX_MANIFEST_BYTES`] and no
     /// further (a hostile registry cannot fill the memory); none on a 404.
     async fn fetch_manifest(&self, at: &Reference, what: &str) -> Result<Option<Vec<u8>>, String> {
         let fetch = async {
-            let token = self
-                .client
-                .auth(at, &self.auth, RegistryOperation::Pull)
-                .await
-                .map_err(|e| words(&e))?;
+            let token = self.pull_auth(at).await?;
             let url = format!(
                 "{}://{}/v2/{}/manifests/{}",
                 self.scheme,
@@ -259,14 +274,8 @@ impl Registry {
             ..Default::default()
         };
         let fetch = async {
-            self.client
-                .store_auth_if_needed(at.resolve_registry(), &self.auth)
-                .await;
             // Pulling needs a token on registries that hand them out.
-            self.client
-                .auth(&at, &self.auth, RegistryOperation::Pull)
-                .await
-                .map_err(|e| words(&e))?;
+            self.pull_auth(&at).await?;
             let mut stream = self
                 .client
                 .pull_blob_stream(&at, &descriptor)

@@ -116,8 +116,10 @@ struct SignedRecord {
     signers: BTreeSet<String>,
 }
 
-/// Write `bytes` to `path` through a temporary file renamed over it.
-fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Write `bytes` to `path` through a temporary file in its directory,
+/// synced and renamed over it: a reader sees the old file or the new one,
+/// never half of one.
+pub(super) fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut file = tempfile::NamedTempFile::new_in(dir)?;
