@@ -748,6 +748,39 @@ fn a_plugins_kv_is_shared_by_replicas_through_redis() {
     );
 }
 
+/// Two replicas answering one session's events all at once: each call of
+/// the rate-limit example reads its count and writes it back, and a call
+/// whose count changed meanwhile runs again, so a limit of 10 allows
+/// exactly 10 of 48 calls racing (without it, replicas count from the same
+/// value and allow more).
+#[test]
+fn replicas_racing_one_session_hold_the_rate_limit_exactly() {
+    let redis = support::redis::Redis::start();
+    let home = Home::new();
+    home.rate_limit_bash(10);
+    let project = tempfile::tempdir().unwrap();
+    let state = redis.url();
+    let a = home.serve_with(&[project.path()], &["--state", &state]);
+    let b = home.serve_with(&[project.path()], &["--state", &state]);
+    let start = std::sync::Barrier::new(48);
+    let answers: Vec<String> = std::thread::scope(|scope| {
+        let calls: Vec<_> = (0..48)
+            .map(|i| {
+                let (served, start, dir) =
+                    (if i % 2 == 0 { &a } else { &b }, &start, project.path());
+                scope.spawn(move || {
+                    start.wait();
+                    decision(served, dir, "ls")
+                })
+            })
+            .collect();
+        calls.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    let allowed = answers.iter().filter(|a| *a == "allow").count();
+    let denied = answers.iter().filter(|a| *a == "deny").count();
+    assert_eq!((allowed, denied), (10, 38), "{answers:?}");
+}
+
 /// A replica killed mid-session: its events go to another replica (as a
 /// client retrying elsewhere does), and the session's state carries on
 /// there, counted exactly.

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
-pub use wasm_hooks_core::SharedState;
+pub use wasm_hooks_core::{MapChange, SharedState};
 
 /// How long session state is kept after its last write (a session that
 /// stops sending events is forgotten).
@@ -67,14 +67,19 @@ impl SharedState for EmbeddedState {
             .and_then(|m| m.get(key).cloned()))
     }
 
-    fn map_set(&self, map: &str, key: &str, value: &str, max_keys: usize) -> Result<(), String> {
+    fn map_commit(&self, map: &str, change: &MapChange, max_keys: usize) -> Result<bool, String> {
         let mut maps = self.maps.lock().unwrap_or_else(PoisonError::into_inner);
         let values = maps.entry(map.to_owned()).or_default();
-        if !values.contains_key(key) && values.len() >= max_keys {
+        if !change.still_holds(|key| values.get(key).map(String::as_str)) {
+            return Ok(false);
+        }
+        if values.len() + change.added_keys(|key| values.contains_key(key)) > max_keys {
             return Err(format!("{max_keys} keys already stored"));
         }
-        values.insert(key.to_owned(), value.to_owned());
-        Ok(())
+        for (key, value) in &change.written {
+            values.insert(key.clone(), value.clone());
+        }
+        Ok(true)
     }
 }
 
@@ -84,6 +89,40 @@ const REDIS_TIMEOUT: Duration = Duration::from_millis(500);
 const PAUSE_AFTER_FAILURE: Duration = Duration::from_millis(500);
 /// What every key starts with.
 const PREFIX: &str = "wasm-hooks:";
+
+/// [`SharedState::map_commit`] in Redis, run as one step by the server:
+/// `KEYS[1]` the map; `ARGV` the number of keys read, the key bound, the
+/// time to live, then each key read with 1 and its value (or 0 and "" when
+/// it was absent), then each key set with its value. 1 done, 0 a value read
+/// has changed, -1 too many keys.
+const COMMIT_SCRIPT: &str = r"
+local map = KEYS[1]
+local reads = tonumber(ARGV[1])
+local i = 4
+for _ = 1, reads do
+  local now = redis.call('HGET', map, ARGV[i])
+  if ARGV[i + 1] == '1' then
+    if now ~= ARGV[i + 2] then return 0 end
+  elseif now then
+    return 0
+  end
+  i = i + 3
+end
+local first = i
+local added = 0
+while i <= #ARGV do
+  if redis.call('HEXISTS', map, ARGV[i]) == 0 then added = added + 1 end
+  i = i + 2
+end
+if redis.call('HLEN', map) + added > tonumber(ARGV[2]) then return -1 end
+i = first
+while i <= #ARGV do
+  redis.call('HSET', map, ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+redis.call('EXPIRE', map, ARGV[3])
+return 1
+";
 
 /// The state in one Redis, shared by every replica.
 pub struct RedisState {
@@ -194,29 +233,29 @@ impl SharedState for RedisState {
         })
     }
 
-    fn map_set(&self, map: &str, key: &str, value: &str, max_keys: usize) -> Result<(), String> {
-        let name = format!("{PREFIX}{map}");
-        let full = self.run(|c| {
-            let known: bool = redis::cmd("HEXISTS").arg(&name).arg(key).query(c)?;
-            let held: usize = redis::cmd("HLEN").arg(&name).query(c)?;
-            Ok(!known && held >= max_keys)
-        })?;
-        if full {
-            return Err(format!("{max_keys} keys already stored"));
-        }
-        self.run(|c| {
-            redis::pipe()
-                .cmd("HSET")
-                .arg(&name)
+    fn map_commit(&self, map: &str, change: &MapChange, max_keys: usize) -> Result<bool, String> {
+        let mut script = redis::cmd("EVAL");
+        script
+            .arg(COMMIT_SCRIPT)
+            .arg(1)
+            .arg(format!("{PREFIX}{map}"))
+            .arg(change.read.len())
+            .arg(max_keys)
+            .arg(SESSION_TTL.as_secs());
+        for (key, seen) in &change.read {
+            script
                 .arg(key)
-                .arg(value)
-                .ignore()
-                .cmd("EXPIRE")
-                .arg(&name)
-                .arg(SESSION_TTL.as_secs())
-                .ignore()
-                .query::<()>(c)
-        })
+                .arg(u8::from(seen.is_some()))
+                .arg(seen.as_deref().unwrap_or(""));
+        }
+        for (key, value) in &change.written {
+            script.arg(key).arg(value);
+        }
+        match self.run(|c| script.query::<i64>(c))? {
+            1 => Ok(true),
+            0 => Ok(false),
+            _ => Err(format!("{max_keys} keys already stored")),
+        }
     }
 
     fn set_count(&self, key: &str, value: u32) -> Result<(), String> {
@@ -251,10 +290,20 @@ mod tests {
         assert_eq!(state.count("s"), Ok(3));
         state.set_count("s", 0).unwrap();
         assert_eq!(state.count("s"), Ok(0));
-        state.map_set("m", "a", "1", 1).unwrap();
+        let set = |key: &str, value: &str| MapChange {
+            written: [(key.to_owned(), value.to_owned())].into(),
+            ..MapChange::default()
+        };
+        assert_eq!(state.map_commit("m", &set("a", "1"), 1), Ok(true));
         assert_eq!(state.map_get("m", "a"), Ok(Some("1".to_owned())));
-        state.map_set("m", "a", "2", 1).unwrap();
-        assert!(state.map_set("m", "b", "1", 1).is_err(), "full");
+        assert_eq!(state.map_commit("m", &set("a", "2"), 1), Ok(true));
+        assert!(state.map_commit("m", &set("b", "1"), 1).is_err(), "full");
+        let stale = MapChange {
+            read: [("a".to_owned(), Some("1".to_owned()))].into(),
+            ..set("a", "3")
+        };
+        assert_eq!(state.map_commit("m", &stale, 1), Ok(false), "a changed");
+        assert_eq!(state.map_get("m", "a"), Ok(Some("2".to_owned())));
     }
 
     #[test]

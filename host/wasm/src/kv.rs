@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use wasm_hooks_core::SharedState;
+use wasm_hooks_core::{MapChange, SharedState};
 
 /// Longest key, in bytes.
 pub(crate) const MAX_KEY: usize = 256;
@@ -43,11 +43,26 @@ struct Scopes {
 /// A plugin (by a name fixed at load) and a session.
 type ScopeKey = (Arc<str>, String);
 
-/// One call's view: the store and the scope it reads and writes.
-#[derive(Debug, Clone)]
+/// One call's view of its scope, kept as a transaction: what it read and
+/// what it set reach the store together when the call has answered
+/// ([`KvScope::commit`]), and only if nothing it read has changed since.
+/// So two events of one session answered at once (two `serve` replicas,
+/// or one host's concurrent requests) cannot both count from the same
+/// value: the later one runs again on the new values.
+#[derive(Debug)]
 pub(crate) struct KvScope {
     store: Arc<KvStore>,
     scope: ScopeKey,
+    change: MapChange,
+}
+
+/// What committing a call's values came to.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Committed {
+    /// Stored (or there was nothing to store).
+    Done,
+    /// A value the call read has changed since: run it again.
+    Stale,
 }
 
 impl KvStore {
@@ -59,31 +74,34 @@ impl KvStore {
         }
     }
 
-    /// The view of `plugin` in `session`.
+    /// A fresh view of `plugin` in `session`, having read and set nothing.
     pub(crate) fn scope(self: &Arc<Self>, plugin: &Arc<str>, session: &str) -> KvScope {
         KvScope {
             store: Arc::clone(self),
             scope: (Arc::clone(plugin), session.to_owned()),
+            change: MapChange::default(),
         }
     }
 }
 
 impl KvScope {
-    /// The value under `key`, if any.
-    pub(crate) fn get(&self, key: &str) -> Option<String> {
-        if let Some(shared) = &self.store.shared {
-            // A store that cannot be reached reads as empty (it said why).
-            return shared.map_get(&self.map_name(), key).ok().flatten();
+    /// The value under `key`, if any: what this call set, else what the
+    /// store held when this call first read it.
+    pub(crate) fn get(&mut self, key: &str) -> Option<String> {
+        if let Some(value) = self.change.written.get(key) {
+            return Some(value.clone());
         }
-        let mut scopes = self.lock();
-        let now = scopes.tick();
-        let (used, values) = scopes.values.get_mut(&self.scope)?;
-        *used = now;
-        values.get(key).cloned()
+        if let Some(seen) = self.change.read.get(key) {
+            return seen.clone();
+        }
+        let value = self.read_store(key);
+        self.change.read.insert(key.to_owned(), value.clone());
+        value
     }
 
-    /// Store `value` under `key`, or say which bound it would pass.
-    pub(crate) fn set(&self, key: String, value: String) -> Result<(), String> {
+    /// Set `value` under `key` for this call (stored by
+    /// [`KvScope::commit`]), or say which bound it would pass.
+    pub(crate) fn set(&mut self, key: String, value: String) -> Result<(), String> {
         if key.len() > MAX_KEY {
             return Err(format!("kv: key of {} bytes, over {MAX_KEY}", key.len()));
         }
@@ -93,29 +111,99 @@ impl KvScope {
                 value.len()
             ));
         }
-        if let Some(shared) = &self.store.shared {
-            return shared
-                .map_set(&self.map_name(), &key, &value, MAX_KEYS)
-                .map_err(|e| format!("kv: {e}"));
-        }
-        let mut scopes = self.lock();
-        let now = scopes.tick();
-        if !scopes.values.contains_key(&self.scope) && scopes.values.len() >= MAX_SCOPES {
-            scopes.evict_oldest(&self.scope);
-        }
-        let (used, values) = scopes.values.entry(self.scope.clone()).or_default();
-        *used = now;
-        if !values.contains_key(&key) && values.len() >= MAX_KEYS {
+        if !self.change.written.contains_key(&key) && self.keys_after_adding(&key) > MAX_KEYS {
             return Err(format!(
                 "kv: {MAX_KEYS} keys already stored for this session"
             ));
         }
-        let added = key.len() + value.len();
-        let replaced = values.get(&key).map_or(0, |old| key.len() + old.len());
-        values.insert(key, value);
-        scopes.bytes = scopes.bytes + added - replaced;
-        while scopes.bytes > MAX_BYTES && scopes.evict_oldest(&self.scope) {}
+        self.change.written.insert(key, value);
         Ok(())
+    }
+
+    /// Store what this call set, as one step, if nothing it read has
+    /// changed since.
+    ///
+    /// # Errors
+    /// When a shared store cannot be reached, or the scope would be too
+    /// full (another event added keys meanwhile).
+    pub(crate) fn commit(self) -> Result<Committed, String> {
+        if self.change.written.is_empty() {
+            return Ok(Committed::Done);
+        }
+        if let Some(shared) = &self.store.shared {
+            return match shared.map_commit(&self.map_name(), &self.change, MAX_KEYS) {
+                Ok(true) => Ok(Committed::Done),
+                Ok(false) => Ok(Committed::Stale),
+                Err(e) => Err(format!("kv: {e}")),
+            };
+        }
+        let Self {
+            store,
+            scope,
+            change,
+        } = self;
+        let mut scopes = store.scopes.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = scopes.tick();
+        if !scopes.values.contains_key(&scope) && scopes.values.len() >= MAX_SCOPES {
+            scopes.evict_oldest(&scope);
+        }
+        let (used, values) = scopes.values.entry(scope.clone()).or_default();
+        *used = now;
+        if !change.still_holds(|key| values.get(key).map(String::as_str)) {
+            return Ok(Committed::Stale);
+        }
+        if values.len() + change.added_keys(|key| values.contains_key(key)) > MAX_KEYS {
+            return Err(format!(
+                "kv: {MAX_KEYS} keys already stored for this session"
+            ));
+        }
+        let mut added = 0;
+        let mut replaced = 0;
+        for (key, value) in change.written {
+            added += key.len() + value.len();
+            if let Some(old) = values.insert(key.clone(), value) {
+                replaced += key.len() + old.len();
+            }
+        }
+        scopes.bytes = scopes.bytes + added - replaced;
+        while scopes.bytes > MAX_BYTES && scopes.evict_oldest(&scope) {}
+        Ok(Committed::Done)
+    }
+
+    /// The value under `key` in the store now. A shared store that cannot
+    /// be reached reads as empty (it said why); the commit then fails.
+    fn read_store(&self, key: &str) -> Option<String> {
+        if let Some(shared) = &self.store.shared {
+            return shared.map_get(&self.map_name(), key).ok().flatten();
+        }
+        let mut scopes = self.lock();
+        let now = scopes.tick();
+        let (used, values) = scopes.values.get_mut(&self.scope)?;
+        *used = now;
+        values.get(key).cloned()
+    }
+
+    /// How many keys the scope would hold with `key` added to what it holds
+    /// and what this call set. A shared store is not asked (its commit
+    /// checks), so there this counts this call's keys only.
+    fn keys_after_adding(&self, key: &str) -> usize {
+        let written = self.change.written.len() + 1;
+        if self.store.shared.is_some() {
+            return written;
+        }
+        let scopes = self.lock();
+        let Some((_, values)) = scopes.values.get(&self.scope) else {
+            return written;
+        };
+        let new = self
+            .change
+            .written
+            .keys()
+            .map(String::as_str)
+            .chain([key])
+            .filter(|k| !values.contains_key(*k))
+            .count();
+        values.len() + new
     }
 
     /// This scope's map in a shared store.
@@ -160,19 +248,26 @@ impl Scopes {
 mod tests {
     use super::*;
 
+    /// Set `key` in one call of `plugin` in `session`, and commit it.
+    fn put(store: &Arc<KvStore>, plugin: &str, session: &str, key: &str, value: &str) {
+        let mut scope = store.scope(&plugin.into(), session);
+        scope.set(key.into(), value.into()).unwrap();
+        assert_eq!(scope.commit(), Ok(Committed::Done));
+    }
+
+    /// The value under `key` for a new call of `plugin` in `session`.
+    fn read(store: &Arc<KvStore>, plugin: &str, session: &str, key: &str) -> Option<String> {
+        store.scope(&plugin.into(), session).get(key)
+    }
+
     #[test]
     fn scopes_are_separate_and_bounded() {
         let store = Arc::new(KvStore::default());
-        let a = store.scope(&"plugin".into(), "s1");
-        let b = store.scope(&"plugin".into(), "s2");
-        a.set("n".into(), "1".into()).unwrap();
-        assert_eq!(a.get("n").as_deref(), Some("1"));
-        assert_eq!(b.get("n"), None, "another session sees nothing");
-        assert_eq!(
-            store.scope(&"other".into(), "s1").get("n"),
-            None,
-            "another plugin neither"
-        );
+        put(&store, "plugin", "s1", "n", "1");
+        assert_eq!(read(&store, "plugin", "s1", "n").as_deref(), Some("1"));
+        assert_eq!(read(&store, "plugin", "s2", "n"), None, "another session");
+        assert_eq!(read(&store, "other", "s1", "n"), None, "another plugin");
+        let mut a = store.scope(&"plugin".into(), "s1");
         assert!(
             a.set("k".repeat(MAX_KEY + 1), String::new())
                 .unwrap_err()
@@ -192,6 +287,34 @@ mod tests {
                 .contains("keys")
         );
         a.set("n".into(), "2".into()).unwrap();
+        assert_eq!(a.get("n").as_deref(), Some("2"), "a call sees its own set");
+        assert_eq!(
+            read(&store, "plugin", "s1", "n").as_deref(),
+            Some("1"),
+            "nothing is stored before the call commits"
+        );
+        assert_eq!(a.commit(), Ok(Committed::Done));
+        assert_eq!(read(&store, "plugin", "s1", "n").as_deref(), Some("2"));
+    }
+
+    #[test]
+    fn two_calls_counting_from_the_same_value_cannot_both_commit() {
+        let store = Arc::new(KvStore::default());
+        put(&store, "p", "s", "count", "1");
+        let mut first = store.scope(&"p".into(), "s");
+        let mut second = store.scope(&"p".into(), "s");
+        for call in [&mut first, &mut second] {
+            let n: u32 = call.get("count").unwrap().parse().unwrap();
+            call.set("count".into(), (n + 1).to_string()).unwrap();
+        }
+        assert_eq!(first.commit(), Ok(Committed::Done));
+        assert_eq!(second.commit(), Ok(Committed::Stale), "it read 1, now 2");
+        assert_eq!(read(&store, "p", "s", "count").as_deref(), Some("2"));
+        let mut absent = store.scope(&"p".into(), "s");
+        assert_eq!(absent.get("new"), None);
+        absent.set("new".into(), "x".into()).unwrap();
+        put(&store, "p", "s", "new", "y");
+        assert_eq!(absent.commit(), Ok(Committed::Stale), "it read no value");
     }
 
     #[test]
@@ -200,10 +323,11 @@ mod tests {
         let value = "x".repeat(MAX_VALUE);
         // 1,100 sessions filling 64 keys of 16 KiB each: 1.1 GiB asked for.
         for session in 0..1_100 {
-            let scope = store.scope(&"p".into(), &session.to_string());
+            let mut scope = store.scope(&"p".into(), &session.to_string());
             for key in 0..64 {
                 scope.set(format!("k{key}"), value.clone()).unwrap();
             }
+            assert_eq!(scope.commit(), Ok(Committed::Done));
         }
         let scopes = store.scopes.lock().unwrap();
         assert!(scopes.bytes <= MAX_BYTES, "{}", scopes.bytes);
@@ -225,20 +349,11 @@ mod tests {
     fn the_least_recently_used_scope_goes_first() {
         let store = Arc::new(KvStore::default());
         for i in 0..MAX_SCOPES {
-            store
-                .scope(&"p".into(), &i.to_string())
-                .set("k".into(), "v".into())
-                .unwrap();
+            put(&store, "p", &i.to_string(), "k", "v");
         }
-        store.scope(&"p".into(), "0").get("k");
-        store
-            .scope(&"p".into(), "new")
-            .set("k".into(), "v".into())
-            .unwrap();
-        assert!(
-            store.scope(&"p".into(), "0").get("k").is_some(),
-            "recently used"
-        );
-        assert!(store.scope(&"p".into(), "1").get("k").is_none(), "evicted");
+        read(&store, "p", "0", "k");
+        put(&store, "p", "new", "k", "v");
+        assert!(read(&store, "p", "0", "k").is_some(), "recently used");
+        assert!(read(&store, "p", "1", "k").is_none(), "evicted");
     }
 }

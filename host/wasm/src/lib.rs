@@ -88,23 +88,66 @@ impl WasmHook {
         &self.limits
     }
 
+    /// Run the plugin on `event`, and store the `kv` values it set. When
+    /// another event of the session changed a value it read meanwhile, run
+    /// it again on the new values (within the same time limit, at most
+    /// [`KV_ATTEMPTS`] times): its answer and its values go together.
     async fn call(&self, hook: &HookId, event: &Event) -> Reply {
+        let deadline = Instant::now() + Duration::from_millis(self.limits.timeout_ms);
+        let mut attempt = 1;
+        loop {
+            let (mut reply, kv) = self.attempt(hook, event, deadline).await;
+            if reply.result.is_err() {
+                return reply;
+            }
+            let failure = match kv.commit() {
+                Ok(kv::Committed::Done) => return reply,
+                Ok(kv::Committed::Stale) if attempt < KV_ATTEMPTS => {
+                    attempt += 1;
+                    // Let the event that won finish before trying again.
+                    tokio::time::sleep(Duration::from_micros(50 * u64::from(attempt))).await;
+                    continue;
+                }
+                Ok(kv::Committed::Stale) => format!(
+                    "kv: other events of this session changed the values it read \
+                     {KV_ATTEMPTS} times in a row; its answer is not used"
+                ),
+                Err(message) => format!("{message}; its answer is not used"),
+            };
+            reply.result = Err(HookError::Failed {
+                hook: hook.clone(),
+                message: failure,
+            });
+            return reply;
+        }
+    }
+
+    /// One run of the plugin on `event`, ending by `deadline`, with the
+    /// `kv` values it read and set (not stored yet).
+    async fn attempt(
+        &self,
+        hook: &HookId,
+        event: &Event,
+        deadline: Instant,
+    ) -> (Reply, kv::KvScope) {
         let limits = &self.limits;
         let compiled = self.plugin.current();
         let stdout = CappedPipe::new(limits.output_bytes());
         let stderr = CappedPipe::new(limits.output_bytes());
         let mut wasi = WasiCtxBuilder::new();
         wasi.stdout(stdout.clone()).stderr(stderr.clone());
+        let runtime = self.plugin.runtime();
+        let kv = runtime.kv_scope(self.plugin.kv_name(), event.session_id());
         if let Err(message) = self.grants.apply(&mut wasi) {
-            return Reply {
+            let reply = Reply {
                 result: Err(HookError::Failed {
                     hook: hook.clone(),
                     message,
                 }),
                 output: HookOutput::default(),
             };
+            return (reply, kv);
         }
-        let runtime = self.plugin.runtime();
         let mut store = Store::new(
             runtime.engine(),
             HostState {
@@ -114,7 +157,7 @@ impl WasmHook {
                 hook: hook.clone(),
                 config: self.config.clone(),
                 logs: LogLines::new(limits.output_bytes()),
-                kv: runtime.kv_scope(self.plugin.kv_name(), event.session_id()),
+                kv,
                 refusals: Refusals::new(runtime.sandbox_root()),
             },
         );
@@ -123,8 +166,7 @@ impl WasmHook {
         let _ = store.set_fuel(limits.fuel);
         // At every epoch tick past the first, check the real deadline: stop
         // the plugin past it, else let other tasks run before going on.
-        let timeout = Duration::from_millis(limits.timeout_ms);
-        let deadline = Instant::now() + timeout;
+        let timeout = deadline.saturating_duration_since(Instant::now());
         store.set_epoch_deadline(1);
         store.epoch_deadline_callback(move |_| {
             Ok(if Instant::now() >= deadline {
@@ -144,7 +186,7 @@ impl WasmHook {
         let data = store.data_mut();
         let mut logs = std::mem::replace(&mut data.logs, LogLines::new(0));
         let refused = std::mem::take(&mut data.refusals.refused);
-        drop(store);
+        let kv = store.into_data().kv;
         self.report_refusals(hook, refused, &mut logs);
         let result = match answer {
             Err(_) => Err(HookError::Timeout {
@@ -158,7 +200,7 @@ impl WasmHook {
             }),
             Ok(Ok(Ok(outcome))) => check_answer(outcome, hook, limits),
         };
-        Reply {
+        let reply = Reply {
             result,
             output: HookOutput {
                 stdout,
@@ -166,7 +208,8 @@ impl WasmHook {
                 logs: logs.lines,
                 truncated: out_cut || err_cut || logs.truncated,
             },
-        }
+        };
+        (reply, kv)
     }
 }
 
@@ -277,6 +320,12 @@ fn check_answer(
             message,
         })
 }
+
+/// How many times a call whose `kv` values went stale is run (see
+/// [`WasmHook::call`]): enough for every event of a busy session answered
+/// at once to get through, few enough that a plugin cannot be run without
+/// end.
+const KV_ATTEMPTS: u32 = 32;
 
 /// The most handles (open files, directory entries, streams) one instance
 /// may hold at once: a plugin cannot take the host's file descriptors (a
