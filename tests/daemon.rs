@@ -458,6 +458,29 @@ fn a_socket_directory_other_users_may_enter_is_not_used() {
     );
 }
 
+/// `instance: reuse` is for long-lived hosts: through the daemon, as in a
+/// process of its own, every event gets a fresh instance (the plugin
+/// counts its instance's calls: always the first).
+#[test]
+fn the_daemon_gives_every_event_a_fresh_instance_even_when_a_hook_asks_for_reuse() {
+    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [{
+        "type": "wasm",
+        "plugin": support::plugin("hostile-remember"),
+        "instance": "reuse",
+    }]}]}}));
+    let config = file.path.to_str().unwrap();
+    let place = Place::new();
+    let event = support::fixture("PreToolUse");
+    for way in ["off", "only", "only", "only"] {
+        let answer = place.hook(way, &["--config", config], &event);
+        let body: Value = serde_json::from_slice(&answer.stdout).unwrap();
+        assert_eq!(
+            body["hookSpecificOutput"]["additionalContext"], "call 1",
+            "{way}: {answer:?}"
+        );
+    }
+}
+
 #[test]
 fn the_daemon_exits_when_idle_or_when_its_socket_is_removed() {
     let place = Place::new();
@@ -532,4 +555,117 @@ fn two_claude_code_sessions_share_one_daemon_and_each_hook_sees_its_own_session(
         assert!(text.contains(&expected), "{id}: {text}");
     }
     assert_eq!(place.sockets().len(), 1, "one daemon for every session");
+}
+
+/// A daemon builds a project's engine once (per worker thread), answers
+/// the next events with it, and builds it again (and only then) when
+/// something it was built from changes: the person's settings, the trust store, the
+/// organisation's layer. Each answer follows the files as they are.
+#[test]
+fn the_daemon_builds_an_engine_once_and_again_when_each_kind_of_input_changes() {
+    let place = Place::new();
+    let home = tempfile::tempdir().unwrap();
+    let managed = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join("config/wasm-hooks")).unwrap();
+    // A project whose command hook (not sandboxed) runs only when trusted.
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join(".wasm-hooks")).unwrap();
+    std::fs::write(
+        project.path().join(".wasm-hooks/hooks.json"),
+        json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "name": "no-make",
+            "command": "grep -q make && echo '{\"decision\": \"block\", \"reason\": \"no make\"}' || true"}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let as_person = |cmd: &mut std::process::Command| {
+        cmd.env_remove("WASM_HOOKS_DAEMON")
+            .env_remove("RUST_LOG")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env("HOME", home.path())
+            .env("XDG_RUNTIME_DIR", place.runtime.path())
+            .env("XDG_STATE_HOME", place.state.path())
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env("WASM_HOOKS_MANAGED_DIR", managed.path())
+            .current_dir(home.path());
+    };
+    // What a daemon logs while answering reaches the client's stderr.
+    let log = std::cell::RefCell::new(String::new());
+    let mut daemon = std::process::Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+    as_person(&mut daemon);
+    let mut daemon = daemon.args(["-v", "daemon"]).spawn().unwrap();
+    Place::wait_for("a socket", || place.sockets().len() == 1);
+    let decide = |command: &str| {
+        let mut hook = std::process::Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+        as_person(&mut hook);
+        let event = json!({"session_id": "s", "cwd": project.path(), "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": command}});
+        let mut child = hook
+            .env("WASM_HOOKS_DAEMON", "only")
+            .arg("hook")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(event.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        log.borrow_mut()
+            .push_str(&String::from_utf8_lossy(&out.stderr));
+        let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+        answer["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("allow")
+            .to_owned()
+    };
+    let builds = || log.borrow().matches("engine built").count();
+
+    // Each worker thread keeps its own engine; answering one request at
+    // a time, a daemon has two (one answers, one waits in `accept`).
+    assert_eq!(decide("make all"), "allow", "untrusted: left out");
+    for _ in 0..20 {
+        assert_eq!(decide("ls"), "allow");
+    }
+    assert!((1..=2).contains(&builds()), "21 events, {} builds", builds());
+
+    let settings = home.path().join("config/wasm-hooks/config.yaml");
+    std::fs::write(&settings, "untrusted_projects: trust_all\n").unwrap();
+    assert_eq!(decide("make all"), "deny", "the settings followed");
+    std::fs::remove_file(&settings).unwrap();
+    assert_eq!(decide("make all"), "allow", "the settings removed");
+
+    let mut trust = std::process::Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+    as_person(&mut trust);
+    let trusted = trust
+        .current_dir(project.path())
+        .args(["trust", "--yes"])
+        .output()
+        .unwrap();
+    assert!(trusted.status.success(), "{trusted:?}");
+    assert_eq!(decide("make all"), "deny", "the trust store followed");
+
+    assert_eq!(decide("shutdown now"), "allow");
+    let rule = json!({"type": "inline", "rules": [{"field": "tool_input.command",
+        "operator": "contains", "value": "shutdown", "action": "deny", "reason": "not here"}]});
+    std::fs::write(
+        managed.path().join("hooks.json"),
+        json!({"hooks": {"PreToolUse": [{"hooks": [rule]}]}}).to_string(),
+    )
+    .unwrap();
+    assert_eq!(decide("shutdown now"), "deny", "the managed layer followed");
+    let after_changes = builds();
+    for _ in 0..20 {
+        assert_eq!(decide("ls"), "allow");
+    }
+    assert!(
+        builds() <= after_changes + 2 && after_changes <= 2 + 4 * 2,
+        "{}",
+        log.borrow()
+    );
+    daemon.kill().unwrap();
+    daemon.wait().unwrap();
 }

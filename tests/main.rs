@@ -21,6 +21,7 @@ mod daemon;
 mod every_agent;
 mod example_agent;
 mod explain;
+mod fleet_soak;
 mod guest_languages;
 mod hook_files;
 mod hook_templates;

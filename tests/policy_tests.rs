@@ -25,7 +25,7 @@ fn the_example_plugins_fixtures_pass() {
         ("protect-paths", 5),
         ("inject-project-context", 3),
         ("require-tests-before-stop", 5),
-        ("rate-limit-tools", 7),
+        ("rate-limit-tools", 12),
         ("redact-secrets", 4),
     ] {
         support::plugin(package);

@@ -408,3 +408,95 @@ fn a_runtime_wasmtime_refuses_keeps_wasmtimes_error_as_its_source() {
     let source = std::error::Error::source(&err).expect("wasmtime's error is the source");
     assert!(err.to_string().contains(&source.to_string()), "{err}");
 }
+
+/// The context `remember` gave: `call N`, N the calls its instance
+/// answered.
+async fn remembered(engine: &HookEngine, command: &str) -> String {
+    let outcome = engine.dispatch(bash(command)).await;
+    outcome
+        .contexts
+        .first()
+        .map(|c| c.value.text.clone())
+        .unwrap_or_else(|| format!("{outcome:#?}"))
+}
+
+/// `instance: reuse`: the hook's instance answers event after event, its
+/// memory carried over (the plugin counts its calls); the default gives
+/// every event a fresh one.
+#[tokio::test]
+async fn a_reused_instance_keeps_its_memory_between_events_and_a_fresh_one_does_not() {
+    let remember = plugin("hostile-remember");
+    let warm = engine(&hook_file(
+        "PreToolUse",
+        "Bash",
+        &remember,
+        json!({"instance": "reuse"}),
+    ));
+    let fresh = engine(&hook_file("PreToolUse", "Bash", &remember, json!({})));
+    for n in 1..=3 {
+        assert_eq!(remembered(&warm, "ls").await, format!("call {n}"));
+        assert_eq!(remembered(&fresh, "ls").await, "call 1");
+    }
+}
+
+/// A warm instance stopped by a trap is not used again: the next event
+/// gets a fresh one. After `MAX_CALLS` calls it is replaced too.
+#[tokio::test]
+async fn a_reused_instance_is_replaced_after_a_trap_and_after_its_last_call() {
+    let warm = engine(&hook_file(
+        "PreToolUse",
+        "Bash",
+        &plugin("hostile-remember"),
+        json!({"instance": "reuse"}),
+    ));
+    assert_eq!(remembered(&warm, "ls").await, "call 1");
+    assert_eq!(remembered(&warm, "ls").await, "call 2");
+    let trapped = warm.dispatch(bash("trap")).await;
+    assert!(
+        matches!(failure(&trapped), HookError::Trap { message, .. } if message.contains("after 3 calls")),
+        "{trapped:#?}"
+    );
+    assert_eq!(remembered(&warm, "ls").await, "call 1", "a fresh instance");
+    for n in 2..=wasm_hooks::MAX_INSTANCE_CALLS {
+        assert_eq!(remembered(&warm, "ls").await, format!("call {n}"));
+    }
+    assert_eq!(remembered(&warm, "ls").await, "call 1", "replaced");
+}
+
+/// A runtime that answers like a process (`hook`, its daemon) gives every
+/// event a fresh instance, whatever the hook file asks.
+#[tokio::test]
+async fn a_runtime_answering_like_a_process_never_reuses_an_instance() {
+    let runtime = WasmRuntime::builder().like_a_process().build().unwrap();
+    let file = hook_file(
+        "PreToolUse",
+        "Bash",
+        &plugin("hostile-remember"),
+        json!({"instance": "reuse"}),
+    );
+    let engine = support::engine_on(runtime, &file);
+    assert_eq!(remembered(&engine, "ls").await, "call 1");
+    assert_eq!(remembered(&engine, "ls").await, "call 1");
+}
+
+/// Many events at once on a hook that reuses instances: each gets an
+/// instance of its own (warm or new), and every one is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_events_on_a_reused_hook_each_get_an_instance_of_their_own() {
+    let warm = std::sync::Arc::new(engine(&hook_file(
+        "PreToolUse",
+        "Bash",
+        &plugin("hostile-remember"),
+        json!({"instance": "reuse"}),
+    )));
+    let calls: Vec<_> = (0..64)
+        .map(|_| {
+            let warm = warm.clone();
+            tokio::spawn(async move { remembered(&warm, "ls").await })
+        })
+        .collect();
+    for call in calls {
+        let said = call.await.unwrap();
+        assert!(said.starts_with("call "), "{said}");
+    }
+}

@@ -32,6 +32,7 @@ const GUEST_PACKAGES: &[&str] = &[
     "hostile-alloc-loop",
     "hostile-log-flood",
     "hostile-fd-hoard",
+    "hostile-remember",
     "compat-sdk-0-1-plugin",
 ];
 

@@ -1,11 +1,13 @@
 //! rate-limit-tools: deny a tool once it has been called `max_calls` times
 //! within `per_seconds` in the same session. The calls are remembered in the
 //! host's key-value store (`kv`), per plugin and session, since every event
-//! runs on a fresh instance.
+//! runs on a fresh instance. A call is remembered with its `tool_use_id`, so
+//! an event sent again (a client retrying on another `serve` replica after
+//! the first one died mid-answer) is not counted twice.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use wasm_hooks_guest::{Event, Hook, Outcome, Result, export_hook, kv};
 
 #[derive(Deserialize)]
@@ -29,6 +31,13 @@ impl Default for Config {
     }
 }
 
+/// One call remembered: when, and the agent's id of it (if it has one).
+#[derive(Serialize, Deserialize)]
+struct Call {
+    at: f64,
+    id: Option<String>,
+}
+
 struct RateLimitTools;
 
 impl Hook for RateLimitTools {
@@ -42,12 +51,17 @@ impl Hook for RateLimitTools {
             .duration_since(UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
         let key = format!("calls:{tool}");
-        let mut calls: Vec<f64> = kv::get(&key)
+        let mut calls: Vec<Call> = kv::get(&key)
             .and_then(|v| serde_json::from_str(&v).ok())
             .unwrap_or_default();
-        calls.retain(|&t| now - t < config.per_seconds);
+        calls.retain(|call| now - call.at < config.per_seconds);
+        let id: Option<String> = event.field("tool_use_id")?;
+        if id.is_some() && calls.iter().any(|call| call.id == id) {
+            // This very call, sent again: it was let through already.
+            return Ok(Outcome::proceed());
+        }
         if calls.len() >= config.max_calls {
-            let oldest = calls.iter().copied().fold(now, f64::min);
+            let oldest = calls.iter().map(|call| call.at).fold(now, f64::min);
             let wait = (config.per_seconds - (now - oldest)).ceil().max(1.0);
             return Ok(Outcome::deny(format!(
                 "{tool} was called {} times in the last {} s (limit {}); try again in {wait} s",
@@ -56,7 +70,7 @@ impl Hook for RateLimitTools {
                 config.max_calls
             )));
         }
-        calls.push(now);
+        calls.push(Call { at: now, id });
         kv::set(&key, &serde_json::to_string(&calls)?)?;
         Ok(Outcome::proceed())
     }

@@ -4,12 +4,14 @@
 
 use std::io::{Read, Write as _};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::Args;
 use serde_json::Value;
-use wasm_hooks::{Answer, DEFAULT_STOP_LOOP_LIMIT, Event, Protocol, RequestEnv, WasmRuntime};
+use wasm_hooks::{Answer, DEFAULT_STOP_LOOP_LIMIT, Event, HookEngineBuilder, Protocol};
 
 use super::daemon::client::{self, Forwarded};
+use super::daemon::{Built, FromDaemon};
 use super::install::Agent;
 use super::stderr::Stderr;
 use super::{deadline, last_words};
@@ -146,14 +148,6 @@ impl HookReply {
     }
 }
 
-/// What a daemon brings to a request it answers.
-pub(crate) struct FromDaemon {
-    /// Its warm runtime.
-    pub(crate) runtime: WasmRuntime,
-    /// The caller's per-session variables.
-    pub(crate) env: RequestEnv,
-}
-
 /// Answer the event `input` (stdin, or why it could not be read) by
 /// running the hooks, on the daemon's runtime and with its caller's
 /// variables when given, or on a runtime of its own. Log lines and
@@ -269,37 +263,50 @@ fn answer(
         ProjectChoice::for_agent_event(&args.hook_files, event).map_err(|e| format!("{e:#}"))?;
     tracing::info!(project = %place.dir.display(), chosen_by = place.why, "project");
     event.set_project_dir(&place.dir);
-    let mut builder = args
-        .hook_files
-        .builder_in(&[], Some(place.dir.clone()))
-        .map_err(|e| format!("{e:#}"))?;
-    args.audit.apply(&mut builder);
-    builder.stop_loop_limit(args.stop_loop_limit).lints(false);
-    if let Some(FromDaemon { runtime, env }) = daemon {
-        builder.runtime(runtime).request_env(env);
-    }
-    if let Some(dir) = state_dir() {
-        builder.state_dir(dir);
-    }
-    let engine = builder
-        .build()
-        .map_err(|e| format!("the hook files do not load: {e}"))?;
-    ASYNC_RUNTIME
-        .with(|runtime| {
-            let runtime = (**runtime)
-                .as_ref()
-                .map_err(|e| format!("starting the async runtime: {e}"))?;
-            Ok(run_hooks(args, &place, &builder, &engine, event, runtime))
-        })
-        .map(|outcome| protocol.encode(event, &outcome))
+    let state_dir = state_dir();
+    let make = || {
+        let mut builder = args
+            .hook_files
+            .builder_in(&[], Some(place.dir.clone()))
+            .map_err(|e| format!("{e:#}"))?;
+        args.audit.apply(&mut builder);
+        builder.stop_loop_limit(args.stop_loop_limit).lints(false);
+        if let Some(dir) = &state_dir {
+            builder.state_dir(dir);
+        }
+        Ok(builder)
+    };
+    let built = match daemon {
+        Some(daemon) => daemon.engine(&place.dir, state_dir.is_some(), make)?,
+        None => {
+            let mut builder: HookEngineBuilder = make()?;
+            let mut options = args.hook_files.runtime_options();
+            options.like_a_process();
+            builder.runtime_options(options);
+            let engine = builder
+                .build()
+                .map_err(|e| format!("the hook files do not load: {e}"))?;
+            Built {
+                builder: Arc::new(builder),
+                engine: Arc::new(engine),
+            }
+        }
+    };
+    ASYNC_RUNTIME.with(|runtime| {
+        let runtime = (**runtime)
+            .as_ref()
+            .map_err(|e| format!("starting the async runtime: {e}"))?;
+        let outcome = run_hooks(args, &place, &built.builder, &built.engine, event, runtime);
+        Ok(protocol.encode(event, &outcome))
+    })
 }
 
 thread_local! {
     /// This thread's async runtime, made on first use: a process answers
-    /// once, a daemon's worker thread many times (making one is a few
-    /// system calls, not worth repeating per event). Never dropped: a
-    /// runtime dropped while thread-locals are torn down may panic, and
-    /// the hooks it ran are all finished once an answer is made.
+    /// once, a daemon's worker thread many times, with the engines it
+    /// keeps (their connections and sessions are this runtime's). Never
+    /// dropped: a runtime dropped while thread-locals are torn down may
+    /// panic, and the hooks it ran are all finished once an answer is made.
     static ASYNC_RUNTIME: std::mem::ManuallyDrop<std::io::Result<tokio::runtime::Runtime>> =
         std::mem::ManuallyDrop::new(
             tokio::runtime::Builder::new_current_thread().enable_all().build(),

@@ -21,6 +21,7 @@ use crate::handlers::kind::KindSettings;
 use crate::handlers::mcp::McpServers;
 use crate::handlers::prompt::PromptDefaults;
 use crate::handlers::wasm::{RegistryPlugins, WasmSetup};
+use crate::inputs::InputStamps;
 use crate::oci::{Fetcher, PluginStore, SignerPolicy};
 use crate::once::OnceMarks;
 use crate::project_trust::{self, ProjectNotice, ProjectTrust, Reviews, SkippedHook};
@@ -559,6 +560,26 @@ impl HookEngineBuilder {
             inputs: Arc::new(inputs),
             kinds: Arc::new(kinds),
         })
+    }
+
+    /// [`HookEngineBuilder::build`], with the stamps of everything the
+    /// engine was built from ([`HookEngineBuilder::watched_files`] and
+    /// [`HookEngine::inputs`]) and of `also` (an older engine's inputs);
+    /// when the build fails, the stamps of the files that would make one.
+    /// Stamped before building, so that an edit made meanwhile is seen by
+    /// the next [`InputStamps::changed`].
+    pub fn build_stamped(
+        &self,
+        also: impl IntoIterator<Item = PathBuf>,
+    ) -> (Result<HookEngine, LoadError>, InputStamps) {
+        let before = InputStamps::of(also.into_iter().chain(self.watched_files()));
+        match self.build() {
+            Ok(engine) => {
+                let stamps = before.with(engine.inputs().iter().cloned());
+                (Ok(engine), stamps)
+            }
+            Err(e) => (Err(e), before),
+        }
     }
 
     /// The files whose change could change the engine this builder builds,

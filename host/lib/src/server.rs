@@ -210,13 +210,10 @@ impl ServedEngine {
         if !force && stamps.changed().is_none() {
             return Reloaded::Unchanged;
         }
-        // Stamped before building: an edit made while it builds is seen
-        // by the next check.
-        let watched = builder.watched_files();
-        let before = InputStamps::of(stamps.paths().map(Path::to_owned).chain(watched));
-        match builder.build() {
+        let (built, stamped) = builder.build_stamped(stamps.paths().map(Path::to_owned));
+        *stamps = stamped;
+        match built {
             Ok(engine) => {
-                *stamps = before.with(engine.inputs().iter().cloned());
                 *self
                     .engine
                     .write()
@@ -230,7 +227,6 @@ impl ServedEngine {
             Err(e) => {
                 let why = e.to_string();
                 tracing::warn!(project = %self.name, "its hooks do not load; the last good engine answers: {why}");
-                *stamps = before;
                 *self
                     .problem
                     .write()

@@ -157,8 +157,26 @@ impl RedisState {
     }
 
     /// Run `command` on the connection (made first if there is none); a
-    /// failure drops it and pauses asking.
+    /// failure drops it and pauses asking. On a worker of a multi-threaded
+    /// async runtime (`serve`), the worker's other tasks move to another
+    /// worker meanwhile, so a slow Redis holds up only the calls waiting
+    /// on it.
     fn run<T>(
+        &self,
+        command: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+    ) -> Result<T, String> {
+        let on_worker = tokio::runtime::Handle::try_current().is_ok_and(|runtime| {
+            runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
+        });
+        if on_worker {
+            tokio::task::block_in_place(|| self.run_here(command))
+        } else {
+            self.run_here(command)
+        }
+    }
+
+    /// [`RedisState::run`] on this thread.
+    fn run_here<T>(
         &self,
         command: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
     ) -> Result<T, String> {

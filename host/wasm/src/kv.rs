@@ -29,6 +29,10 @@ const MAX_BYTES: usize = 64 << 20;
 pub(crate) struct KvStore {
     scopes: Mutex<Scopes>,
     shared: Option<Arc<dyn SharedState>>,
+    /// Whether values last only the call that set them: in a host that
+    /// answers each event as a process of its own would (`hook`, and the
+    /// daemon standing in for it), where nothing outlives the event.
+    per_call: bool,
 }
 
 #[derive(Debug, Default)]
@@ -71,6 +75,15 @@ impl KvStore {
         Self {
             scopes: Mutex::default(),
             shared: Some(shared),
+            per_call: false,
+        }
+    }
+
+    /// A store that keeps each call's values for that call only.
+    pub(crate) fn per_call() -> Self {
+        Self {
+            per_call: true,
+            ..Self::default()
         }
     }
 
@@ -127,7 +140,7 @@ impl KvScope {
     /// When a shared store cannot be reached, or the scope would be too
     /// full (another event added keys meanwhile).
     pub(crate) fn commit(self) -> Result<Committed, String> {
-        if self.change.written.is_empty() {
+        if self.change.written.is_empty() || self.store.per_call {
             return Ok(Committed::Done);
         }
         if let Some(shared) = &self.store.shared {
@@ -173,6 +186,9 @@ impl KvScope {
     /// The value under `key` in the store now. A shared store that cannot
     /// be reached reads as empty (it said why); the commit then fails.
     fn read_store(&self, key: &str) -> Option<String> {
+        if self.store.per_call {
+            return None;
+        }
         if let Some(shared) = &self.store.shared {
             return shared.map_get(&self.map_name(), key).ok().flatten();
         }
@@ -188,7 +204,7 @@ impl KvScope {
     /// checks), so there this counts this call's keys only.
     fn keys_after_adding(&self, key: &str) -> usize {
         let written = self.change.written.len() + 1;
-        if self.store.shared.is_some() {
+        if self.store.shared.is_some() || self.store.per_call {
             return written;
         }
         let scopes = self.lock();
@@ -315,6 +331,16 @@ mod tests {
         absent.set("new".into(), "x".into()).unwrap();
         put(&store, "p", "s", "new", "y");
         assert_eq!(absent.commit(), Ok(Committed::Stale), "it read no value");
+    }
+
+    #[test]
+    fn a_per_call_store_keeps_a_calls_values_for_that_call_only() {
+        let store = Arc::new(KvStore::per_call());
+        let mut call = store.scope(&"p".into(), "s");
+        call.set("n".into(), "1".into()).unwrap();
+        assert_eq!(call.get("n").as_deref(), Some("1"));
+        assert_eq!(call.commit(), Ok(Committed::Done));
+        assert_eq!(read(&store, "p", "s", "n"), None, "the next call");
     }
 
     #[test]

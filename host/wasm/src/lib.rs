@@ -27,6 +27,7 @@ mod stdio;
 mod survey;
 mod v0_1;
 mod v0_2;
+mod warm;
 mod world;
 
 use std::sync::Arc;
@@ -44,10 +45,12 @@ pub use limits::{LimitOverrides, WasmLimits};
 pub use plugin::Plugin;
 pub use runtime::{WasmRuntime, WasmRuntimeBuilder};
 pub use survey::CacheSurvey;
+pub use warm::{InstancePolicy, MAX_INSTANCE_CALLS};
 
 use self::refusals::{Refusal, Refusals};
 use self::state::{HostState, Limiter, LogLines};
 use self::stdio::CappedPipe;
+use self::warm::{WarmInstance, WarmPool};
 use wasm_hooks_core::{
     Event, Handler, HandlerFuture, HookError, HookId, HookOutput, HookResult, Reply,
     escape_controls,
@@ -63,6 +66,8 @@ pub struct WasmHook {
     config: Arc<str>,
     limits: WasmLimits,
     grants: Grants,
+    /// Its warm instances, when it keeps them (`instance: reuse`).
+    warm: Option<Arc<WarmPool>>,
 }
 
 impl WasmHook {
@@ -74,7 +79,17 @@ impl WasmHook {
             config: Arc::from(config.to_string()),
             limits,
             grants: Grants::default(),
+            warm: None,
         }
+    }
+
+    /// This hook, getting its instances as `policy` says (a runtime
+    /// [`WasmRuntimeBuilder::like_a_process`] gives every call a fresh
+    /// one whatever it says).
+    pub fn with_instances(mut self, policy: InstancePolicy) -> Self {
+        let keeps = policy == InstancePolicy::Reuse && self.plugin.runtime().keeps_instances();
+        self.warm = keeps.then(Arc::default);
+        self
     }
 
     /// This hook, with these capabilities granted.
@@ -123,7 +138,8 @@ impl WasmHook {
     }
 
     /// One run of the plugin on `event`, ending by `deadline`, with the
-    /// `kv` values it read and set (not stored yet).
+    /// `kv` values it read and set (not stored yet): on a warm instance
+    /// when the hook keeps them and one waits, else on a fresh one.
     async fn attempt(
         &self,
         hook: &HookId,
@@ -131,63 +147,55 @@ impl WasmHook {
         deadline: Instant,
     ) -> (Reply, kv::KvScope) {
         let limits = &self.limits;
-        let compiled = self.plugin.current();
-        let stdout = CappedPipe::new(limits.output_bytes());
-        let stderr = CappedPipe::new(limits.output_bytes());
-        let mut wasi = WasiCtxBuilder::new();
-        wasi.stdout(stdout.clone()).stderr(stderr.clone());
         let runtime = self.plugin.runtime();
         let kv = runtime.kv_scope(self.plugin.kv_name(), event.session_id());
-        if let Err(message) = self.grants.apply(&mut wasi) {
-            let reply = Reply {
-                result: Err(HookError::Failed {
-                    hook: hook.clone(),
-                    message,
-                }),
-                output: HookOutput::default(),
+        let compiled = self.plugin.current();
+        let warm = self.warm.as_ref().and_then(|pool| pool.take(&compiled));
+        let mut warm = match warm.map_or_else(|| self.fresh_instance(hook, compiled), Ok) {
+            Ok(warm) => warm,
+            Err(message) => {
+                let reply = Reply {
+                    result: Err(HookError::Failed {
+                        hook: hook.clone(),
+                        message,
+                    }),
+                    output: HookOutput::default(),
+                };
+                return (reply, kv);
+            }
+        };
+        warm.calls += 1;
+        let WarmInstance {
+            store,
+            instance,
+            compiled,
+            ..
+        } = &mut warm;
+        store.data_mut().kv = kv;
+        let timeout = arm(store, limits.fuel, deadline);
+
+        let answer = tokio::time::timeout(timeout, async {
+            let made = match instance.take() {
+                Some(made) => made,
+                None => compiled.pre.instantiate(store).await?,
             };
-            return (reply, kv);
-        }
-        let mut store = Store::new(
-            runtime.engine(),
-            HostState {
-                wasi: wasi.build(),
-                table: handle_table(),
-                limiter: Limiter::new(limits),
-                hook: hook.clone(),
-                config: self.config.clone(),
-                logs: LogLines::new(limits.output_bytes()),
-                kv,
-                refusals: Refusals::new(runtime.sandbox_root()),
-            },
-        );
-        store.limiter(|s| &mut s.limiter);
-        // Fuel is enabled on the engine, so setting it cannot fail.
-        let _ = store.set_fuel(limits.fuel);
-        // At every epoch tick past the first, check the real deadline: stop
-        // the plugin past it, else let other tasks run before going on.
-        let timeout = deadline.saturating_duration_since(Instant::now());
-        store.set_epoch_deadline(1);
-        store.epoch_deadline_callback(move |_| {
-            Ok(if Instant::now() >= deadline {
-                UpdateDeadline::Interrupt
-            } else {
-                UpdateDeadline::Yield(1)
-            })
-        });
+            let answer = made.handle(store, event).await;
+            *instance = Some(made);
+            answer
+        })
+        .await;
 
-        // The timer also bounds time spent blocked in host calls, where
-        // epochs cannot interrupt.
-        let answer = tokio::time::timeout(timeout, compiled.pre.call(&mut store, event)).await;
-
-        let (stdout, out_cut) = stdout.contents();
-        let (stderr, err_cut) = stderr.contents();
-        let memory_hit = store.data().limiter.memory_hit;
-        let data = store.data_mut();
-        let mut logs = std::mem::replace(&mut data.logs, LogLines::new(0));
+        let (stdout, out_cut) = warm.stdout.take();
+        let (stderr, err_cut) = warm.stderr.take();
+        let data = warm.store.data_mut();
+        let memory_hit = std::mem::take(&mut data.limiter.memory_hit);
+        let mut logs = std::mem::replace(&mut data.logs, LogLines::new(limits.output_bytes()));
         let refused = std::mem::take(&mut data.refusals.refused);
-        let kv = store.into_data().kv;
+        let kv = std::mem::replace(&mut data.kv, runtime.kv_scope(self.plugin.kv_name(), ""));
         self.report_refusals(hook, refused, &mut logs);
+        // An instance that answered (even with its own `err`) may answer
+        // again; one stopped by a trap, a limit or the clock may not.
+        let answered = matches!(answer, Ok(Ok(_)));
         let result = match answer {
             Err(_) => Err(HookError::Timeout {
                 hook: hook.clone(),
@@ -200,6 +208,9 @@ impl WasmHook {
             }),
             Ok(Ok(Ok(outcome))) => check_answer(outcome, hook, limits),
         };
+        if let (Some(pool), true) = (&self.warm, answered) {
+            pool.give_back(warm);
+        }
         let reply = Reply {
             result,
             output: HookOutput {
@@ -210,6 +221,45 @@ impl WasmHook {
             },
         };
         (reply, kv)
+    }
+
+    /// A store for a new instance of `compiled` (made by its first call),
+    /// with WASI granting this hook's grants and nothing else; or why the
+    /// grants cannot be given.
+    fn fresh_instance(
+        &self,
+        hook: &HookId,
+        compiled: Arc<plugin::Compiled>,
+    ) -> Result<WarmInstance, String> {
+        let limits = &self.limits;
+        let stdout = CappedPipe::new(limits.output_bytes());
+        let stderr = CappedPipe::new(limits.output_bytes());
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.stdout(stdout.clone()).stderr(stderr.clone());
+        self.grants.apply(&mut wasi)?;
+        let runtime = self.plugin.runtime();
+        let mut store = Store::new(
+            runtime.engine(),
+            HostState {
+                wasi: wasi.build(),
+                table: handle_table(),
+                limiter: Limiter::new(limits),
+                hook: hook.clone(),
+                config: self.config.clone(),
+                logs: LogLines::new(limits.output_bytes()),
+                kv: runtime.kv_scope(self.plugin.kv_name(), ""),
+                refusals: Refusals::new(runtime.sandbox_root()),
+            },
+        );
+        store.limiter(|s| &mut s.limiter);
+        Ok(WarmInstance {
+            store,
+            stdout,
+            stderr,
+            instance: None,
+            compiled,
+            calls: 0,
+        })
     }
 }
 
@@ -257,6 +307,25 @@ impl Handler for WasmHook {
             ),
         ]
     }
+}
+
+/// Give `store` the hook's fuel again and stop it at `deadline`: at every
+/// epoch tick past the first, the real deadline is checked, and the
+/// plugin stopped past it, else other tasks run before it goes on. The
+/// time left, for the timer that also bounds time spent blocked in host
+/// calls, where epochs cannot interrupt.
+fn arm(store: &mut Store<HostState>, fuel: u64, deadline: Instant) -> Duration {
+    // Fuel is enabled on the engine, so setting it cannot fail.
+    let _ = store.set_fuel(fuel);
+    store.set_epoch_deadline(1);
+    store.epoch_deadline_callback(move |_| {
+        Ok(if Instant::now() >= deadline {
+            UpdateDeadline::Interrupt
+        } else {
+            UpdateDeadline::Yield(1)
+        })
+    });
+    deadline.saturating_duration_since(Instant::now())
 }
 
 /// Turn a wasmtime error into the failure that names the limit hit, telling

@@ -55,8 +55,7 @@ pub(crate) trait Reload: Send + Sync {
 #[derive(Clone)]
 pub struct WasmRuntime {
     pub(super) inner: Arc<Runtime>,
-    /// The `kv` interface's values: shared by clones, not by
-    /// [`WasmRuntime::with_empty_kv`].
+    /// The `kv` interface's values, shared by clones.
     kv: Arc<KvStore>,
 }
 
@@ -74,6 +73,8 @@ pub(super) struct Runtime {
     linked: Mutex<HashMap<String, Arc<Compiled>>>,
     /// The empty directory every call sees as `/`.
     sandbox_root: SandboxRoot,
+    /// See [`WasmRuntimeBuilder::like_a_process`].
+    like_a_process: bool,
 }
 
 impl Runtime {
@@ -119,6 +120,7 @@ pub struct WasmRuntimeBuilder {
     max_wasm_stack_kb: usize,
     hot_reload: Option<Duration>,
     shared_state: Option<Arc<dyn SharedState>>,
+    like_a_process: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -136,6 +138,7 @@ impl Default for WasmRuntimeBuilder {
             max_wasm_stack_kb: DEFAULT_MAX_WASM_STACK_KB,
             hot_reload: None,
             shared_state: None,
+            like_a_process: false,
         }
     }
 }
@@ -145,6 +148,16 @@ impl WasmRuntimeBuilder {
     /// hosts (replicas of `serve`) share, instead of this runtime's memory.
     pub fn shared_state(&mut self, state: Arc<dyn SharedState>) -> &mut Self {
         self.shared_state = Some(state);
+        self
+    }
+
+    /// Answer each event as a process of its own would (`hook`, and the
+    /// daemon standing in for it): a plugin's `kv` values last one call,
+    /// and every call gets a fresh instance (`instance: reuse` is not
+    /// honoured), so a plugin never remembers across events what it could
+    /// not remember there.
+    pub fn like_a_process(&mut self) -> &mut Self {
+        self.like_a_process = true;
         self
     }
 
@@ -243,8 +256,10 @@ impl WasmRuntimeBuilder {
                 sandbox_root: SandboxRoot::new().map_err(|e| Error::Runtime {
                     source: format!("making the sandbox's empty root directory: {e}").into(),
                 })?,
+                like_a_process: self.like_a_process,
             }),
             kv: Arc::new(match &self.shared_state {
+                _ if self.like_a_process => KvStore::per_call(),
                 Some(state) => KvStore::shared(Arc::clone(state)),
                 None => KvStore::default(),
             }),
@@ -276,6 +291,12 @@ impl WasmRuntime {
         &self.inner.engine
     }
 
+    /// Whether a hook may keep a warm instance between calls (not in a
+    /// runtime [`WasmRuntimeBuilder::like_a_process`]).
+    pub(super) fn keeps_instances(&self) -> bool {
+        !self.inner.like_a_process
+    }
+
     /// The empty directory every call sees as `/`.
     pub(super) fn sandbox_root(&self) -> &SandboxRoot {
         &self.inner.sandbox_root
@@ -284,18 +305,6 @@ impl WasmRuntime {
     /// The `kv` scope of the plugin named `plugin` in `session`.
     pub(super) fn kv_scope(&self, plugin: &Arc<str>, session: &str) -> KvScope {
         self.kv.scope(plugin, session)
-    }
-
-    /// This runtime (engine, pool, caches, loaded plugins) with a `kv`
-    /// store of its own, empty: for a host that answers each event as a
-    /// process of its own would (the `hook` daemon), where a plugin must
-    /// not remember across events what it could not remember there.
-    #[must_use]
-    pub fn with_empty_kv(&self) -> Self {
-        Self {
-            inner: self.inner.clone(),
-            kv: Arc::default(),
-        }
     }
 
     /// The plugin version with this sha256 if this runtime linked it

@@ -42,10 +42,13 @@ impl CappedPipe {
         }
     }
 
-    /// What was kept (lossy UTF-8), and whether anything was dropped.
-    pub(crate) fn contents(&self) -> (String, bool) {
-        let c = self.captured.lock().unwrap_or_else(PoisonError::into_inner);
-        (String::from_utf8_lossy(&c.bytes).into_owned(), c.truncated)
+    /// What was kept (lossy UTF-8), and whether anything was dropped;
+    /// the pipe is empty again after (for the next call of a warm
+    /// instance).
+    pub(crate) fn take(&self) -> (String, bool) {
+        let mut c = self.captured.lock().unwrap_or_else(PoisonError::into_inner);
+        let Captured { bytes, truncated } = std::mem::take(&mut *c);
+        (String::from_utf8_lossy(&bytes).into_owned(), truncated)
     }
 
     fn push(&self, buf: &[u8]) {
@@ -121,12 +124,13 @@ mod tests {
     use tokio::io::AsyncWriteExt;
 
     #[tokio::test]
-    async fn keeps_the_first_bytes_and_reports_truncation() {
+    async fn keeps_the_first_bytes_reports_truncation_and_empties_when_taken() {
         let pipe = CappedPipe::new(5);
         let mut w = pipe.clone();
         w.write_all(b"hello").await.unwrap();
-        assert_eq!(pipe.contents(), ("hello".into(), false));
         w.write_all(b" world").await.unwrap();
-        assert_eq!(pipe.contents(), ("hello".into(), true));
+        assert_eq!(pipe.take(), ("hello".into(), true));
+        w.write_all(b"again").await.unwrap();
+        assert_eq!(pipe.take(), ("again".into(), false), "taking empties it");
     }
 }

@@ -18,8 +18,8 @@ mod generated {
     });
 }
 
-pub(crate) use generated::HookPre;
 use generated::wasm_hooks::hook::{host, kv, types as wit};
+pub(crate) use generated::{Hook, HookPre};
 
 /// The WIT package this module implements.
 pub(crate) const WIT_PACKAGE: &str = "wasm-hooks:hook@0.1.1";
@@ -31,15 +31,14 @@ pub(crate) fn add_to_linker(
     generated::Hook::add_to_linker::<_, wasmtime::component::HasSelf<_>>(linker, |s| s)
 }
 
-/// Instantiate and call `handle` once, and give the answer in the newest
+/// Call `handle` of an instance once, and give the answer in the newest
 /// version's form. The outer error is a trap; the inner one the plugin's
 /// own `err`.
-pub(crate) async fn call(
-    pre: &HookPre<HostState>,
+pub(crate) async fn handle(
+    hook: &Hook,
     store: &mut wasmtime::Store<HostState>,
     event: &Event,
 ) -> wasmtime::Result<Result<latest::WitOutcome, String>> {
-    let hook = pre.instantiate_async(&mut *store).await?;
     let latest::wit::Event {
         name,
         session_id,

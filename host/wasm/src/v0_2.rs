@@ -19,9 +19,9 @@ mod generated {
     });
 }
 
-pub(crate) use generated::HookPre;
 pub(crate) use generated::wasm_hooks::hook::types as wit;
 use generated::wasm_hooks::hook::{host, kv};
+pub(crate) use generated::{Hook, HookPre};
 
 /// The WIT package this module implements.
 pub(crate) const WIT_PACKAGE: &str = "wasm-hooks:hook@0.2.0";
@@ -33,14 +33,13 @@ pub(crate) fn add_to_linker(
     generated::Hook::add_to_linker::<_, wasmtime::component::HasSelf<_>>(linker, |s| s)
 }
 
-/// Instantiate and call `handle` once. The outer error is a trap; the inner
-/// one the plugin's own `err`.
-pub(crate) async fn call(
-    pre: &HookPre<HostState>,
+/// Call `handle` of an instance once. The outer error is a trap; the
+/// inner one the plugin's own `err`.
+pub(crate) async fn handle(
+    hook: &Hook,
     store: &mut wasmtime::Store<HostState>,
     event: &Event,
 ) -> wasmtime::Result<Result<WitOutcome, String>> {
-    let hook = pre.instantiate_async(&mut *store).await?;
     let answer = hook
         .wasm_hooks_hook_handler()
         .call_handle(&mut *store, &wire_event(event))

@@ -53,17 +53,15 @@ impl HookPre {
         }
     }
 
-    /// Instantiate and call `handle` once, in the plugin's version. The
-    /// outer error is a trap; the inner one the plugin's own `err`.
-    pub(crate) async fn call(
+    /// A new instance in `store`.
+    pub(crate) async fn instantiate(
         &self,
         store: &mut wasmtime::Store<HostState>,
-        event: &Event,
-    ) -> wasmtime::Result<Result<WitOutcome, String>> {
-        match self {
-            Self::V0_2(pre) => v0_2::call(pre, store, event).await,
-            Self::V0_1(pre) => v0_1::call(pre, store, event).await,
-        }
+    ) -> wasmtime::Result<HookInstance> {
+        Ok(match self {
+            Self::V0_2(pre) => HookInstance::V0_2(pre.instantiate_async(store).await?),
+            Self::V0_1(pre) => HookInstance::V0_1(pre.instantiate_async(store).await?),
+        })
     }
 
     /// Add every served version's host interfaces to a linker.
@@ -72,5 +70,28 @@ impl HookPre {
     ) -> wasmtime::Result<()> {
         v0_2::add_to_linker(linker)?;
         v0_1::add_to_linker(linker)
+    }
+}
+
+/// An instance of a plugin, in the bindings of its version.
+pub(crate) enum HookInstance {
+    /// Built against 0.2.x.
+    V0_2(v0_2::Hook),
+    /// Built against 0.1.x.
+    V0_1(v0_1::Hook),
+}
+
+impl HookInstance {
+    /// Call `handle` once, in the plugin's version. The outer error is a
+    /// trap; the inner one the plugin's own `err`.
+    pub(crate) async fn handle(
+        &self,
+        store: &mut wasmtime::Store<HostState>,
+        event: &Event,
+    ) -> wasmtime::Result<Result<WitOutcome, String>> {
+        match self {
+            Self::V0_2(hook) => v0_2::handle(hook, store, event).await,
+            Self::V0_1(hook) => v0_1::handle(hook, store, event).await,
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The guest-language cases: a Python and a JavaScript plugin (folders
 //! made by `wasm-hooks new --lang python|js` and built), each as a wasm
-//! hook on a fresh instance, against its twin: the same hook class run
+//! hook on a fresh instance and on a warm one (`instance: reuse`), against
+//! its twin: the same hook class run
 //! natively by python3 or node as a command hook, with the SDK's testing
 //! host.
 
@@ -56,10 +57,7 @@ pub(super) fn cases(
     for (language, plugin, program, twin) in languages {
         let Some(plugin) = plugin else { continue };
         let plugin = std::path::absolute(plugin)?;
-        let name = plugin
-            .file_name()
-            .map(|n| n.to_string_lossy().replace('-', "_"))
-            .unwrap_or_default();
+        let name = crate::build::name(&plugin)?;
         let wasm_file = hook_file(
             dir,
             &format!("{language}-wasm"),
@@ -69,6 +67,16 @@ pub(super) fn cases(
         check(rt, &wasm, event)?;
         let label = format!("wasm hook, {language} guest, fresh instance");
         out.push(measure(rt, &label, args.events, || wasm.dispatch(event)));
+        let warm_file = hook_file(
+            dir,
+            &format!("{language}-warm"),
+            json!({"type": "wasm", "plugin": plugin.join(format!("build/{name}.wasm")),
+                "instance": "reuse"}),
+        )?;
+        let warm = engine(&warm_file, cache)?;
+        check(rt, &warm, event)?;
+        let label = format!("wasm hook, {language} guest, warm instance (instance: reuse)");
+        out.push(measure(rt, &label, args.events, || warm.dispatch(event)));
         let mut argv = vec![program];
         argv.extend(twin);
         argv.push(plugin.to_str().unwrap_or_default());

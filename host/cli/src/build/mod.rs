@@ -156,7 +156,7 @@ fn cached_build(
 /// A Python or JavaScript plugin's component name, `-` as `_`: the name
 /// its manifest gives (`pyproject.toml`'s `[project] name`,
 /// `package.json`'s `name`, without an npm scope), else its folder's.
-fn name(dir: &Path) -> anyhow::Result<String> {
+pub(crate) fn name(dir: &Path) -> anyhow::Result<String> {
     let from_manifest = manifest_name(dir)?;
     let name = match from_manifest {
         Some(name) => name,

@@ -4,18 +4,21 @@
 //! A daemon stands in for one kind of `hook` process: one build, user,
 //! environment and working directory (its key, see [`place`]). It answers
 //! each request exactly as that process would, by the same code
-//! ([`crate::hook::respond`]): the hook files, settings, trust store and
-//! plugins are read afresh for every event, and each event gets an empty
-//! `kv` store, as a process of its own would. What it keeps warm is the
-//! start-up: the wasm runtime with its pooling allocator, and every plugin
-//! already compiled and linked. It serves any project the events name, and
-//! exits after an idle time, or as soon as its socket is removed or taken
-//! over.
+//! ([`crate::hook::respond`]), and plugins' `kv` values last one call, as
+//! in a process of its own. What it keeps warm: the wasm runtime with its
+//! pooling allocator, every plugin compiled and linked, and each engine,
+//! checked before every event against everything it was built from (hook
+//! files, settings, trust, the managed layer, plugins) and built again
+//! when one changed ([`engines`]). It serves any project the events name,
+//! and exits after an idle time, or as soon as its socket is removed or
+//! taken over.
 
 pub(crate) mod client;
+mod engines;
 mod place;
 mod wire;
 
+pub(crate) use engines::{Built, FromDaemon};
 pub(crate) use place::runtime_dir;
 
 use std::collections::HashMap;
@@ -32,9 +35,10 @@ use clap::Args;
 use wasm_hooks::{RequestEnv, WasmRuntime};
 
 use super::Exit;
-use super::hook::{FromDaemon, HookArgs};
+use super::hook::HookArgs;
 use super::hook_files::CacheArgs;
 use super::stderr;
+use engines::{EngineKey, KeptEngines};
 use place::{Place, effective_uid, peer_uid};
 use wire::{MAX_REQUEST, Reply, Request};
 
@@ -64,6 +68,8 @@ struct Daemon {
     /// The arguments of each invocation seen (an agent runs the same
     /// command line for every event; parsing it is a tenth of a request).
     invocations: Mutex<HashMap<Vec<String>, Option<HookArgs>>>,
+    /// The engines built for the events answered so far.
+    engines: KeptEngines,
     in_flight: AtomicUsize,
     last_request: Mutex<Instant>,
 }
@@ -100,6 +106,7 @@ pub(crate) fn run(args: &DaemonArgs) -> anyhow::Result<Exit> {
         key: place.key.clone(),
         runtimes: Mutex::default(),
         invocations: Mutex::default(),
+        engines: KeptEngines::default(),
         in_flight: AtomicUsize::new(0),
         last_request: Mutex::new(Instant::now()),
     });
@@ -251,17 +258,27 @@ impl Daemon {
         // when it does not say: never the daemon's own (another session's)
         // value. Anything else a request says of its environment was in
         // the key.
-        let env = RequestEnv::new(place::REQUEST_VARIABLES.iter().map(|name| {
-            let value = request
-                .env
-                .iter()
-                .find(|(n, _)| n == name)
-                .and_then(|(_, value)| value.clone());
-            ((*name).to_owned(), value)
-        }));
+        let variables: Vec<(String, Option<String>)> = place::REQUEST_VARIABLES
+            .iter()
+            .map(|name| {
+                let value = request
+                    .env
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .and_then(|(_, value)| value.clone());
+                ((*name).to_owned(), value)
+            })
+            .collect();
         let warm = FromDaemon {
-            runtime: runtime.with_empty_kv(),
-            env,
+            runtime,
+            env: RequestEnv::new(variables.clone()),
+            engines: &self.engines,
+            key: EngineKey {
+                argv: request.argv.clone(),
+                env: variables,
+                project: PathBuf::new(),
+                thread: std::thread::current().id(),
+            },
         };
         let (reply, stderr) =
             stderr::capture(|| super::hook::respond(&args, Ok(&request.stdin), Some(warm)));
@@ -302,6 +319,7 @@ impl Daemon {
         let runtime = cache
             .runtime_options()
             .pooling(true)
+            .like_a_process()
             .build()
             .map_err(|e| format!("starting the wasm runtime: {e}"))?;
         runtimes.insert(cache.clone(), runtime.clone());

@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::OnceCell;
 use wasm_hooks_core::{Event, Handler, HandlerFuture, HookError, HookId, HookOutput, Reply};
-use wasm_hooks_wasm::{Grants, WasmHook, WasmLimits, WasmRuntime};
+use wasm_hooks_wasm::{Grants, InstancePolicy, WasmHook, WasmLimits, WasmRuntime};
 
 use super::config_schema;
 use crate::oci::{Fetcher, LockEntry, PluginRef};
@@ -94,6 +94,8 @@ pub(crate) struct HookParts {
     pub(crate) limits: WasmLimits,
     /// Its grants.
     pub(crate) grants: Grants,
+    /// Fresh instances or warm ones.
+    pub(crate) instance: InstancePolicy,
 }
 
 /// The hook, loading its plugin on the first event that reaches it.
@@ -242,7 +244,8 @@ impl DeferredWasm {
             }
         }
         Ok(WasmHook::new(plugin, &self.parts.config, self.parts.limits)
-            .with_grants(self.parts.grants.clone()))
+            .with_grants(self.parts.grants.clone())
+            .with_instances(self.parts.instance))
     }
 }
 

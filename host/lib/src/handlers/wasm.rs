@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use wasm_hooks_core::Error;
 use wasm_hooks_wasm::{
-    GrantBase, Grants, LimitOverrides, Plugin, WasmHook, WasmLimits, WasmRuntime,
+    GrantBase, Grants, InstancePolicy, LimitOverrides, Plugin, WasmHook, WasmLimits, WasmRuntime,
     WasmRuntimeBuilder,
 };
 
@@ -181,6 +181,11 @@ pub(crate) struct WasmEntry {
     /// Environment variables passed through.
     #[schemars(with = "Option<Vec<String>>")]
     env: Option<Value>,
+    /// `fresh` (the default): a new instance for every event; `reuse`: a
+    /// warm one kept between events in `serve` and other long-lived hosts
+    /// (its memory carries over; replaced after a trap, a limit or 1,000
+    /// calls).
+    instance: Option<InstancePolicy>,
 }
 
 impl HookKind for WasmKind {
@@ -213,12 +218,18 @@ impl HookKind for WasmKind {
             .config
             .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
         let sandboxed = grants.read_only_within(&setup.project_dir) && !asks_env;
-        let identity = serde_json::json!({
+        let mut identity = serde_json::json!({
             "plugin": source.identity(),
             "config": config,
             "limits": limits,
             "grants": grants.to_string(),
         });
+        // Named only when not the default, so that hooks trusted before
+        // the field existed stay trusted.
+        let instance = entry.instance.unwrap_or_default();
+        if instance != InstancePolicy::Fresh {
+            identity["instance"] = serde_json::json!(instance);
+        }
         let default_name = source.default_name();
         let executes = vec![source.trusted_file()];
         let may_pull = if cx.scope == Scope::Project {
@@ -230,6 +241,7 @@ impl HookKind for WasmKind {
             config,
             limits,
             grants,
+            instance,
         };
         let (handler, warning) = handler(
             source,
@@ -307,7 +319,9 @@ fn handler(
                 return Err(HookProblem::Fields(problems));
             }
         }
-        let hook = WasmHook::new(plugin, &parts.config, parts.limits).with_grants(parts.grants);
+        let hook = WasmHook::new(plugin, &parts.config, parts.limits)
+            .with_grants(parts.grants)
+            .with_instances(parts.instance);
         return Ok((Arc::new(hook), None));
     }
     let runtime = setup.runtime().map_err(HookProblem::Load)?;

@@ -1,0 +1,161 @@
+//! The engines a daemon keeps: one per command line, project and caller's
+//! variables (what a `hook` process builds its engine from) and worker
+//! thread, built once and checked before every event: the stamps of every input it was built
+//! from ([`InputStamps`]) and the project's trust. When one changed it is
+//! built again. A build that fails is that event's failure, as it would be
+//! in a process of its own: a daemon never answers from an engine whose
+//! files are no longer what they were.
+//!
+//! Each worker thread keeps its own: what an engine keeps across events
+//! (an HTTP hook's pooled connections, an MCP server's session) belongs
+//! to the async runtime of the thread that made it, which runs only while
+//! that thread answers, so no other thread may use it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use wasm_hooks::{HookEngine, HookEngineBuilder, InputStamps, RequestEnv, WasmRuntime};
+
+/// Engines kept at once; past it, every one is dropped (an agent's events
+/// name a handful).
+const MAX_KEPT: usize = 32;
+
+/// What names a kept engine: everything its builder is made from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct EngineKey {
+    /// The `hook` command line.
+    pub(crate) argv: Vec<String>,
+    /// The caller's per-session variables.
+    pub(crate) env: Vec<(String, Option<String>)>,
+    /// The project the event is in.
+    pub(crate) project: PathBuf,
+    /// The worker thread answering.
+    pub(crate) thread: std::thread::ThreadId,
+}
+
+/// A builder, and the engine it built with the stamps of its inputs.
+pub(crate) struct Built {
+    /// What built the engine (for `--explain`, and to build it again).
+    pub(crate) builder: Arc<HookEngineBuilder>,
+    /// The engine answering.
+    pub(crate) engine: Arc<HookEngine>,
+}
+
+/// An engine with the stamps of what it was built from.
+type Stamped = (Arc<HookEngine>, InputStamps);
+
+#[derive(Default)]
+struct Kept {
+    /// The builder, once made, with the engine it last built (when that
+    /// build worked).
+    state: Mutex<Option<(Arc<HookEngineBuilder>, Option<Stamped>)>>,
+}
+/// Every engine a daemon keeps.
+#[derive(Default)]
+pub(crate) struct KeptEngines {
+    kept: Mutex<HashMap<EngineKey, Arc<Kept>>>,
+}
+
+impl KeptEngines {
+    /// The engine for `key`: the kept one when none of its inputs changed
+    /// and its project's trust is as it was, else one built now (by a
+    /// builder `make` makes the first time).
+    ///
+    /// # Errors
+    /// When the builder cannot be made, or the hook files do not load.
+    pub(crate) fn engine(
+        &self,
+        key: &EngineKey,
+        make: impl FnOnce() -> Result<HookEngineBuilder, String>,
+    ) -> Result<Built, String> {
+        let kept = {
+            let mut all = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+            if !all.contains_key(key) && all.len() >= MAX_KEPT {
+                all.clear();
+            }
+            Arc::clone(all.entry(key.clone()).or_default())
+        };
+        let mut state = kept.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let (builder, built) = match &mut *state {
+            Some(state) => state,
+            empty @ None => empty.insert((Arc::new(make()?), None)),
+        };
+        if let Some((engine, stamps)) = built {
+            let why = if engine.trust_is_current() {
+                match stamps.changed() {
+                    None => {
+                        return Ok(Built {
+                            builder: Arc::clone(builder),
+                            engine: Arc::clone(engine),
+                        });
+                    }
+                    Some(path) => format!("{} changed", path.display()),
+                }
+            } else {
+                "the project's trust changed".to_owned()
+            };
+            tracing::info!(project = %key.project.display(), "building the engine again: {why}");
+        }
+        let before = built
+            .take()
+            .map(|(_, stamps)| stamps.paths().map(Path::to_owned).collect::<Vec<_>>())
+            .unwrap_or_default();
+        let (engine, stamps) = builder.build_stamped(before);
+        let engine = Arc::new(engine.map_err(|e| format!("the hook files do not load: {e}"))?);
+        tracing::info!(project = %key.project.display(), "engine built");
+        *built = Some((Arc::clone(&engine), stamps));
+        Ok(Built {
+            builder: Arc::clone(builder),
+            engine,
+        })
+    }
+}
+
+/// What a daemon brings to a request it answers.
+pub(crate) struct FromDaemon<'a> {
+    /// Its warm runtime (its plugins' `kv` lasting one call).
+    pub(crate) runtime: WasmRuntime,
+    /// The caller's per-session variables.
+    pub(crate) env: RequestEnv,
+    /// Its engines, and this request's command line, variables and
+    /// thread, which with the project name the engine.
+    pub(crate) engines: &'a KeptEngines,
+    pub(crate) key: EngineKey,
+}
+
+impl FromDaemon<'_> {
+    /// The engine for an event in `project`, from a builder `make` makes,
+    /// with this daemon's runtime and the caller's variables. Kept only
+    /// with a state directory: without one, `once` marks and stop counts
+    /// live in the engine's memory, which a process of its own would not
+    /// have kept.
+    ///
+    /// # Errors
+    /// When the builder cannot be made, or the hook files do not load.
+    pub(crate) fn engine(
+        mut self,
+        project: &Path,
+        keep: bool,
+        make: impl FnOnce() -> Result<HookEngineBuilder, String>,
+    ) -> Result<Built, String> {
+        let (runtime, env) = (self.runtime, self.env);
+        let make = move || {
+            let mut builder = make()?;
+            builder.runtime(runtime).request_env(env);
+            Ok(builder)
+        };
+        if !keep {
+            let builder = make()?;
+            let engine = builder
+                .build()
+                .map_err(|e| format!("the hook files do not load: {e}"))?;
+            return Ok(Built {
+                builder: Arc::new(builder),
+                engine: Arc::new(engine),
+            });
+        }
+        project.clone_into(&mut self.key.project);
+        self.engines.engine(&self.key, make)
+    }
+}
