@@ -568,15 +568,7 @@ fn the_daemon_builds_an_engine_once_and_again_when_each_kind_of_input_changes() 
     let managed = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(home.path().join("config/wasm-hooks")).unwrap();
     // A project whose command hook (not sandboxed) runs only when trusted.
-    let project = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(project.path().join(".wasm-hooks")).unwrap();
-    std::fs::write(
-        project.path().join(".wasm-hooks/hooks.json"),
-        json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "name": "no-make",
-            "command": "grep -q make && echo '{\"decision\": \"block\", \"reason\": \"no make\"}' || true"}]}]}})
-        .to_string(),
-    )
-    .unwrap();
+    let project = support::project_blocking_make();
     let as_person = |cmd: &mut std::process::Command| {
         cmd.env_remove("WASM_HOOKS_DAEMON")
             .env_remove("RUST_LOG")
@@ -599,21 +591,10 @@ fn the_daemon_builds_an_engine_once_and_again_when_each_kind_of_input_changes() 
         as_person(&mut hook);
         let event = json!({"session_id": "s", "cwd": project.path(), "hook_event_name": "PreToolUse",
             "tool_name": "Bash", "tool_input": {"command": command}});
-        let mut child = hook
-            .env("WASM_HOOKS_DAEMON", "only")
-            .arg("hook")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(event.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = support::output_fed(
+            hook.env("WASM_HOOKS_DAEMON", "only").arg("hook"),
+            &event.to_string(),
+        );
         log.borrow_mut()
             .push_str(&String::from_utf8_lossy(&out.stderr));
         let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -630,7 +611,11 @@ fn the_daemon_builds_an_engine_once_and_again_when_each_kind_of_input_changes() 
     for _ in 0..20 {
         assert_eq!(decide("ls"), "allow");
     }
-    assert!((1..=2).contains(&builds()), "21 events, {} builds", builds());
+    assert!(
+        (1..=2).contains(&builds()),
+        "21 events, {} builds",
+        builds()
+    );
 
     let settings = home.path().join("config/wasm-hooks/config.yaml");
     std::fs::write(&settings, "untrusted_projects: trust_all\n").unwrap();

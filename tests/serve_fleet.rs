@@ -88,21 +88,6 @@ impl Home {
     }
 }
 
-/// A project whose command hook (which runs a program, so only while the
-/// project is trusted) blocks commands that mention `make`.
-fn blocking_make() -> tempfile::TempDir {
-    let project = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(project.path().join(".wasm-hooks")).unwrap();
-    std::fs::write(
-        project.path().join(".wasm-hooks/hooks.json"),
-        json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "name": "no-make",
-            "command": "grep -q make && echo '{\"decision\": \"block\", \"reason\": \"no make\"}' || true"}]}]}})
-        .to_string(),
-    )
-    .unwrap();
-    project
-}
-
 /// A server of one project, the person's hook file denying `rm -rf`.
 fn guarded() -> (Home, tempfile::TempDir, support::Served) {
     let home = Home::new();
@@ -404,7 +389,7 @@ fn every_kind_of_input_an_engine_is_built_from_is_followed() {
     let home = Home::new();
     home.deny("rm -rf");
     // A project whose command hook (not sandboxed) runs only when trusted.
-    let project = blocking_make();
+    let project = support::project_blocking_make();
     let managed = tempfile::tempdir().unwrap();
     let mut command = home.command();
     command
@@ -562,7 +547,7 @@ fn metrics_scraped_under_load_count_every_request_once() {
 fn a_truncated_trust_store_untrusts_the_project_and_serve_goes_on() {
     let home = Home::new();
     home.deny("rm -rf");
-    let project = blocking_make();
+    let project = support::project_blocking_make();
     let trust = || {
         let out = home
             .command()

@@ -154,19 +154,7 @@ fn killed_mid_answer(program: &str, signal: &str) -> std::process::Output {
     if program == "wasm-hooks" {
         runner.arg("hook");
     }
-    let mut child = runner
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write as _;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(bash_event(&repo).as_bytes())
-        .unwrap();
+    let mut child = crate::support::spawn_fed(&mut runner, &bash_event(&repo));
     let mut waited = 0;
     let pid = loop {
         match std::fs::read_to_string(&pid_file) {

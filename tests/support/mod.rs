@@ -250,3 +250,42 @@ impl Drop for Served {
         let _ = self.child.wait();
     }
 }
+
+/// A project whose command hook (which runs a program, so only while the
+/// project is trusted) blocks commands that mention `make`.
+pub fn project_blocking_make() -> tempfile::TempDir {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join(".wasm-hooks")).unwrap();
+    std::fs::write(
+        project.path().join(".wasm-hooks/hooks.json"),
+        json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "name": "no-make",
+            "command": "grep -q make && echo '{\"decision\": \"block\", \"reason\": \"no make\"}' || true"}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    project
+}
+
+/// Start `command` with its stdin, stdout and stderr piped, and feed it
+/// `stdin` (closed after).
+pub fn spawn_fed(command: &mut std::process::Command, stdin: &str) -> std::process::Child {
+    use std::io::Write as _;
+    let mut child = command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child
+}
+
+/// [`spawn_fed`], waited for.
+pub fn output_fed(command: &mut std::process::Command, stdin: &str) -> std::process::Output {
+    spawn_fed(command, stdin).wait_with_output().unwrap()
+}
