@@ -154,7 +154,7 @@ fn killed_mid_answer(program: &str, signal: &str) -> std::process::Output {
     if program == "wasm-hooks" {
         runner.arg("hook");
     }
-    let mut child = crate::support::spawn_fed(&mut runner, &bash_event(&repo));
+    let child = crate::support::spawn_fed(&mut runner, &bash_event(&repo));
     let mut waited = 0;
     let pid = loop {
         match std::fs::read_to_string(&pid_file) {
