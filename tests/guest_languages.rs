@@ -106,6 +106,12 @@ fn builds_and_decides(dir: &Path) {
     let built = build(dir);
     assert!(built.contains("build/no_sudo.wasm"), "{built}");
     assert!(built.contains("world:  wasm-hooks:hook@0.2.0"), "{built}");
+    assert!(built.contains("config: checked at load"), "{built}");
+    let valid = succeeded(
+        "wasm-hooks validate --deny-warnings",
+        &wasm_hooks(dir, &["validate", "--deny-warnings", "hooks.json"]),
+    );
+    assert!(valid.contains("ok: 1 hook in 1 file"), "{valid}");
     let tested = succeeded("wasm-hooks test", &wasm_hooks(dir, &["test"]));
     assert!(tested.contains("3 tests: 3 passed, 0 failed"), "{tested}");
     let ran = run_bash(dir, "sudo shutdown now");

@@ -38,6 +38,8 @@ fn init_writes_a_starter_that_validates_clean_and_denies_a_force_push() {
         .assert()
         .code(0);
     let starter = std::fs::read(project.path().join(".wasm-hooks/hooks.json")).unwrap();
+    serde_json::from_slice::<serde_json::Value>(&starter)
+        .expect("plain JSON, which jq and Python's json read");
     let again = wasm_hooks(project.path()).arg("init").output().unwrap();
     assert_eq!(again.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
@@ -46,4 +48,25 @@ fn init_writes_a_starter_that_validates_clean_and_denies_a_force_push() {
         starter,
         "nothing overwritten"
     );
+}
+
+/// A project whose agent settings already hold hooks: `init` names the
+/// command that moves them into the new hook file.
+#[test]
+fn init_offers_to_import_the_hooks_an_agent_already_has() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join(".claude")).unwrap();
+    std::fs::write(
+        project.path().join(".claude/settings.json"),
+        r#"{"permissions": {}, "hooks": {"PreToolUse": [{"matcher": "Bash",
+            "hooks": [{"type": "command", "command": "./check.sh"}]}]}}"#,
+    )
+    .unwrap();
+    let out = wasm_hooks(project.path()).arg("init").output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("wasm-hooks import claude") && said.contains(".claude/settings.json"),
+        "{said}"
+    );
+    assert!(!said.contains("import codex"), "{said}");
 }

@@ -85,10 +85,20 @@ fn a_new_plugin_builds_and_passes_its_own_fixtures() {
         .stdout(
             contains("no_rm.wasm")
                 .and(contains("world:  wasm-hooks:hook@0.2.0"))
-                .and(contains("size:")),
+                .and(contains("size:"))
+                .and(contains(
+                    "config: checked at load against config.schema.json",
+                )),
         );
     // A copy where the hook file finds it, wherever cargo built it.
     assert!(dir.join("build/no_rm.wasm").is_file());
+    // The scaffold follows the project's own advice: no warning.
+    wasm_hooks()
+        .current_dir(&dir)
+        .args(["validate", "--deny-warnings", "hooks.json"])
+        .assert()
+        .success()
+        .stdout(contains("ok: 1 hook in 1 file"));
     wasm_hooks()
         .arg("test")
         .arg(&dir)
@@ -117,7 +127,13 @@ fn a_new_plugin_builds_and_passes_its_own_fixtures() {
     };
     let copy = parent.path().join("elsewhere/no-rm");
     std::fs::create_dir_all(&copy).unwrap();
-    for file in ["Cargo.toml", "Cargo.lock", "src/lib.rs", "hooks.json"] {
+    for file in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "src/lib.rs",
+        "hooks.json",
+        "config.schema.json",
+    ] {
         std::fs::create_dir_all(copy.join(file).parent().unwrap()).unwrap();
         std::fs::copy(dir.join(file), copy.join(file)).unwrap();
     }

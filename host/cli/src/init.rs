@@ -1,6 +1,8 @@
-//! `wasm-hooks init`: a commented starter hook file for a project (an
-//! inline rule that works as it is, a wasm guard and a command hook to fill
-//! in), the `.gitignore` line for the local layer, and the next steps.
+//! `wasm-hooks init`: a starter hook file for a project (an inline rule
+//! that works as it is; plain JSON, which `jq` and every JSON library
+//! read), the `.gitignore` line for the local layer, and the next steps:
+//! how to add a wasm guard or a command hook, and, when an agent's
+//! settings already hold hooks, the command that moves them here.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -60,8 +62,38 @@ pub(crate) fn run(args: InitArgs) -> anyhow::Result<Exit> {
          wasm-hooks validate                      # check it\n  \
          wasm-hooks run -e PreToolUse -t Bash -i '{\"command\":\"git push -f\"}'\n  \
          wasm-hooks install claude                # make Claude Code run it\n  \
-         wasm-hooks new my-guard --lang python    # write a sandboxed guard\n",
+         wasm-hooks new my-guard --lang python    # write a sandboxed guard, then add to the\n  \
+         #   list: {\"type\": \"wasm\", \"plugin\": \"../my-guard/build/my_guard.wasm\", \"on_failure\": \"block\"}\n  \
+         # a command hook runs with your rights, once the project is trusted:\n  \
+         #   {\"type\": \"command\", \"command\": \"./scripts/check.sh\", \"on_failure\": \"block\"}\n",
     );
+    for (agent, name, settings) in AGENT_SETTINGS {
+        if holds_hooks(&project.join(settings)) {
+            let _ = writeln!(
+                out,
+                "  wasm-hooks import {agent}                 # move {name}'s hooks in {settings} here"
+            );
+        }
+    }
     report::print(&out)?;
     Ok(Exit::GoOn)
+}
+
+/// Each agent's project settings that can hold hooks `import` moves: its
+/// name for `import`, its own name, the file.
+const AGENT_SETTINGS: [(&str, &str, &str); 4] = [
+    ("claude", "Claude Code", ".claude/settings.json"),
+    ("claude", "Claude Code", ".claude/settings.local.json"),
+    ("codex", "Codex", ".codex/hooks.json"),
+    ("gemini", "Gemini CLI", ".gemini/settings.json"),
+];
+
+/// Whether the JSON (or JSONC) file at `path` has a non-empty `hooks`.
+fn holds_hooks(path: &std::path::Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    let parsed: Result<serde_json::Value, _> =
+        jsonc_parser::parse_to_serde_value(&text, &jsonc_parser::ParseOptions::default());
+    matches!(parsed, Ok(value) if value["hooks"].as_object().is_some_and(|h| !h.is_empty()))
 }

@@ -1,9 +1,10 @@
-//! `wasm-hooks new [--lang rust|python] NAME`: a plugin that builds on the
-//! first try (`wasm-hooks build`) — the hook, a hook file using it,
-//! policy-test fixtures, native tests of its logic (Python), a README. The
-//! templates are `host/cli/templates/plugin/` (Rust) and
-//! `host/cli/templates/python-plugin/`; a Python plugin gets its own copy
-//! of the Python SDK. Only the SDK's own regular files are copied (never a
+//! `wasm-hooks new [--lang rust|python|js] NAME`: a plugin that builds on
+//! the first try (`wasm-hooks build`) — the hook, a hook file using it
+//! (which passes `validate --deny-warnings`), the schema of its config,
+//! policy-test fixtures, native tests of its logic (Python, JS), a README.
+//! The templates are `host/cli/templates/plugin/` (Rust, and what every
+//! language shares), `python-plugin/` and `js-plugin/`; a plugin gets its
+//! own copy of its language's SDK. Only the SDK's own regular files are copied (never a
 //! symbolic link's target), and every file is written new, never through
 //! an existing link.
 
@@ -62,6 +63,20 @@ const FIXTURE: (&str, &str) = (
     include_str!("../templates/plugin/fixture.yaml.tmpl"),
 );
 
+/// The hook file, the same for every language: the guard blocks when it
+/// fails, so it passes `validate --deny-warnings`.
+const HOOK_FILE: (&str, &str) = (
+    "hooks.json",
+    include_str!("../templates/plugin/hooks.json.tmpl"),
+);
+
+/// The schema of the config every language's hook reads (`build` embeds
+/// it; hosts check each hook's `config` against it).
+const CONFIG_SCHEMA: (&str, &str) = (
+    "config.schema.json",
+    include_str!("../templates/plugin/config.schema.json.tmpl"),
+);
+
 const RUST_TEMPLATES: &[(&str, &str)] = &[
     (
         "Cargo.toml",
@@ -71,10 +86,8 @@ const RUST_TEMPLATES: &[(&str, &str)] = &[
         "src/lib.rs",
         include_str!("../templates/plugin/lib.rs.tmpl"),
     ),
-    (
-        "hooks.json",
-        include_str!("../templates/plugin/hooks.json.tmpl"),
-    ),
+    HOOK_FILE,
+    CONFIG_SCHEMA,
     FIXTURE,
     (
         "README.md",
@@ -99,10 +112,8 @@ const PYTHON_TEMPLATES: &[(&str, &str)] = &[
         "pyproject.toml",
         include_str!("../templates/python-plugin/pyproject.toml.tmpl"),
     ),
-    (
-        "hooks.json",
-        include_str!("../templates/python-plugin/hooks.json.tmpl"),
-    ),
+    HOOK_FILE,
+    CONFIG_SCHEMA,
     FIXTURE,
     (
         "README.md",
@@ -124,10 +135,8 @@ const JS_TEMPLATES: &[(&str, &str)] = &[
         "package.json",
         include_str!("../templates/js-plugin/package.json.tmpl"),
     ),
-    (
-        "hooks.json",
-        include_str!("../templates/js-plugin/hooks.json.tmpl"),
-    ),
+    HOOK_FILE,
+    CONFIG_SCHEMA,
     FIXTURE,
     (
         "README.md",
@@ -339,4 +348,29 @@ fn sdk_dependency(args: &NewArgs) -> anyhow::Result<(String, String)> {
             ),
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every language's scaffold ships the config schema, and its hook
+    /// file's guard blocks when it fails and has a `config` that fits the
+    /// schema (a misspelt key does not).
+    #[test]
+    fn every_scaffold_ships_a_config_schema_its_hook_file_fits() {
+        for templates in [RUST_TEMPLATES, PYTHON_TEMPLATES, JS_TEMPLATES] {
+            let file = |name: &str| -> serde_json::Value {
+                let (_, text) = templates.iter().find(|(path, _)| *path == name).unwrap();
+                serde_json::from_str(&text.replace("{{name}}", "x").replace("{{file}}", "x"))
+                    .unwrap()
+            };
+            let schema = file("config.schema.json");
+            let hook = file("hooks.json")["hooks"]["PreToolUse"][0]["hooks"][0].clone();
+            assert_eq!(hook["on_failure"], "block");
+            let validator = jsonschema::validator_for(&schema).unwrap();
+            assert!(validator.is_valid(&hook["config"]), "{hook}");
+            assert!(!validator.is_valid(&serde_json::json!({"blokced": ["sudo"]})));
+        }
+    }
 }
