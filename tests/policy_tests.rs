@@ -43,9 +43,14 @@ fn the_example_plugins_fixtures_pass() {
 
 /// A folder with the deny-dangerous-commands hook file and these fixtures.
 fn suite(fixtures: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
     let hooks = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "wasm", "plugin": support::plugin("deny-dangerous-commands")}]}]}});
+    folder(&hooks, fixtures)
+}
+
+/// A folder with the hook file `hooks` and these fixtures.
+fn folder(hooks: &Value, fixtures: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("hooks.json"), hooks.to_string()).unwrap();
     std::fs::create_dir(dir.path().join("fixtures")).unwrap();
     for (name, text) in fixtures {
@@ -188,4 +193,69 @@ fn test_in_a_cloned_repository_does_not_run_its_command_hooks_unless_named_with_
         .assert()
         .success();
     assert!(ran.exists(), "named with -c, it is the person's choice");
+}
+
+/// A folder whose hook file has two inline deny rules on Bash (`no-rm`
+/// on `rm`, `no-root` on ` /`), with these fixtures.
+fn two_rules(fixtures: &[(&str, &str)]) -> tempfile::TempDir {
+    let rule = |name: &str, word: &str| {
+        json!({"name": name, "type": "inline", "rules": [{"field": "tool_input.command",
+            "operator": "contains", "value": word, "action": "deny", "reason": format!("no {word}")}]})
+    };
+    let hooks = json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [rule("no-rm", "rm"), rule("no-root", " /")]}]}});
+    folder(&hooks, fixtures)
+}
+
+/// A fixture for an event no hook of the file is on says so, instead of
+/// failing with `got ""` (or passing while it tests nothing).
+#[test]
+fn a_fixture_for_an_event_no_hook_is_on_says_so() {
+    let dir = two_rules(&[
+        (
+            "start.yaml",
+            "name: session start adds notes\n\
+             event: {hook_event_name: SessionStart, source: startup}\n\
+             expect: {context: notes}\n",
+        ),
+        (
+            "stop.yaml",
+            "name: stop goes on\nevent: {hook_event_name: Stop}\nexpect: {decision: proceed}\n",
+        ),
+    ]);
+    failing(dir.path()).stdout(
+        contains("no hook of this file is on SessionStart (its hooks are on PreToolUse)")
+            .and(contains("no hook of this file is on Stop"))
+            .and(contains("got:      \"\"").not())
+            .and(contains("2 tests: 0 passed, 2 failed")),
+    );
+}
+
+/// A fixture may name the hook it exercises: the test fails when another
+/// hook decided, or when the named one did not run; a name no hook has is
+/// an error that lists the names there are.
+#[test]
+fn a_fixture_names_the_hook_it_exercises() {
+    let event = "event: {hook_event_name: PreToolUse, tool_name: Bash, tool_input: {command: rm -rf /}}\n\
+                 expect: {decision: deny}\n";
+    let dir = two_rules(&[
+        (
+            "a-right.yaml",
+            &format!("name: right\nhook: no-rm\n{event}"),
+        ),
+        (
+            "b-other.yaml",
+            &format!("name: other\nhook: no-root\n{event}"),
+        ),
+        ("c-typo.yaml", &format!("name: typo\nhook: no-rn\n{event}")),
+    ]);
+    failing(dir.path()).stdout(
+        contains("ok   ")
+            .and(contains("right"))
+            .and(contains(
+                "hook\n       - expected: `no-root` runs and decides\n       + got:      it was not reached: a hook before it decided",
+            ))
+            .and(contains("no hook named `no-rn` in this file (its hooks: no-rm, no-root)"))
+            .and(contains("3 tests: 1 passed, 2 failed")),
+    );
 }

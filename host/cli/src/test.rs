@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde::Serialize;
-use wasm_hooks::{Event, HookEngine, Mismatch, PolicyTest, read_fixtures};
+use wasm_hooks::{
+    Event, EventName, Explanation, Fate, HookEngine, Misfit, Mismatch, PolicyTest, read_fixtures,
+};
 
 use super::hook_files::HookFileArgs;
 use super::{Exit, report};
@@ -234,8 +236,17 @@ fn run_one(
         Ok(event) => event,
         Err(e) => return broken(file, test.name, format!("the event: {e}")),
     };
-    let outcome = rt.block_on(engine.dispatch(&event));
-    let mismatches = test.expect.check(&outcome);
+    let explanation = rt.block_on(engine.explain(event));
+    if let Some(why) = nothing_on_the_event(engine, &explanation) {
+        return broken(file, test.name, why);
+    }
+    let mut mismatches = test.expect.check(&explanation.outcome);
+    if let Some(hook) = &test.hook {
+        match named_hook(&explanation, hook) {
+            Ok(mismatch) => mismatches.extend(mismatch),
+            Err(why) => return broken(file, test.name, why),
+        }
+    }
     Ran {
         file: file.to_owned(),
         name: test.name,
@@ -243,6 +254,67 @@ fn run_one(
         mismatches,
         error: None,
     }
+}
+
+/// Why the test cannot show anything of the hook file: no hook of it is
+/// on the event (a fixture that passes then would pass with any file).
+fn nothing_on_the_event(engine: &HookEngine, explanation: &Explanation) -> Option<String> {
+    let on_it = |fate: &Fate| {
+        !matches!(
+            fate,
+            Fate::Skipped {
+                because: Misfit::Event,
+                ..
+            }
+        )
+    };
+    if explanation.hooks.iter().any(|h| on_it(&h.fate)) {
+        return None;
+    }
+    let mut events: Vec<&str> = engine
+        .hooks()
+        .iter()
+        .flat_map(|spec| spec.events.events().collect::<Vec<_>>())
+        .map(EventName::as_str)
+        .collect();
+    events.sort_unstable();
+    events.dedup();
+    let on = if events.is_empty() {
+        "it has no hooks".to_owned()
+    } else {
+        format!("its hooks are on {}", events.join(", "))
+    };
+    Some(format!(
+        "no hook of this file is on {} ({on}): the test would pass or fail whatever the hooks do",
+        explanation.event
+    ))
+}
+
+/// What a test that names `hook` got wrong: it did not run, or another
+/// hook decided. An error when no hook has that name.
+fn named_hook(explanation: &Explanation, hook: &str) -> Result<Option<Mismatch>, String> {
+    let Some(found) = explanation.hooks.iter().find(|h| h.hook.as_str() == hook) else {
+        let names: Vec<&str> = explanation.hooks.iter().map(|h| h.hook.as_str()).collect();
+        return Err(format!(
+            "no hook named `{hook}` in this file (its hooks: {})",
+            names.join(", ")
+        ));
+    };
+    let mismatch = |got: String| Mismatch {
+        field: "hook".to_owned(),
+        expected: format!("`{hook}` runs and decides"),
+        got,
+    };
+    let got = match &found.fate {
+        Fate::Ran { .. } => match &explanation.outcome.decided_by {
+            Some(by) if by.as_str() != hook => format!("`{by}` decided"),
+            _ => return Ok(None),
+        },
+        Fate::NotReached => "it was not reached: a hook before it decided".to_owned(),
+        Fate::Skipped { detail, .. } => format!("it did not run: {detail}"),
+        Fate::LeftOut { why } => format!("it was left out: {why}"),
+    };
+    Ok(Some(mismatch(got)))
 }
 
 fn broken(file: &Path, name: String, error: String) -> Ran {

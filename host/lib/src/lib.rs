@@ -103,7 +103,7 @@ pub use wasm_hooks_core::{
     Approval, Attributed, AuditEntry, AuditKey, AuditKind, AuditLine, AuditLog, Break, CATALOGUE,
     CheckedLine, Context, Decision, DispatchLimits, Error, Event, EventError, EventName,
     EventPattern, Flow, FnHandler, Fold, Handler, HandlerFuture, HookError, HookHandle, HookId,
-    HookOutput, HookRegistry, HookResult, HookSource, HookSpec, MAX_SHOWN_CHARS, OnFailure,
+    HookOutput, HookRegistry, HookResult, HookSource, HookSpec, MAX_SHOWN_CHARS, Misfit, OnFailure,
     Outcome, REDACTED, Redactor, Reply, Requests, Review, Role, Severity, Shown, ToolMatcher,
     TraceEntry, TraceStatus, UnknownEvent, UserMessage, Verdict, Verification, escape_controls,
     read_audit_log, read_checked_audit_log, verify_audit_log, xdg_dir,

@@ -42,6 +42,9 @@ pub struct PolicyTest {
     pub hooks: Option<PathBuf>,
     /// The event, as the agent sends it (Claude Code's field names).
     pub event: Value,
+    /// The hook the test exercises, by name: it must run on the event,
+    /// and when the outcome is decided, decide it.
+    pub hook: Option<String>,
     /// What the outcome must be.
     pub expect: Expectation,
 }
