@@ -259,3 +259,36 @@ fn a_fixture_names_the_hook_it_exercises() {
             .and(contains("3 tests: 1 passed, 2 failed")),
     );
 }
+
+/// `test --coverage` names the hooks no fixture ran (like `opa test
+/// --coverage`), in words and in `--json`.
+#[test]
+fn coverage_names_the_hooks_no_fixture_ran() {
+    let dir = two_rules(&[(
+        "rm.yaml",
+        "name: rm is denied\nhook: no-rm\n\
+         event: {hook_event_name: PreToolUse, tool_name: Bash, tool_input: {command: rm x}}\n\
+         expect: {decision: deny}\n",
+    )]);
+    wasm_hooks()
+        .args(["test", "--coverage"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(
+            contains("coverage: ")
+                .and(contains("1 of 2 hooks ran"))
+                .and(contains("not run by any test: no-root (")),
+        );
+    let out = wasm_hooks()
+        .args(["test", "--coverage", "--json"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(report["coverage"][0]["total"], 2, "{report}");
+    assert_eq!(report["coverage"][0]["not_run"][0][0], "no-root", "{report}");
+}

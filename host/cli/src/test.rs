@@ -2,14 +2,15 @@
 //! the outcome it must get) against hook files, report each failure with
 //! both sides, exit 1 if any fails.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde::Serialize;
 use wasm_hooks::{
-    Event, EventName, Explanation, Fate, HookEngine, Misfit, Mismatch, PolicyTest, read_fixtures,
+    Event, EventName, Explanation, Fate, HookEngine, HookId, Misfit, Mismatch, PolicyTest,
+    read_fixtures,
 };
 
 use super::hook_files::HookFileArgs;
@@ -27,6 +28,11 @@ pub(crate) struct TestArgs {
     /// Print the results as JSON.
     #[arg(long)]
     json: bool,
+
+    /// Also say which hooks of each hook file no test ran (like `opa test
+    /// --coverage`).
+    #[arg(long)]
+    coverage: bool,
 
     /// Which hook files a test runs against, unless its fixture says
     /// (`hooks:`); without `-c`, the nearest `hooks.json` (or `.yaml`,
@@ -74,6 +80,20 @@ struct Summary {
     passed: usize,
     failed: usize,
     tests: Vec<Ran>,
+    /// With `--coverage`: per hook file, the hooks no test ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coverage: Option<Vec<Coverage>>,
+}
+
+/// Which hooks of one hook file the tests ran.
+#[derive(Debug, Serialize)]
+struct Coverage {
+    /// The hook file (`-` for the `-c` files and layers together).
+    hooks: String,
+    /// How many hooks it has.
+    total: usize,
+    /// Those no test ran: name and where it is declared.
+    not_run: Vec<(String, String)>,
 }
 
 pub(crate) fn run(args: TestArgs) -> anyhow::Result<Exit> {
@@ -82,6 +102,7 @@ pub(crate) fn run(args: TestArgs) -> anyhow::Result<Exit> {
         .enable_all()
         .build()?;
     let mut engines: HashMap<Option<PathBuf>, Result<HookEngine, String>> = HashMap::new();
+    let mut ran: HashMap<Option<PathBuf>, HashSet<HookId>> = HashMap::new();
     let mut tests = Vec::new();
     for file in fixture_files(&args.paths)? {
         let read = match read_fixtures(&file) {
@@ -97,7 +118,11 @@ pub(crate) fn run(args: TestArgs) -> anyhow::Result<Exit> {
                 .entry(hooks.clone())
                 .or_insert_with(|| engine_for(&args.hook_files, hooks.as_deref()));
             tests.push(match engine {
-                Ok(engine) => run_one(&rt, engine, &file, test),
+                Ok(engine) => {
+                    let (result, hooks_ran) = run_one(&rt, engine, &file, test);
+                    ran.entry(hooks.clone()).or_default().extend(hooks_ran);
+                    result
+                }
                 Err(e) => broken(&file, test.name, e.clone()),
             });
         }
@@ -106,10 +131,12 @@ pub(crate) fn run(args: TestArgs) -> anyhow::Result<Exit> {
         anyhow::bail!("no fixtures found in {}", shown(&args.paths));
     }
     let failed = tests.iter().filter(|t| !t.passed).count();
+    let coverage = args.coverage.then(|| coverage(&engines, &ran));
     let summary = Summary {
         passed: tests.len() - failed,
         failed,
         tests,
+        coverage,
     };
     if args.json {
         report::print(&(serde_json::to_string_pretty(&summary)? + "\n"))?;
@@ -231,29 +258,70 @@ fn run_one(
     engine: &HookEngine,
     file: &Path,
     test: PolicyTest,
-) -> Ran {
+) -> (Ran, Vec<HookId>) {
     let event = match Event::from_json(test.event) {
         Ok(event) => event,
-        Err(e) => return broken(file, test.name, format!("the event: {e}")),
+        Err(e) => {
+            return (
+                broken(file, test.name, format!("the event: {e}")),
+                Vec::new(),
+            );
+        }
     };
     let explanation = rt.block_on(engine.explain(event));
+    let hooks_ran = explanation
+        .hooks
+        .iter()
+        .filter(|h| matches!(h.fate, Fate::Ran { .. }))
+        .map(|h| h.hook.clone())
+        .collect();
     if let Some(why) = nothing_on_the_event(engine, &explanation) {
-        return broken(file, test.name, why);
+        return (broken(file, test.name, why), hooks_ran);
     }
     let mut mismatches = test.expect.check(&explanation.outcome);
     if let Some(hook) = &test.hook {
         match named_hook(&explanation, hook) {
             Ok(mismatch) => mismatches.extend(mismatch),
-            Err(why) => return broken(file, test.name, why),
+            Err(why) => return (broken(file, test.name, why), hooks_ran),
         }
     }
-    Ran {
+    let result = Ran {
         file: file.to_owned(),
         name: test.name,
         passed: mismatches.is_empty(),
         mismatches,
         error: None,
-    }
+    };
+    (result, hooks_ran)
+}
+
+/// For each hook file that loaded, the hooks no test ran.
+fn coverage(
+    engines: &HashMap<Option<PathBuf>, Result<HookEngine, String>>,
+    ran: &HashMap<Option<PathBuf>, HashSet<HookId>>,
+) -> Vec<Coverage> {
+    let mut all: Vec<Coverage> = engines
+        .iter()
+        .filter_map(|(file, engine)| {
+            let engine = engine.as_ref().ok()?;
+            let seen = ran.get(file);
+            let hooks = engine.hooks();
+            let not_run = hooks
+                .iter()
+                .filter(|spec| seen.is_none_or(|s| !s.contains(&spec.id)))
+                .map(|spec| (spec.id.to_string(), spec.source.to_string()))
+                .collect();
+            Some(Coverage {
+                hooks: file
+                    .as_ref()
+                    .map_or_else(|| "-".to_owned(), |f| f.display().to_string()),
+                total: hooks.len(),
+                not_run,
+            })
+        })
+        .collect();
+    all.sort_by(|a, b| a.hooks.cmp(&b.hooks));
+    all
 }
 
 /// Why the test cannot show anything of the hook file: no hook of it is
@@ -339,6 +407,18 @@ fn human(summary: &Summary) -> String {
             let _ = writeln!(out, "     {}", m.field);
             let _ = writeln!(out, "       - expected: {}", m.expected);
             let _ = writeln!(out, "       + got:      {}", m.got);
+        }
+    }
+    for c in summary.coverage.iter().flatten() {
+        let _ = writeln!(
+            out,
+            "coverage: {}: {} of {} hooks ran",
+            c.hooks,
+            c.total - c.not_run.len(),
+            c.total
+        );
+        for (hook, source) in &c.not_run {
+            let _ = writeln!(out, "     not run by any test: {hook} ({source})");
         }
     }
     let total = summary.passed + summary.failed;
