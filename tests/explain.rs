@@ -278,3 +278,80 @@ fn the_audit_record_of_a_dispatch_says_which_hooks_did_not_fit_and_why() {
         "{dispatch:#}"
     );
 }
+
+/// A hook file with a SessionStart hook adding context and a Bash hook
+/// rewriting `npm install` to `pnpm install`.
+fn producing() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("hooks.json");
+    let hooks = json!({"hooks": {
+        "SessionStart": [{"hooks": [{"name": "notes", "type": "inline", "rules": [{
+            "field": "hook_event_name", "operator": "equals", "value": "SessionStart",
+            "action": "inject_context", "reason": "project notes: run make test"}]}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"name": "pnpm", "type": "inline", "rules": [{
+            "field": "tool_input.command", "operator": "equals", "value": "npm install",
+            "action": "modify", "modify_field": "tool_input.command", "modify_value": "pnpm install"}]}]}]
+    }});
+    std::fs::write(&file, hooks.to_string()).unwrap();
+    (dir, file)
+}
+
+/// `explain` shows, under each hook that ran, what its answer carried: a
+/// SessionStart's added context, a rewrite (in words and in `--json`).
+#[test]
+fn explain_shows_the_context_and_rewrite_each_hook_produced() {
+    let (dir, file) = producing();
+    let said = wasm_hooks()
+        .current_dir(dir.path())
+        .args(["explain", "--event", "SessionStart", "-c"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&said.stdout);
+    assert!(
+        text.contains("ran       notes: proceed")
+            && text.contains("context: project notes: run make test"),
+        "{text}"
+    );
+    let said = wasm_hooks()
+        .current_dir(dir.path())
+        .args(["explain", "--event", "PreToolUse", "--tool", "Bash", "-c"])
+        .arg(&file)
+        .args(["--input", r#"{"command":"npm install"}"#])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&said.stdout);
+    assert!(
+        text.contains(r#"rewrote the input to {"command":"pnpm install"}"#),
+        "{text}"
+    );
+    let said = wasm_hooks()
+        .current_dir(dir.path())
+        .args(["explain", "--json", "--event", "SessionStart", "-c"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&said.stdout).unwrap();
+    assert_eq!(report["hooks"][0]["context"], "project notes: run make test");
+}
+
+/// `run --explain` prints the run's own report and the explanation, not
+/// the explanation instead of it.
+#[test]
+fn run_explain_prints_the_runs_report_and_the_explanation() {
+    let (dir, file) = producing();
+    let said = wasm_hooks()
+        .current_dir(dir.path())
+        .args(["run", "--explain", "--event", "SessionStart", "-c"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&said.stdout);
+    assert!(
+        text.contains("context (notes): project notes")
+            && text.contains("1 hook ran in")
+            && text.contains("ran       notes:")
+            && text.ends_with("decision: proceed\n"),
+        "{text}"
+    );
+}

@@ -290,5 +290,8 @@ fn coverage_names_the_hooks_no_fixture_ran() {
         .clone();
     let report: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(report["coverage"][0]["total"], 2, "{report}");
-    assert_eq!(report["coverage"][0]["not_run"][0][0], "no-root", "{report}");
+    assert_eq!(
+        report["coverage"][0]["not_run"][0][0], "no-root",
+        "{report}"
+    );
 }

@@ -192,22 +192,33 @@ pub(crate) fn render(
         let _ = writeln!(out, "  (no hooks loaded)");
     }
     for hook in &explanation.hooks {
+        let mut produced = Vec::new();
         let (word, detail) = match &hook.fate {
-            Fate::Ran { answer, elapsed_us } => (
-                "ran",
-                format!("{answer} in {:.2} ms", *elapsed_us as f64 / 1000.0),
-            ),
+            Fate::Ran {
+                answer,
+                elapsed_us,
+                produced: carried,
+            } => {
+                produced = carried.lines();
+                (
+                    "ran",
+                    format!("{answer} in {:.2} ms", *elapsed_us as f64 / 1000.0),
+                )
+            }
             Fate::NotReached => ("not run", "a hook before it decided".to_owned()),
             Fate::Skipped { detail, .. } => ("skipped", detail.clone()),
             Fate::LeftOut { why } => ("left out", why.clone()),
         };
         let _ = writeln!(
             out,
-            "  {word:<9} {}: {}\n            ({})",
+            "  {word:<9} {}: {}",
             hook.hook,
-            wasm_hooks::Shown(&detail),
-            hook.source
+            wasm_hooks::Shown(&detail)
         );
+        for line in produced {
+            let _ = writeln!(out, "            {}", wasm_hooks::Shown(&line));
+        }
+        let _ = writeln!(out, "            ({})", hook.source);
     }
     let outcome = &explanation.outcome;
     let _ = write!(out, "decision: {}", outcome.verdict.word());

@@ -154,9 +154,22 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<Exit> {
         .build()
         .context("starting the async runtime")?;
     if args.explain {
+        // The run's own report, then why each hook ran or not (with
+        // `--json`, the explanation alone: it holds the outcome).
         let place = ProjectChoice::given(&args.hook_files)?;
+        let started = Instant::now();
         let explanation = runtime.block_on(engine.explain(event));
-        report::print(&explain::render(&place, &builder, &explanation, args.json)?)?;
+        let elapsed = started.elapsed();
+        let explained = explain::render(&place, &builder, &explanation, args.json)?;
+        let text = if args.json {
+            explained
+        } else {
+            format!(
+                "{}\n{explained}",
+                report::human(&explanation.outcome, elapsed)
+            )
+        };
+        report::print(&text)?;
         runtime.block_on(engine.wait_for_background());
         return Ok(exit_of(&explanation.outcome));
     }

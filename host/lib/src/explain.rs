@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use serde::Serialize;
-use wasm_hooks_core::{Event, EventName, HookId, Misfit, Outcome, TraceStatus};
+use wasm_hooks_core::{Decision, Event, EventName, HookId, Misfit, Outcome, TraceStatus};
 
 use crate::engine::HookEngine;
 
@@ -37,6 +37,75 @@ pub struct HookExplained {
     pub fate: Fate,
 }
 
+/// What a hook's answer carried beside its decision: what `explain`
+/// shows under the hook, so that a context or a rewrite is seen where it
+/// came from.
+#[derive(Debug, Default, Serialize)]
+pub struct Produced {
+    /// The context it added for the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// The message it showed the person.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_message: Option<String>,
+    /// The message it showed as the system's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_message: Option<String>,
+    /// Why it stopped the agent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<String>,
+    /// The tool input it rewrote to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_input: Option<serde_json::Value>,
+    /// The tool output it rewrote to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_output: Option<serde_json::Value>,
+}
+
+impl Produced {
+    /// What `status` carried, if it is an answer.
+    fn of(status: &TraceStatus) -> Self {
+        let TraceStatus::Answered(result) = status else {
+            return Self::default();
+        };
+        let (updated_input, updated_output) = match &result.decision {
+            Decision::Modify { input } => (Some(input.clone()), None),
+            Decision::ModifyOutput { output } => (None, Some(output.clone())),
+            _ => (None, None),
+        };
+        Self {
+            context: result.context.as_ref().map(|c| c.text.clone()),
+            user_message: result.user_message.as_ref().map(|m| m.text.clone()),
+            system_message: result.system_message.clone(),
+            stop: result.stop.clone(),
+            updated_input,
+            updated_output,
+        }
+    }
+
+    /// Each thing carried, as a line (`context: …`).
+    pub fn lines(&self) -> Vec<String> {
+        let text = [
+            ("context", &self.context),
+            ("message to the person", &self.user_message),
+            ("system message", &self.system_message),
+            ("stop", &self.stop),
+        ];
+        let values = [
+            ("rewrote the input to", &self.updated_input),
+            ("rewrote the output to", &self.updated_output),
+        ];
+        text.iter()
+            .filter_map(|(what, t)| t.as_ref().map(|t| format!("{what}: {t}")))
+            .chain(
+                values
+                    .iter()
+                    .filter_map(|(what, v)| v.as_ref().map(|v| format!("{what} {v}"))),
+            )
+            .collect()
+    }
+}
+
 /// What became of one hook for the event.
 #[derive(Debug, Serialize)]
 #[serde(tag = "fate", rename_all = "snake_case")]
@@ -47,6 +116,9 @@ pub enum Fate {
         answer: String,
         /// Its time, in microseconds.
         elapsed_us: u64,
+        /// What else its answer carried.
+        #[serde(flatten)]
+        produced: Produced,
     },
     /// It fits the event but did not run: a hook before it had already
     /// decided (a deny stops the chain).
@@ -83,6 +155,7 @@ impl HookEngine {
                         Some(entry) => Fate::Ran {
                             answer: answer_word(&entry.status),
                             elapsed_us: micros(entry.elapsed),
+                            produced: Produced::of(&entry.status),
                         },
                         None => Fate::NotReached,
                     },

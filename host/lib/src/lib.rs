@@ -68,7 +68,7 @@ mod trust;
 
 pub use config::hook_file_schema;
 pub use engine::{HookEngine, HookEngineBuilder, LoadError, MANAGED_DIR};
-pub use explain::{Explanation, Fate, HookExplained};
+pub use explain::{Explanation, Fate, HookExplained, Produced};
 pub use handlers::command::{CommandDefaults, CommandHook, Program};
 pub use handlers::config_schema::check_config_schema;
 pub use handlers::http::{HttpHook, UrlAllowlist};
