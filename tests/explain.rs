@@ -332,7 +332,13 @@ fn explain_shows_the_context_and_rewrite_each_hook_produced() {
         .output()
         .unwrap();
     let report: Value = serde_json::from_slice(&said.stdout).unwrap();
-    assert_eq!(report["hooks"][0]["context"], "project notes: run make test");
+    let notes = report["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["hook"] == "notes")
+        .unwrap();
+    assert_eq!(notes["context"], "project notes: run make test", "{report}");
 }
 
 /// `run --explain` prints the run's own report and the explanation, not
