@@ -159,7 +159,9 @@ fn a_hook_switched_off_by_a_higher_layer_is_explained() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("left out  no-rm: switched off by `enabled: false` in a higher layer"),
+        text.contains(
+            "left out  no-rm: it fits, but is left out: switched off by `enabled: false` in a higher layer"
+        ),
         "{text}"
     );
     assert!(text.contains("ran       after-the-deny: proceed"), "{text}");

@@ -514,3 +514,91 @@ fn a_managed_layer_is_always_trusted_cannot_be_switched_off_and_may_run_alone() 
     let answer = bash("ls");
     assert!(denied(&answer), "a failing managed hook blocks: {answer}");
 }
+
+/// An untrusted project: `fmt-check` (a command hook on Edit), `audit-bash`
+/// (a command hook on Bash, blocking on failure), `tests-pass` (a command
+/// hook on Stop) and `no-rm` (an inline rule on Bash, which runs).
+fn untrusted_four() -> Repository {
+    let named = |name: &str, mut hook: Value| {
+        hook["name"] = json!(name);
+        hook["on_failure"] = json!("block");
+        hook
+    };
+    let rule = json!({"name": "no-rm", "type": "inline", "rules": [{"field": "tool_input.command",
+        "operator": "contains", "value": "rm -rf", "action": "deny", "reason": "no"}]});
+    Repository::new(&json!({"hooks": {
+        "PreToolUse": [
+            {"matcher": "Edit", "hooks": [named("fmt-check", command("true"))]},
+            {"matcher": "Bash", "hooks": [named("audit-bash", command("true")), rule]}
+        ],
+        "Stop": [{"hooks": [named("tests-pass", command("true"))]}]
+    }}))
+}
+
+/// `explain` on an untrusted project still says which left-out hooks would
+/// not fit the event anyway (a matcher, an event), and that the others fit
+/// but are left out.
+#[test]
+fn an_untrusted_projects_explain_still_shows_misfits_and_says_the_hook_would_be_left_out() {
+    let repo = untrusted_four();
+    let args = [
+        "explain",
+        "--event",
+        "PreToolUse",
+        "--tool",
+        "Bash",
+        "--input",
+        r#"{"command":"ls"}"#,
+    ];
+    let out = repo.wasm_hooks(&args).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("fmt-check: its matcher `Edit` does not fit `Bash`; and it would be left out: the project is not trusted")
+            && text.contains("tests-pass: it is on Stop; and it would be left out")
+            && text.contains("audit-bash: it fits, but is left out: the project is not trusted"),
+        "{text}"
+    );
+    let mut json_args = args.to_vec();
+    json_args.insert(1, "--json");
+    let out = repo.wasm_hooks(&json_args).output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fmt = report["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["hook"] == "fmt-check")
+        .unwrap();
+    assert_eq!(
+        (&fmt["fate"], &fmt["because"]),
+        (&json!("left_out"), &json!("matcher"))
+    );
+}
+
+/// `list --event` filters an untrusted project's left-out hooks too.
+#[test]
+fn list_filters_an_untrusted_projects_left_out_hooks_too() {
+    let repo = untrusted_four();
+    let out = repo
+        .wasm_hooks(&["list", "--event", "Stop"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("tests-pass") && !text.contains("audit-bash"),
+        "{text}"
+    );
+    repo.wasm_hooks(&["list", "--event", "SessionStart"])
+        .assert()
+        .success()
+        .stdout("no hooks\n");
+}
+
+/// `validate` counts every hook of the files, and says how many will not
+/// run and why (it said "ok: 1 hook" for four).
+#[test]
+fn validate_counts_an_untrusted_projects_hooks_as_left_out() {
+    let repo = untrusted_four();
+    repo.wasm_hooks(&["validate"]).assert().success().stdout(
+        "ok: 4 hooks in 1 file (3 left out: the project is not trusted (`wasm-hooks trust`))\n",
+    );
+}

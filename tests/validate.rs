@@ -242,3 +242,26 @@ fn an_engine_that_only_dispatches_can_skip_the_lints() {
     assert!(quiet.warnings().is_empty());
     assert_eq!(quiet.hooks().len(), 1, "the same hooks load");
 }
+
+/// A guard in Claude Code's own settings that fails open is told Claude
+/// Code's key (which Claude Code honours in its own file) or the import,
+/// not wasm-hooks' `on_failure`, which Claude Code would ignore there.
+#[test]
+fn a_guard_in_claude_codes_settings_is_told_claude_codes_key_and_the_import() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".claude")).unwrap();
+    let settings = dir.path().join(".claude/settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"permissions": {}, "hooks": {"PreToolUse": [{"matcher": "Bash",
+            "hooks": [{"type": "command", "command": "./x.sh"}]}]}}"#,
+    )
+    .unwrap();
+    let (_, said) = support::validate(&settings);
+    assert!(
+        said.contains(r#"say `"onFailure": "block"` here"#)
+            && said.contains("wasm-hooks import claude")
+            && !said.contains("say `on_failure: block` for a guard"),
+        "{said}"
+    );
+}

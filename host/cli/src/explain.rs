@@ -207,7 +207,13 @@ pub(crate) fn render(
             }
             Fate::NotReached => ("not run", "a hook before it decided".to_owned()),
             Fate::Skipped { detail, .. } => ("skipped", detail.clone()),
-            Fate::LeftOut { why } => ("left out", why.clone()),
+            Fate::LeftOut { why, detail, .. } => (
+                "left out",
+                match detail {
+                    Some(detail) => format!("{detail}; and it would be left out: {why}"),
+                    None => format!("it fits, but is left out: {why}"),
+                },
+            ),
         };
         let _ = writeln!(
             out,

@@ -71,14 +71,21 @@ pub(crate) fn run(args: ListArgs) -> anyhow::Result<Exit> {
             let _ = writeln!(out, "     {}", Shown(description));
         }
     }
-    for skipped in engine.skipped() {
+    // The hooks left out, by the same filters: one that would not apply
+    // to the event is not listed for it.
+    let left_out: Vec<_> = engine
+        .skipped()
+        .iter()
+        .filter(|s| probe.as_ref().is_none_or(|e| s.spec.applies_to(e)))
+        .collect();
+    for skipped in &left_out {
         let _ = writeln!(
             out,
             "  -  {}  ({})  not run: {}\n     from {}",
-            skipped.id, skipped.kind, skipped.why, skipped.source
+            skipped.spec.id, skipped.kind, skipped.why, skipped.spec.source
         );
     }
-    if shown == 0 && engine.skipped().is_empty() {
+    if shown == 0 && left_out.is_empty() {
         out.push_str("no hooks\n");
     }
     report::print(&out)?;

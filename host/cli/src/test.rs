@@ -246,7 +246,7 @@ fn engine_for(args: &HookFileArgs, hooks: Option<&Path>) -> Result<HookEngine, S
         return Err(format!(
             "{} hook(s) of the fixtures' hook file would run outside the sandbox (`{}`, {}), so they were left out: name the file with -c to run them as yours",
             untrusted.len(),
-            first.id,
+            first.spec.id,
             first.kind
         ));
     }
@@ -380,7 +380,7 @@ fn named_hook(explanation: &Explanation, hook: &str) -> Result<Option<Mismatch>,
         },
         Fate::NotReached => "it was not reached: a hook before it decided".to_owned(),
         Fate::Skipped { detail, .. } => format!("it did not run: {detail}"),
-        Fate::LeftOut { why } => format!("it was left out: {why}"),
+        Fate::LeftOut { why, .. } => format!("it was left out: {why}"),
     };
     Ok(Some(mismatch(got)))
 }

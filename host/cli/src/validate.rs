@@ -44,13 +44,27 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
             for warning in warnings {
                 text.push_str(&format!("warning: {warning}\n"));
             }
-            let (hooks, n) = (engine.hooks().len(), files.len());
+            // Every hook the files hold is counted, and those that will
+            // not run are said apart, by why (an untrusted project's).
+            let left_out: Vec<_> = engine
+                .skipped()
+                .iter()
+                .chain(engine.switched_off())
+                .collect();
+            let (hooks, n) = (engine.hooks().len() + left_out.len(), files.len());
             text.push_str(&format!(
                 "{}: {} in {}",
                 if failed { "failed" } else { "ok" },
                 count(hooks, "hook"),
                 count(n, "file")
             ));
+            let mut whys: Vec<&str> = left_out.iter().map(|s| s.why).collect();
+            whys.sort_unstable();
+            whys.dedup();
+            for why in whys {
+                let many = left_out.iter().filter(|s| s.why == why).count();
+                text.push_str(&format!(" ({many} left out: {why})"));
+            }
             if !warnings.is_empty() {
                 text.push_str(&format!(", {}", count(warnings.len(), "warning")));
             }

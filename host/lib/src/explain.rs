@@ -134,6 +134,12 @@ pub enum Fate {
     LeftOut {
         /// Why.
         why: String,
+        /// Which part of it would not fit the event anyway, if one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        because: Option<Misfit>,
+        /// That part, in words.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
     },
 }
 
@@ -168,12 +174,17 @@ impl HookEngine {
             })
             .collect();
         let left_out = self.skipped().iter().chain(self.switched_off());
-        explained.extend(left_out.map(|s| HookExplained {
-            hook: s.id.clone(),
-            source: s.source.to_string(),
-            fate: Fate::LeftOut {
-                why: s.why.to_owned(),
-            },
+        explained.extend(left_out.map(|s| {
+            let because = s.spec.misfit(&event);
+            HookExplained {
+                hook: s.spec.id.clone(),
+                source: s.spec.source.to_string(),
+                fate: Fate::LeftOut {
+                    why: s.why.to_owned(),
+                    because,
+                    detail: because.map(|b| misfit_detail(&s.spec, b, subject.as_deref())),
+                },
+            }
         }));
         Explanation {
             event: event.name().as_str(),

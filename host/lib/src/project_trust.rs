@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use wasm_hooks_core::{Attributed, Error, Event, HookId, HookSource, Outcome, Review, sha256_hex};
+use wasm_hooks_core::{Attributed, Error, Event, HookId, HookSpec, Outcome, Review, sha256_hex};
 
 use crate::config::{FileHooks, Scope};
 use crate::once::OnceMarks;
@@ -37,14 +37,13 @@ pub struct ProjectTrust {
 /// A hook that does not run: its project is not trusted, the
 /// organisation runs its managed hooks only, or a higher layer switched it
 /// off (`enabled: false`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct SkippedHook {
-    /// Its name.
-    pub id: HookId,
+    /// What it is: its name, where it is declared, what it would apply to
+    /// (so that `explain` and `list` can still say whether it fits).
+    pub spec: HookSpec,
     /// Its kind (`command`, `http`, `wasm`…).
     pub kind: &'static str,
-    /// Where it is declared.
-    pub source: HookSource,
     /// Why it does not run.
     pub why: &'static str,
 }
@@ -96,9 +95,8 @@ pub(crate) fn apply(
                     UNTRUSTED
                 };
                 skipped.push(SkippedHook {
-                    id: hook.spec.id,
+                    spec: hook.spec,
                     kind: hook.kind,
-                    source: hook.spec.source,
                     why,
                 });
             }
@@ -151,7 +149,7 @@ impl ProjectNotice {
         }
         let mut left_out: Vec<String> = skipped
             .iter()
-            .map(|s| format!("`{}` ({})", s.id, s.kind))
+            .map(|s| format!("`{}` ({})", s.spec.id, s.kind))
             .collect();
         if settings_ignored {
             left_out.push("its config file".to_owned());

@@ -175,9 +175,8 @@ pub(crate) fn merge(
         for (hook, off) in found.hooks.into_iter().zip(off) {
             if off {
                 dropped.push(SkippedHook {
-                    id: hook.spec.id.clone(),
+                    spec: hook.spec.clone(),
                     kind: hook.kind,
-                    source: hook.spec.source.clone(),
                     why: SWITCHED_OFF,
                 });
             } else if kept.get(&hook.identity) == Some(&at) {

@@ -20,6 +20,9 @@ pub(super) struct HookShape<'a> {
     pub(super) background: bool,
     /// The record fields the hook reads by name.
     pub(super) reads: &'a [String],
+    /// Whether it is in Claude Code's own settings file (which Claude Code
+    /// reads too, with its own key names).
+    pub(super) in_claude_settings: bool,
 }
 
 /// Where a lint points.
@@ -128,10 +131,17 @@ fn guard_failing_open(hook: &HookShape<'_>) -> Option<Lint> {
         "wasm" | "command" | "http" | "mcp_tool" | "prompt" | "agent"
     );
     let guarded = hook.events.events().find(|e| e.guards_action())?;
+    let say = if hook.in_claude_settings {
+        // Claude Code runs this file's hooks itself and ignores keys it
+        // does not know: only its own key keeps the guard closed there.
+        "Claude Code runs the hooks of its own settings file itself: say `\"onFailure\": \"block\"` here (Claude Code's key, honoured from 2.1.330), or move the hook into `.wasm-hooks/hooks.json` with `wasm-hooks import claude` and say `on_failure: block` there"
+    } else {
+        "say `on_failure: block` for a guard, or `on_failure: warn` to keep failing open"
+    };
     (can_deny && !hook.background && hook.on_failure.is_none()).then(|| Lint {
         place: Place::Field("type"),
         message: format!(
-            "this {} hook can deny {guarded}, but if it fails (a crash, a timeout, a config it cannot read) the action goes through: `on_failure` defaults to `warn`; say `on_failure: block` for a guard, or `on_failure: warn` to keep failing open",
+            "this {} hook can deny {guarded}, but if it fails (a crash, a timeout, a config it cannot read) the action goes through: `on_failure` defaults to `warn`; {say}",
             hook.kind
         ),
     })
@@ -185,6 +195,7 @@ mod tests {
             on_failure: None,
             background: false,
             reads,
+            in_claude_settings: false,
         }
     }
 

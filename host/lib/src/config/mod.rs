@@ -158,6 +158,12 @@ impl FileRead<'_> {
         self.base.file_name().is_some_and(|d| d == ".wasm-hooks")
     }
 
+    /// Whether the file is one of Claude Code's settings files (in a
+    /// `.claude` folder).
+    fn in_claude_folder(&self) -> bool {
+        self.base.file_name().is_some_and(|d| d == ".claude")
+    }
+
     /// The value, or `None` after reporting what is wrong with it (at
     /// `at`, or the place inside it).
     fn lenient<T>(&mut self, at: &str, read: Lenient<T>) -> Option<T> {
@@ -683,6 +689,7 @@ impl Loader {
             on_failure: doc.on_failure,
             background: doc.runs_in_background(),
             reads: &built.reads,
+            in_claude_settings: read.in_claude_folder(),
         };
         if self.lint {
             report_lints(read, &shape, group, &at);
