@@ -193,12 +193,12 @@ fn run_explain_says_it_read_the_current_directory_not_the_events_cwd() {
     assert!(text.ends_with("decision: proceed\n"), "{text}");
 }
 
-/// The README's first hook file (under "## A hook file"), with its plugin
-/// path pointing at the built example plugin.
+/// The first hook file of docs/hook-files.md, with its plugin path
+/// pointing at the built example plugin.
 fn readme_hook_file(dir: &Path) -> std::path::PathBuf {
-    let readme =
-        std::fs::read_to_string(crate::support::workspace_root().join("README.md")).unwrap();
-    let section = readme.split("## A hook file").nth(1).unwrap();
+    let page = std::fs::read_to_string(crate::support::workspace_root().join("docs/hook-files.md"))
+        .unwrap();
+    let section = page.split("# A hook file").nth(1).unwrap();
     let block = section
         .split("```json\n")
         .nth(1)

@@ -12,17 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Mutex;
 
-/// Where `build` installs componentize-py for the tests: kept between runs
-/// (beside the guests' build), so it is downloaded once per checkout.
-fn toolchain_cache() -> PathBuf {
-    support::workspace_root().join("target/plugins/toolchains")
-}
-
 fn wasm_hooks(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
         .current_dir(dir)
         .args(args)
-        .env("WASM_HOOKS_CACHE_DIR", toolchain_cache())
+        .env("WASM_HOOKS_CACHE_DIR", support::toolchain_cache())
         .env("XDG_CONFIG_HOME", "/nonexistent")
         .output()
         .unwrap()
@@ -261,7 +255,7 @@ fn decided_as_an_agent_would_ask(dir: &Path, command: &str) -> String {
     let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
         .current_dir(dir)
         .args(["hook", "--config", "hooks.json"])
-        .env("WASM_HOOKS_CACHE_DIR", toolchain_cache())
+        .env("WASM_HOOKS_CACHE_DIR", support::toolchain_cache())
         .env("XDG_CONFIG_HOME", "/nonexistent")
         .write_stdin(event.to_string())
         .output()
@@ -277,7 +271,7 @@ fn decided_as_an_agent_would_ask(dir: &Path, command: &str) -> String {
         .args(["serve", "--config", "hooks.json", "--no-token"])
         .args(["--listen", "127.0.0.1:0", "--project"])
         .arg(dir)
-        .env("WASM_HOOKS_CACHE_DIR", toolchain_cache())
+        .env("WASM_HOOKS_CACHE_DIR", support::toolchain_cache())
         .env("XDG_CONFIG_HOME", "/nonexistent");
     let serve = support::Served::start(command);
     let address = serve.host_port().to_owned();

@@ -36,6 +36,7 @@ mod mcp_hooks;
 mod oci_plugins;
 mod policy_tests;
 mod prompt_hooks;
+mod quick_start;
 mod scaffold;
 mod schema;
 mod serve;

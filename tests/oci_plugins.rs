@@ -15,12 +15,6 @@ use std::sync::OnceLock;
 use serde_json::{Value, json};
 use wasm_hooks_core::sha256_hex;
 
-/// Where the Python and JS toolchains and compiled plugins are kept
-/// between tests (as `guest_languages` keeps them).
-fn shared_cache() -> PathBuf {
-    support::workspace_root().join("target/plugins/toolchains")
-}
-
 /// One person: a home of their own (config, plugin store, trust).
 struct Person {
     home: tempfile::TempDir,
@@ -63,7 +57,7 @@ impl Person {
             .env("XDG_CONFIG_HOME", self.home.path().join(".config"))
             .env("XDG_CACHE_HOME", self.home.path().join(".cache"))
             .env("XDG_STATE_HOME", self.home.path().join(".state"))
-            .env("WASM_HOOKS_CACHE_DIR", shared_cache())
+            .env("WASM_HOOKS_CACHE_DIR", support::toolchain_cache())
             .env("WASM_HOOKS_DAEMON", "off")
             .env_remove("XDG_RUNTIME_DIR")
             .env_remove("WASM_HOOKS_PLUGIN_STORE")
@@ -190,7 +184,7 @@ fn built_example(name: &str) -> PathBuf {
         let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
             .current_dir(&dir)
             .arg("build")
-            .env("WASM_HOOKS_CACHE_DIR", shared_cache())
+            .env("WASM_HOOKS_CACHE_DIR", support::toolchain_cache())
             .env("XDG_CONFIG_HOME", "/nonexistent")
             .output()
             .unwrap();
@@ -1127,7 +1121,7 @@ fn rebuilding_unchanged_python_and_js_sources_gives_the_same_sha256_named_by_the
         let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
             .current_dir(&dir)
             .arg("build")
-            .env("WASM_HOOKS_CACHE_DIR", shared_cache())
+            .env("WASM_HOOKS_CACHE_DIR", support::toolchain_cache())
             .output()
             .unwrap();
         let said = ok("wasm-hooks build", out);

@@ -36,6 +36,13 @@ const GUEST_PACKAGES: &[&str] = &[
     "compat-sdk-0-1-plugin",
 ];
 
+/// Where `build` installs componentize-py and componentize-js for the
+/// tests, and keeps Python and JS builds: kept between runs (beside the
+/// guests' build), so each is downloaded once per checkout.
+pub fn toolchain_cache() -> PathBuf {
+    workspace_root().join("target/plugins/toolchains")
+}
+
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .ancestors()
