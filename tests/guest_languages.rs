@@ -131,6 +131,72 @@ fn a_js_plugin_from_new_passes_its_native_tests_builds_and_decides() {
     builds_and_decides(&dir);
 }
 
+/// `npm ARGS` in `dir`: what it said.
+fn npm(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("npm")
+        .current_dir(dir)
+        .args(args)
+        .args(["--no-audit", "--no-fund"])
+        .output()
+        .unwrap();
+    succeeded(&format!("npm {}", args.join(" ")), &out)
+}
+
+/// A TypeScript plugin from `new`, outside this checkout, with an npm
+/// dependency (`shell-quote`, which calls `Math.random()` when imported:
+/// the build seeds it): `npm install`, `npm test` (strict `tsc`, then
+/// `node --test` on TypeScript), `build` bundles it, and the fixtures,
+/// `validate --deny-warnings` and `run` pass on the component.
+#[test]
+fn a_typescript_plugin_with_an_npm_dependency_installs_tests_builds_and_decides() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = scaffold(parent.path(), "ts");
+    npm(&dir, &["install"]);
+    let native = npm(&dir, &["test"]);
+    assert!(native.contains("# pass 2"), "{native}");
+    builds_and_decides(&dir);
+    // Quoting does not hide a word from a parser (`shell-quote`).
+    let ran = run_bash(&dir, "'sudo' ls");
+    assert_eq!(ran.status.code(), Some(2), "{ran:?}");
+}
+
+/// A hook method declared `async` is refused at build, naming the file and
+/// line; and a Promise answered at run time is a hook failure that says
+/// why (not "returned object, not an Outcome").
+#[test]
+fn an_async_handler_is_refused_at_build_with_one_sentence_naming_its_line() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = scaffold(parent.path(), "js");
+    let app = dir.join("app.js");
+    let text = std::fs::read_to_string(&app).unwrap();
+    std::fs::write(
+        &app,
+        text.replace("  preToolUse(event) {", "  async preToolUse(event) {"),
+    )
+    .unwrap();
+    let out = wasm_hooks(&dir, &["build"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        said.contains("app.js:9: `preToolUse` is async: a hook answers at once"),
+        "{said}"
+    );
+    let probe = "import { Hook, Outcome, Event } from './wasm_hooks/index.js';
+class H extends Hook { preToolUse() { return Promise.resolve(Outcome.proceed()); } }
+try { new H().dispatch(Event.fromRecord({hook_event_name: 'PreToolUse', tool_name: 'Bash'})); }
+catch (e) { console.log(e.message); }";
+    let out = Command::new("node")
+        .current_dir(&dir)
+        .args(["--input-type=module", "-e", probe])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("H.preToolUse is async (it returned a Promise)"),
+        "{out:?}"
+    );
+}
+
 /// `files` of the plugin folder `source` copied into a folder of the same
 /// name under `parent` (the build writes beside them): that folder.
 fn copied(source: &Path, parent: &Path, files: &[&str]) -> PathBuf {

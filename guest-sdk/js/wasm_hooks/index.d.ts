@@ -25,7 +25,28 @@ export class Event {
   readonly projectDir?: string;
   readonly toolInput: Record<string, unknown>;
   readonly toolResponse: unknown;
+  /** The tool and its input in one shape whatever the agent; undefined without a tool. */
+  tool(): Tool | undefined;
 }
+
+/** One replacement of an edit. */
+export interface Edit {
+  old: string;
+  new: string;
+  replaceAll: boolean;
+}
+
+/** A tool call, the same whatever the agent named it (as the Rust SDK's `Tool`). */
+export type Tool =
+  | { kind: 'shell'; command: string }
+  | { kind: 'read'; path: string }
+  | { kind: 'write'; path: string; content: string }
+  | { kind: 'edit'; path: string; edits: Edit[] }
+  | { kind: 'glob'; pattern: string; path?: string }
+  | { kind: 'grep'; pattern: string; path?: string }
+  | { kind: 'webFetch'; url?: string; prompt?: string }
+  | { kind: 'webSearch'; query: string }
+  | { kind: 'other'; name: string; input: Record<string, unknown> };
 
 export type Role = 'system' | 'user' | 'assistant';
 export type Severity = 'info' | 'warning' | 'error';
@@ -33,6 +54,21 @@ export type Severity = 'info' | 'warning' | 'error';
 export class Outcome {
   readonly decision: 'proceed' | 'allow' | 'deny' | 'ask' | 'modify' | 'modifyOutput';
   readonly reason?: string;
+  /** What `ask` asks. */
+  readonly approval?: { prompt: string; options: string[]; timeoutMs?: number; defaultAllow: boolean };
+  /** The new tool input (`modify`) or output (`modifyOutput`). */
+  readonly rewrite?: unknown;
+  /** Context added for the model, and whom it speaks as. */
+  readonly context?: string;
+  readonly contextRole: Role;
+  /** A message shown to the person, and how serious it is. */
+  readonly userMessage?: string;
+  readonly userSeverity: Severity;
+  readonly systemMessage?: string;
+  /** Why the agent is stopped, if it is. */
+  readonly stopReason?: string;
+  readonly suppressOutput: boolean;
+  readonly metadata?: unknown;
   static proceed(): Outcome;
   static allow(reason?: string): Outcome;
   static deny(reason: string): Outcome;

@@ -94,6 +94,38 @@ export class Event {
   get toolResponse() {
     return this.field('tool_response');
   }
+
+  /**
+   * The tool and its input in one shape whatever the agent: `{ kind: 'shell', command }` for Claude Code's and
+   * Codex's `Bash` and Gemini CLI's `run_shell_command`, `read`, `write`, `edit` (with `MultiEdit` and `replace`),
+   * `glob`, `grep`, `webFetch`, `webSearch`, and `{ kind: 'other', name, input }` for the rest; undefined without a
+   * tool. A known tool whose input lacks a field it needs is a HookError naming the tool and field.
+   */
+  tool() {
+    const name = this.toolName ?? this.field('tool_name');
+    if (typeof name !== 'string') return undefined;
+    const input = this.toolInput;
+    const text = (field, ...aliases) => {
+      for (const f of [field, ...aliases]) if (typeof input[f] === 'string') return input[f];
+      throw new HookError(`\`${name}\` input: \`${field}\` is missing or not a string`);
+    };
+    const optional = (...fields) => fields.map((f) => input[f]).find((v) => typeof v === 'string');
+    const edit = (e) => ({ old: e.old_string, new: e.new_string, replaceAll: e.replace_all === true });
+    switch (name) {
+      case 'Bash': case 'run_shell_command': return { kind: 'shell', command: text('command') };
+      case 'Read': case 'read_file': return { kind: 'read', path: text('file_path', 'absolute_path') };
+      case 'Write': case 'write_file': return { kind: 'write', path: text('file_path'), content: text('content') };
+      case 'Edit': case 'replace': return { kind: 'edit', path: text('file_path'), edits: [edit(input)] };
+      case 'MultiEdit':
+        return { kind: 'edit', path: text('file_path'), edits: (Array.isArray(input.edits) ? input.edits : []).map(edit) };
+      case 'Glob': case 'glob': return { kind: 'glob', pattern: text('pattern'), path: optional('path', 'dir_path') };
+      case 'Grep': case 'search_file_content': case 'grep':
+        return { kind: 'grep', pattern: text('pattern'), path: optional('path', 'dir_path') };
+      case 'WebFetch': case 'web_fetch': return { kind: 'webFetch', url: optional('url'), prompt: optional('prompt') };
+      case 'WebSearch': case 'google_web_search': return { kind: 'webSearch', query: text('query') };
+      default: return { kind: 'other', name, input };
+    }
+  }
 }
 
 const ROLES = ['system', 'user', 'assistant'];
@@ -181,6 +213,11 @@ export class Hook {
   dispatch(event) {
     const method = METHODS[event.name] ?? 'other';
     const outcome = this[method](event);
+    if (outcome !== null && typeof outcome === 'object' && typeof outcome.then === 'function') {
+      throw new HookError(
+        `${this.constructor.name}.${method} is async (it returned a Promise): a hook answers at once, there is no event loop to wait in; make it a plain method`,
+      );
+    }
     if (!(outcome instanceof Outcome)) {
       throw new HookError(`${this.constructor.name}.${method} returned ${typeof outcome}, not an Outcome`);
     }

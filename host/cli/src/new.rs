@@ -1,4 +1,4 @@
-//! `wasm-hooks new [--lang rust|python|js] NAME`: a plugin that builds on
+//! `wasm-hooks new [--lang rust|python|js|ts] NAME`: a plugin that builds on
 //! the first try (`wasm-hooks build`) — the hook, a hook file using it
 //! (which passes `validate --deny-warnings`), the schema of its config,
 //! policy-test fixtures, native tests of its logic (Python, JS), a README.
@@ -24,9 +24,12 @@ enum Lang {
     Rust,
     /// An `app.py` using the `wasm_hooks` package, built by componentize-py.
     Python,
-    /// An `app.js` ES module using `wasm_hooks/index.js`, built by
-    /// componentize-js.
+    /// An `app.js` ES module using `wasm_hooks/index.js`, bundled by
+    /// esbuild and built by componentize-js.
     Js,
+    /// An `app.ts` module using `wasm_hooks/index.js` and its types, with
+    /// an npm dependency, built as JavaScript is.
+    Ts,
 }
 
 /// Arguments of `wasm-hooks new`.
@@ -125,6 +128,33 @@ const PYTHON_TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
+const TS_TEMPLATES: &[(&str, &str)] = &[
+    ("app.ts", include_str!("../templates/ts-plugin/app.ts.tmpl")),
+    (
+        "app.test.ts",
+        include_str!("../templates/ts-plugin/app.test.ts.tmpl"),
+    ),
+    (
+        "package.json",
+        include_str!("../templates/ts-plugin/package.json.tmpl"),
+    ),
+    (
+        "tsconfig.json",
+        include_str!("../templates/ts-plugin/tsconfig.json.tmpl"),
+    ),
+    HOOK_FILE,
+    CONFIG_SCHEMA,
+    FIXTURE,
+    (
+        "README.md",
+        include_str!("../templates/ts-plugin/README.md.tmpl"),
+    ),
+    (
+        ".gitignore",
+        include_str!("../templates/ts-plugin/gitignore.tmpl"),
+    ),
+];
+
 const JS_TEMPLATES: &[(&str, &str)] = &[
     ("app.js", include_str!("../templates/js-plugin/app.js.tmpl")),
     (
@@ -173,6 +203,7 @@ pub(crate) fn run(args: NewArgs) -> anyhow::Result<Exit> {
         }
         Lang::Python => (PYTHON_TEMPLATES, String::new(), String::new()),
         Lang::Js => (JS_TEMPLATES, String::new(), String::new()),
+        Lang::Ts => (TS_TEMPLATES, String::new(), String::new()),
     };
     // The SDK is read (and may be refused) before anything is written.
     let sdk_files = sdk_copy(&args)?;
@@ -198,10 +229,16 @@ pub(crate) fn run(args: NewArgs) -> anyhow::Result<Exit> {
         Lang::Rust => "the plugin crate",
         Lang::Python => "the Python plugin",
         Lang::Js => "the JavaScript plugin",
+        Lang::Ts => "the TypeScript plugin",
     };
     println!("created {what} {name} in {}", dir.display());
+    let install = if args.lang == Lang::Ts {
+        "npm install && npm test && "
+    } else {
+        ""
+    };
     println!(
-        "  cd {} && wasm-hooks build && wasm-hooks test",
+        "  cd {} && {install}wasm-hooks build && wasm-hooks test",
         dir.display()
     );
     Ok(Exit::GoOn)
@@ -262,7 +299,7 @@ fn sdk_copy(args: &NewArgs) -> anyhow::Result<Vec<(String, Cow<'static, str>)>> 
                 .collect());
         }
         Lang::Python => (PYTHON_SDK, "python/wasm_hooks"),
-        Lang::Js => (JS_SDK, "js/wasm_hooks"),
+        Lang::Js | Lang::Ts => (JS_SDK, "js/wasm_hooks"),
     };
     if let Some(version) = &args.sdk_version {
         bail!(
@@ -359,7 +396,7 @@ mod tests {
     /// schema (a misspelt key does not).
     #[test]
     fn every_scaffold_ships_a_config_schema_its_hook_file_fits() {
-        for templates in [RUST_TEMPLATES, PYTHON_TEMPLATES, JS_TEMPLATES] {
+        for templates in [RUST_TEMPLATES, PYTHON_TEMPLATES, JS_TEMPLATES, TS_TEMPLATES] {
             let file = |name: &str| -> serde_json::Value {
                 let (_, text) = templates.iter().find(|(path, _)| *path == name).unwrap();
                 serde_json::from_str(&text.replace("{{name}}", "x").replace("{{file}}", "x"))

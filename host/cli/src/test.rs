@@ -46,7 +46,7 @@ pub(crate) struct TestArgs {
 /// code that is no longer there.
 fn refuse_a_stale_build(paths: &[PathBuf]) -> anyhow::Result<()> {
     for dir in paths.iter().filter(|p| p.is_dir()) {
-        let plugin = ["Cargo.toml", "app.py", "app.js"]
+        let plugin = ["Cargo.toml", "app.py", "app.js", "app.ts"]
             .iter()
             .any(|file| dir.join(file).is_file());
         if let Some((source, component)) = plugin

@@ -1,17 +1,38 @@
-//! Building a JavaScript plugin: componentize-js (installed once from npm
-//! into a folder under the cache directory) turns an entry module that
-//! binds the folder's `app.js` (its default export, a `Hook` class) to the
-//! host's imports into a component of the newest WIT world, with no
-//! `wasi:http` import; it is then stamped with that world.
+//! Building a JavaScript or TypeScript plugin. An entry module binds the
+//! folder's `app.js` or `app.ts` (its default export, a `Hook` class) to
+//! the host's imports; esbuild bundles it with everything it imports (the
+//! SDK, npm packages from `node_modules/`), TypeScript's types stripped;
+//! componentize-js turns the bundle into a component of the newest WIT
+//! world, with no `wasi:http` import; it is then stamped with that world.
+//! Both tools are installed once from npm into folders under the cache
+//! directory.
+//!
+//! componentize-js runs the module's top level at build time (a snapshot
+//! is taken after it), where no random numbers may be asked for: a package
+//! that calls `Math.random()` when imported (`shell-quote` does) would stop
+//! the build. So the bundle starts with a seeded `Math.random` that the
+//! first event replaces with the real one.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use anyhow::{Context as _, bail};
+
 use super::toolchain::{installed, run, wit_dir, write_files};
 use super::write::remove_symlink;
 
-/// The module a JavaScript plugin's hook class is the default export of.
-pub(crate) const APP: &str = "app.js";
+/// The modules a JavaScript or TypeScript plugin's hook class may be the
+/// default export of, in the order they are looked for.
+pub(crate) const APPS: [&str; 2] = ["app.ts", "app.js"];
+
+/// The esbuild release plugins are bundled with.
+pub(super) const ESBUILD: &str = "0.28.2";
+
+/// The module of the plugin in `dir`, if it is a JavaScript or TypeScript
+/// one.
+pub(crate) fn app(dir: &Path) -> Option<&'static str> {
+    APPS.into_iter().find(|app| dir.join(app).is_file())
+}
 
 /// The componentize-js release plugins are built with.
 pub(super) const COMPONENTIZE_JS: &str = "0.23.0";
@@ -31,15 +52,20 @@ pub(crate) const SDK: &[(&str, &str)] = &[
         "testing.js",
         include_str!("../../../../guest-sdk/js/wasm_hooks/testing.js"),
     ),
+    (
+        "testing.d.ts",
+        include_str!("../../../../guest-sdk/js/wasm_hooks/testing.d.ts"),
+    ),
 ];
 
-/// The module componentized: the host's imports given to the SDK, and the
-/// plugin's class exported as the WIT `handler`.
+/// The module bundled: the host's imports given to the SDK, and the
+/// plugin's class (`APP`) exported as the WIT `handler`, which puts the
+/// real `Math.random` back on the first event.
 const ENTRY: &str = "\
 import * as host from 'wasm-hooks:hook/host@0.2.0';
 import * as kv from 'wasm-hooks:hook/kv@0.2.0';
 import { HookError, exportHook, setHost } from '../wasm_hooks/index.js';
-import Handler from '../app.js';
+import Handler from '../APP';
 
 setHost({
   config: () => host.config(),
@@ -54,20 +80,61 @@ setHost({
   },
 });
 
-export const handler = exportHook(Handler);
+const hook = exportHook(Handler);
+
+export const handler = {
+  handle(event) {
+    if (globalThis.__wasmHooksRandom) {
+      Math.random = globalThis.__wasmHooksRandom;
+      delete globalThis.__wasmHooksRandom;
+    }
+    return hook.handle(event);
+  },
+};
 ";
 
-/// Build the plugin in `dir` into `dir/build/<folder name>.wasm` (`-` as
-/// `_`); its path.
+/// The first lines of the bundle: `Math.random` seeded (a xorshift) while
+/// the top level runs at build time; the real one kept for the first
+/// event.
+const SEEDED_RANDOM: &str = "globalThis.__wasmHooksRandom = Math.random; \
+Math.random = (() => { let s = 0x2545f491; return () => { s ^= s << 13; s ^= s >>> 17; s ^= s << 5; return (s >>> 0) / 4294967296; }; })();";
+
+/// The hook methods, for the check that none is `async`.
+const METHODS: &str = "dispatch|other|preToolUse|postToolUse|postToolUseFailure|userPromptSubmit|permissionRequest|notification|stop|subagentStop|sessionStart|sessionEnd";
+
+/// Build the plugin in `dir` into `dir/build/<name>.wasm`; its path.
 pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<PathBuf> {
+    let app = app(dir).context("no app.ts or app.js")?;
+    refuse_async_methods(&dir.join(app))?;
+    let esbuild = esbuild(cache)?;
     let componentize = toolchain(cache)?;
     let wit = wit_dir(cache)?;
-    let build = write_files(&dir.join("build"), &[("entry.js", ENTRY)])?;
+    let build = write_files(
+        &dir.join("build"),
+        &[("entry.js", &ENTRY.replace("APP", app))],
+    )?;
+    let bundle = build.join("bundle.js");
+    run(
+        Command::new(esbuild)
+            .arg(build.join("entry.js"))
+            .args([
+                "--bundle",
+                "--format=esm",
+                "--platform=neutral",
+                "--main-fields=module,main",
+                "--external:wasm-hooks:*",
+                "--log-level=warning",
+            ])
+            .arg(format!("--banner:js={SEEDED_RANDOM}"))
+            .arg(format!("--outfile={}", bundle.display()))
+            .current_dir(dir),
+        "esbuild, bundling the plugin with what it imports (its messages are above; an npm package not found: run `npm install`)",
+    )?;
     let out = build.join(format!("{name}.wasm"));
     remove_symlink(&out)?;
     run(
         Command::new(componentize)
-            .arg(build.join("entry.js"))
+            .arg(&bundle)
             .arg("-w")
             .arg(&wit)
             .args(["-n", "hook", "-d", "http", "fetch-event", "-o"])
@@ -75,6 +142,26 @@ pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<Path
         "componentize-js (its messages are above)",
     )?;
     Ok(out)
+}
+
+/// Refuse a hook method declared `async`, naming its line: a hook answers
+/// at once, and a component has no event loop to wait for a Promise in.
+fn refuse_async_methods(app: &Path) -> anyhow::Result<()> {
+    let text =
+        std::fs::read_to_string(app).with_context(|| format!("reading {}", app.display()))?;
+    let pattern = regex::Regex::new(&format!(r"^\s*(?:static\s+)?async\s+({METHODS})\s*\("))
+        .expect("a valid pattern");
+    for (at, line) in text.lines().enumerate() {
+        if let Some(found) = pattern.captures(line) {
+            bail!(
+                "{}:{}: `{}` is async: a hook answers at once, and a component has no event loop to wait for a Promise in; make it a plain method",
+                app.display(),
+                at + 1,
+                &found[1]
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Write the SDK into the plugin (`wasm_hooks/`) when it has none: its
@@ -94,19 +181,41 @@ pub(super) fn ensure_sdk(dir: &Path) -> anyhow::Result<()> {
 /// The componentize-js program, installed with npm into a folder under the
 /// cache directory first if it is not there.
 fn toolchain(cache: &Path) -> anyhow::Result<PathBuf> {
+    npm_tool(
+        cache,
+        ("componentize-js", COMPONENTIZE_JS, "about 400 MB"),
+        &format!("@bytecodealliance/componentize-js@{COMPONENTIZE_JS}"),
+    )
+}
+
+/// The esbuild program, installed likewise.
+fn esbuild(cache: &Path) -> anyhow::Result<PathBuf> {
+    npm_tool(
+        cache,
+        ("esbuild", ESBUILD, "about 10 MB"),
+        &format!("esbuild@{ESBUILD}"),
+    )
+}
+
+/// The program `name` (version, size) of the npm `package`, installed with
+/// npm into a folder of its own under the cache directory first if it is
+/// not there.
+fn npm_tool(
+    cache: &Path,
+    (name, version, size): (&str, &str, &str),
+    package: &str,
+) -> anyhow::Result<PathBuf> {
     installed(
-        &cache.join(format!("toolchains/componentize-js-{COMPONENTIZE_JS}")),
-        "node_modules/.bin/componentize-js",
-        &format!("componentize-js {COMPONENTIZE_JS} from npm (about 400 MB)"),
+        &cache.join(format!("toolchains/{name}-{version}")),
+        &format!("node_modules/.bin/{name}"),
+        &format!("{name} {version} from npm ({size})"),
         |prefix| {
             run(
                 Command::new("npm")
                     .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
                     .arg(prefix)
-                    .arg(format!(
-                        "@bytecodealliance/componentize-js@{COMPONENTIZE_JS}"
-                    )),
-                "installing componentize-js with npm (is Node.js installed?)",
+                    .arg(package),
+                &format!("installing {name} with npm (is Node.js installed?)"),
             )
         },
     )

@@ -78,16 +78,19 @@ pub(crate) fn components(
     } else if dir.join(python::APP).is_file() {
         let toolchain = format!("componentize-py {}", python::COMPONENTIZE_PY);
         vec![cached_build(dir, &cache.dir()?, &toolchain, python::build)?]
-    } else if dir.join(js::APP).is_file() {
-        let toolchain = format!("componentize-js {}", js::COMPONENTIZE_JS);
+    } else if js::app(dir).is_some() {
+        let toolchain = format!(
+            "componentize-js {} + esbuild {}",
+            js::COMPONENTIZE_JS,
+            js::ESBUILD
+        );
         js::ensure_sdk(dir)?;
         vec![cached_build(dir, &cache.dir()?, &toolchain, js::build)?]
     } else {
         bail!(
-            "{} is not a plugin folder: a Rust plugin has a Cargo.toml, a Python one an {}, a JavaScript one an {} (`wasm-hooks new --lang rust|python|js NAME` makes one)",
+            "{} is not a plugin folder: a Rust plugin has a Cargo.toml, a Python one an {}, a JavaScript or TypeScript one an app.js or app.ts (`wasm-hooks new --lang rust|python|js|ts NAME` makes one)",
             dir.display(),
             python::APP,
-            js::APP
         );
     };
     if let Some(schema) = config_schema(dir)? {
