@@ -160,6 +160,77 @@ fn a_typescript_plugin_with_an_npm_dependency_installs_tests_builds_and_decides(
     assert_eq!(ran.status.code(), Some(2), "{ran:?}");
 }
 
+/// A Python plugin's dependencies come from PyPI, as its `pyproject.toml`
+/// names them (`bashlex`, a pure-Python shell parser: a quoted `'sudo'`
+/// is still the word sudo); a package the machine has installed but the
+/// plugin does not declare is not bundled (the build fails naming it,
+/// where it used to bundle it silently); a package with native code is
+/// refused by name.
+#[test]
+fn a_python_plugin_bundles_its_pypi_dependencies_and_nothing_else_from_the_machine() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = scaffold(parent.path(), "python");
+    let app = dir.join("app.py");
+    let text = std::fs::read_to_string(&app).unwrap();
+    let parsed = text
+        .replace("from wasm_hooks import", "import bashlex\nfrom wasm_hooks import")
+        .replace(
+            r#"words = event.tool_input.get("command", "").split()"#,
+            r#"words = [p.word for p in bashlex.parse(event.tool_input.get("command", ""))[0].parts if p.kind == "word"]"#,
+        );
+    std::fs::write(&app, &parsed).unwrap();
+    let manifest = dir.join("pyproject.toml");
+    let declared = std::fs::read_to_string(&manifest).unwrap() + "dependencies = [\"bashlex\"]\n";
+    std::fs::write(&manifest, &declared).unwrap();
+    build(&dir);
+    let ran = run_bash(&dir, "'sudo' ls");
+    assert_eq!(ran.status.code(), Some(2), "{ran:?}");
+
+    // A package only this machine has (in the user's site-packages, which
+    // componentize-py would search on its own) is not bundled.
+    let user_base = tempfile::tempdir().unwrap();
+    let site = Command::new("python3")
+        .args(["-c", "import site; print(site.getusersitepackages())"])
+        .env("PYTHONUSERBASE", user_base.path())
+        .output()
+        .unwrap();
+    let site = PathBuf::from(String::from_utf8_lossy(&site.stdout).trim());
+    std::fs::create_dir_all(site.join("machine_only")).unwrap();
+    std::fs::write(site.join("machine_only/__init__.py"), "WORD = 'sudo'\n").unwrap();
+    std::fs::write(&app, format!("import machine_only\n{parsed}")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+        .current_dir(&dir)
+        .arg("build")
+        .env("WASM_HOOKS_CACHE_DIR", support::toolchain_cache())
+        .env("PYTHONUSERBASE", user_base.path())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "bundled a package the machine has");
+    assert!(
+        said.contains("No module named 'machine_only'")
+            && said.contains("`[project] dependencies`"),
+        "{said}"
+    );
+
+    // A package with native code only.
+    std::fs::write(&app, &parsed).unwrap();
+    std::fs::write(
+        &manifest,
+        declared.replace("[\"bashlex\"]", "[\"bashlex\", \"pyyaml\"]"),
+    )
+    .unwrap();
+    let out = wasm_hooks(&dir, &["build"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && said.contains(
+                "`pyyaml` (pyproject.toml's dependencies) has no pure-Python wheel on PyPI"
+            ),
+        "{said}"
+    );
+}
+
 /// A hook method declared `async` is refused at build, naming the file and
 /// line; and a Promise answered at run time is a hook failure that says
 /// why (not "returned object, not an Outcome").

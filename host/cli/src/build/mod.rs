@@ -76,7 +76,10 @@ pub(crate) fn components(
     let components = if dir.join("Cargo.toml").is_file() {
         rust::build(&dir.join("Cargo.toml"), release)?
     } else if dir.join(python::APP).is_file() {
-        let toolchain = format!("componentize-py {}", python::COMPONENTIZE_PY);
+        let toolchain = format!(
+            "componentize-py {}, dependencies from PyPI only",
+            python::COMPONENTIZE_PY
+        );
         vec![cached_build(dir, &cache.dir()?, &toolchain, python::build)?]
     } else if js::app(dir).is_some() {
         let toolchain = format!(
