@@ -78,3 +78,93 @@ fn the_schema_refuses_what_the_loader_refuses() {
         assert!(!validator.is_valid(&doc), "{doc}");
     }
 }
+
+/// Every error the schema gives for `doc`, as `PATH: MESSAGE`.
+fn errors(schema: &Value, doc: &Value) -> Vec<String> {
+    let validator = jsonschema::validator_for(schema).unwrap();
+    validator
+        .iter_errors(doc)
+        .map(|e| format!("{}: {e}", e.instance_path))
+        .collect()
+}
+
+/// An editor shows where a mistake is and what was expected: a misspelt
+/// `type` is "not one of" the kinds at `/…/type`, an unknown field is named
+/// at its entry, a misspelt event is "not one of" the events — never only
+/// "not valid under any of the given schemas" or "does not match `[*:,]`".
+#[test]
+fn schema_errors_name_the_field_not_any_of_the_given_schemas() {
+    let schema = printed();
+    let cases = [
+        (
+            json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "comand", "command": "x"}]}]}}),
+            "/hooks/PreToolUse/0/hooks/0/type: \"comand\" is not one of",
+        ),
+        (
+            json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "timout": 5}]}]}}),
+            "/hooks/PreToolUse/0/hooks/0: Additional properties are not allowed ('timout' was unexpected)",
+        ),
+        (
+            json!({"hooks": {"PreToolUze": []}}),
+            "\"PreToolUze\" is not one of",
+        ),
+    ];
+    for (doc, expected) in cases {
+        let found = errors(&schema, &doc);
+        assert!(
+            found.iter().any(|e| e.contains(expected)),
+            "{doc}: {found:#?}"
+        );
+        assert!(
+            found
+                .iter()
+                .all(|e| !e.contains("any of the given schemas") && !e.contains("[*:,]")),
+            "{doc}: {found:#?}"
+        );
+    }
+    for fine in [
+        "PreToolUse",
+        "tool:pre",
+        "tool:*",
+        "PreToolUse:Bash",
+        "Stop, SubagentStop",
+    ] {
+        let doc = json!({"hooks": {fine: []}});
+        assert!(errors(&schema, &doc).is_empty(), "{fine}");
+    }
+    assert_eq!(schema["$id"], wasm_hooks::HOOK_FILE_SCHEMA_ID);
+    assert!(
+        schema["properties"]["hooks"]["else"]["properties"]["SessionStart"]["description"]
+            .as_str()
+            .is_some_and(|d| d.contains("session")),
+        "event names carry their descriptions"
+    );
+}
+
+/// The schema of an agent's settings file checks its `hooks` and leaves
+/// the agent's other keys (`env`, `permissions`) alone; it is shipped.
+#[test]
+fn the_agent_settings_schema_tolerates_env_and_permissions() {
+    let schema = wasm_hooks::agent_settings_schema();
+    let shipped =
+        support::read_json(&support::workspace_root().join("schemas/agent-settings.schema.json"));
+    assert_eq!(
+        shipped, schema,
+        "run `wasm-hooks schema --agent-settings > schemas/agent-settings.schema.json`"
+    );
+    let settings = json!({"$schema": "https://json.schemastore.org/claude-code-settings.json",
+        "env": {"A": "b"}, "permissions": {"allow": ["Bash(ls)"]},
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]}]}});
+    assert!(
+        errors(&schema, &settings).is_empty(),
+        "{:#?}",
+        errors(&schema, &settings)
+    );
+    let typo = json!({"env": {}, "hooks": {"PreToolUze": []}});
+    assert!(!errors(&schema, &typo).is_empty());
+    assert!(
+        errors(&wasm_hooks::hook_file_schema(), &settings)
+            .iter()
+            .any(|e| e.contains("'env'"))
+    );
+}

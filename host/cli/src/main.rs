@@ -113,7 +113,7 @@ enum Command {
     /// Print the JSON Schema of hook files, for editors: save it as
     /// `.wasm-hooks/hooks.schema.json` and start the hook file with
     /// `"$schema": "./hooks.schema.json"`.
-    Schema,
+    Schema(schema::SchemaArgs),
     /// Start a project's hook file: a commented `.wasm-hooks/hooks.json`
     /// and the `.gitignore` line for the local layer.
     Init(init::InitArgs),
@@ -207,7 +207,7 @@ fn run(command: Command, verbose: u8) -> anyhow::Result<Exit> {
         Command::Run(args) => run::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Init(args) => init::run(args),
-        Command::Schema => schema::run(),
+        Command::Schema(args) => schema::run(&args),
         Command::Validate(args) => validate::run(args),
         Command::List(args) => list::run(args),
         Command::Audit(args) => audit::run(args),

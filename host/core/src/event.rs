@@ -39,6 +39,14 @@ macro_rules! catalogue {
                     EventName::Unlisted => "Unlisted",
                 }
             }
+
+            /// What the event is, in a sentence (for editors and help).
+            pub const fn description(self) -> &'static str {
+                match self {
+                    $( EventName::$variant => $doc, )*
+                    EventName::Unlisted => "An event the catalogue does not know.",
+                }
+            }
         }
     };
 }

@@ -66,7 +66,9 @@ mod template;
 mod tracked;
 mod trust;
 
-pub use config::hook_file_schema;
+pub use config::{
+    AGENT_SETTINGS_SCHEMA_ID, HOOK_FILE_SCHEMA_ID, agent_settings_schema, hook_file_schema,
+};
 pub use engine::{HookEngine, HookEngineBuilder, LoadError, MANAGED_DIR};
 pub use explain::{Explanation, Fate, HookExplained, Produced};
 pub use handlers::command::{CommandDefaults, CommandHook, Program};

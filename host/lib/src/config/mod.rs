@@ -37,7 +37,9 @@ pub(crate) use layers::{
     EXTENSIONS, Layer, Scope, default_files, managed_files, merge, searched_files, user_config_dir,
 };
 pub(crate) use managed::ManagedSettings;
-pub use schema::hook_file_schema;
+pub use schema::{
+    AGENT_SETTINGS_SCHEMA_ID, HOOK_FILE_SCHEMA_ID, agent_settings_schema, hook_file_schema,
+};
 pub(crate) use settings::{EngineSettings, LimitsDoc, settings_files};
 
 use std::path::{Path, PathBuf};

@@ -31,24 +31,64 @@ enum Place {
     Flat,
 }
 
+/// Where the hook file schema lives: its stable `$id`.
+pub const HOOK_FILE_SCHEMA_ID: &str =
+    "https://raw.githubusercontent.com/wasm-hooks/wasm-hooks/main/schemas/hooks.schema.json";
+
+/// Where the schema of an agent's settings file (its `hooks` key) lives.
+pub const AGENT_SETTINGS_SCHEMA_ID: &str = "https://raw.githubusercontent.com/wasm-hooks/wasm-hooks/main/schemas/agent-settings.schema.json";
+
 /// The hook file schema, as JSON.
 pub fn hook_file_schema() -> Value {
+    let (hooks, defs) = hooks_schema();
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": HOOK_FILE_SCHEMA_ID,
+        "title": "wasm-hooks hook file",
+        "description": "Hooks for AI coding agents' events: `wasm-hooks validate` checks a file, `wasm-hooks explain` shows what it does.",
+        "type": "object",
+        "properties": {
+            "$schema": { "type": "string" },
+            "hooks": hooks,
+        },
+        "additionalProperties": false,
+        "$defs": defs,
+    })
+}
+
+/// The schema of an agent's settings file (Claude Code's
+/// `.claude/settings.json`, Codex's `.codex/hooks.json`, Gemini CLI's
+/// `.gemini/settings.json`) as wasm-hooks reads it: its `hooks` key checked
+/// as in a hook file, every other key of the agent's left alone.
+pub fn agent_settings_schema() -> Value {
+    let (hooks, defs) = hooks_schema();
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": AGENT_SETTINGS_SCHEMA_ID,
+        "title": "An agent's settings file, its `hooks` as wasm-hooks reads them",
+        "description": "Only `hooks` is checked; the agent's other keys (`env`, `permissions`, …) are its own.",
+        "type": "object",
+        "properties": { "hooks": hooks },
+        "$defs": defs,
+    })
+}
+
+/// The schema of the `hooks` key (by event, or a flat list), and the
+/// definitions it refers to.
+fn hooks_schema() -> (Value, Map<String, Value>) {
     let mut defs = Map::new();
     let common = properties_of(
         serde_json::to_value(schemars::schema_for!(EntryDoc)).unwrap_or_default(),
         &mut defs,
     );
-    let kinds: Vec<(Vec<&str>, Map<String, Value>)> = KINDS
+    let kinds: Vec<(Vec<&str>, Option<&str>, Map<String, Value>)> = KINDS
         .iter()
-        .map(|k| (k.types.to_vec(), properties_of((k.schema)(), &mut defs)))
+        .map(|k| {
+            let own = properties_of((k.schema)(), &mut defs);
+            (k.types.to_vec(), k.implied_by, own)
+        })
         .collect();
-    let hook = |place: Place| {
-        let variants: Vec<Value> = kinds
-            .iter()
-            .map(|(types, own)| hook_variant(&common, types, own, place))
-            .collect();
-        json!({ "anyOf": variants })
-    };
+    let hook = |place: Place| hook_by_type(&common, &kinds, place);
     let group = json!({
         "type": "object",
         "description": "A group: a matcher and the hooks it applies to.",
@@ -59,39 +99,99 @@ pub fn hook_file_schema() -> Value {
         "required": ["hooks"],
         "additionalProperties": false,
     });
-    let event_names: Vec<&str> = CATALOGUE
-        .iter()
-        .flat_map(|(name, aliases)| std::iter::once(name.as_str()).chain(aliases.iter().copied()))
-        .collect();
-    json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "wasm-hooks hook file",
-        "description": "Hooks for AI coding agents' events: `wasm-hooks validate` checks a file, `wasm-hooks explain` shows what it does.",
-        "type": "object",
-        "properties": {
-            "$schema": { "type": "string" },
-            "hooks": {
-                "anyOf": [
-                    {
-                        "type": "object",
-                        "description": "Hooks by event: an event name, an alias, a glob (`tool:*`), a tool suffix (`tool:pre_execute:bash`) or a comma list.",
-                        "propertyNames": {
-                            "anyOf": [
-                                { "enum": event_names },
-                                { "type": "string", "pattern": "[*:,]" }
-                            ]
-                        },
-                        "additionalProperties": {
-                            "type": "array",
-                            "items": { "anyOf": [group, hook(Place::UnderEvent)] }
-                        }
-                    },
-                    { "type": "array", "items": hook(Place::Flat) }
-                ]
-            }
+    let entries = json!({
+        "type": "array",
+        "items": {
+            "if": { "type": "object", "required": ["hooks"] },
+            "then": group,
+            "else": hook(Place::UnderEvent),
+        }
+    });
+    defs.insert("event_entries".to_owned(), entries);
+    let entries = json!({ "$ref": "#/$defs/event_entries" });
+    // Each event name and alias, described; a pattern (a glob, a tool
+    // suffix, a comma list) is checked by its shape.
+    let mut names = Vec::new();
+    let mut properties = Map::new();
+    for (event, aliases) in CATALOGUE {
+        let canonical = event.as_str();
+        names.push(canonical);
+        properties.insert(
+            canonical.to_owned(),
+            json!({ "description": event.description(), "$ref": "#/$defs/event_entries" }),
+        );
+        for alias in *aliases {
+            names.push(alias);
+            properties.insert(
+                (*alias).to_owned(),
+                json!({
+                    "description": format!("`{canonical}` (another name): {}", event.description()),
+                    "$ref": "#/$defs/event_entries",
+                }),
+            );
+        }
+    }
+    let hooks = json!({
+        "if": { "type": "array" },
+        "then": { "type": "array", "items": hook(Place::Flat) },
+        "else": {
+            "type": "object",
+            "description": "Hooks by event: an event name, an alias, a glob (`tool:*`), a tool suffix (`PreToolUse:Bash`) or a comma list.",
+            "properties": properties,
+            "propertyNames": {
+                "if": { "pattern": "[*?,]" },
+                "then": { "type": "string" },
+                "else": {
+                    "if": { "pattern": format!("^(?:{}):[^:]+$", names.join("|")) },
+                    "then": { "type": "string" },
+                    "else": { "enum": names },
+                },
+            },
+            "additionalProperties": entries,
         },
-        "additionalProperties": false,
-        "$defs": defs,
+    });
+    (hooks, defs)
+}
+
+/// A hook entry, checked as the kind its `type` names (a kind implied by
+/// a field when there is no `type`), so that a mistake is reported at its
+/// field, not as "not valid under any of the given schemas".
+fn hook_by_type(
+    common: &Map<String, Value>,
+    kinds: &[(Vec<&str>, Option<&str>, Map<String, Value>)],
+    place: Place,
+) -> Value {
+    let all: Vec<&str> = kinds
+        .iter()
+        .flat_map(|(types, _, _)| types.clone())
+        .collect();
+    let mut branches: Vec<Value> = kinds
+        .iter()
+        .map(|(types, _, own)| {
+            json!({
+                "if": { "properties": { "type": { "enum": types } }, "required": ["type"] },
+                "then": hook_variant(common, types, own, place),
+            })
+        })
+        .collect();
+    let implied: Vec<&str> = kinds.iter().filter_map(|(_, field, _)| *field).collect();
+    for (types, field, own) in kinds {
+        if let Some(field) = field {
+            branches.push(json!({
+                "if": { "not": { "required": ["type"] }, "required": [field] },
+                "then": hook_variant(common, types, own, place),
+            }));
+        }
+    }
+    let either: Vec<Value> = std::iter::once("type")
+        .chain(implied)
+        .map(|field| json!({ "required": [field] }))
+        .collect();
+    branches.push(json!({ "anyOf": either }));
+    json!({
+        "type": "object",
+        "properties": { "type": { "enum": all, "description": "The kind of hook." } },
+        "allOf": branches,
     })
 }
 
