@@ -187,6 +187,19 @@ pub(crate) fn render(
         let word = if *found { "read" } else { "not there" };
         let _ = writeln!(out, "  {word:<10} {}", path.display());
     }
+    write_hooks(&mut out, explanation);
+    let outcome = &explanation.outcome;
+    let _ = write!(out, "decision: {}", outcome.verdict.word());
+    if let Some(by) = &outcome.decided_by {
+        let _ = write!(out, ", by {by}");
+    }
+    out.push('\n');
+    Ok(out)
+}
+
+/// Each hook's line (what became of it, and what its answer carried),
+/// with where it is declared.
+fn write_hooks(out: &mut String, explanation: &Explanation) {
     let _ = writeln!(out, "hooks, in the order they run:");
     if explanation.hooks.is_empty() {
         let _ = writeln!(out, "  (no hooks loaded)");
@@ -226,11 +239,4 @@ pub(crate) fn render(
         }
         let _ = writeln!(out, "            ({})", hook.source);
     }
-    let outcome = &explanation.outcome;
-    let _ = write!(out, "decision: {}", outcome.verdict.word());
-    if let Some(by) = &outcome.decided_by {
-        let _ = write!(out, ", by {by}");
-    }
-    out.push('\n');
-    Ok(out)
 }

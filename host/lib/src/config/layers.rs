@@ -252,7 +252,10 @@ mod tests {
             ),
         ]);
         assert_eq!(names(&merged), ["audit", "other"]);
-        let dropped: Vec<(&str, &str)> = dropped.iter().map(|s| (s.id.as_str(), s.why)).collect();
+        let dropped: Vec<(&str, &str)> = dropped
+            .iter()
+            .map(|s| (s.spec.id.as_str(), s.why))
+            .collect();
         assert_eq!(dropped, [("guard", SWITCHED_OFF)], "kept, to be explained");
     }
 

@@ -642,14 +642,7 @@ impl Loader {
             Some(g) => Some(g.matcher.clone()),
             None => compile_matcher(read, &at, doc.matcher.as_deref()),
         };
-        let condition = match doc.condition.as_deref().map(PermissionRule::parse) {
-            None => Some(None),
-            Some(Ok(rule)) => Some(Some(rule)),
-            Some(Err(message)) => {
-                read.field_problem(&at, "if", format!("`if`: {message}"));
-                None
-            }
-        };
+        let condition = compile_condition(read, &at, doc.condition.as_deref());
         let kind = kind_of(&doc)
             .map_err(|message| read.field_problem(&at, "type", message))
             .ok();
@@ -982,6 +975,23 @@ fn top_level_keys<'k>(read: &mut FileRead<'_>, keys: impl Iterator<Item = &'k St
             ),
         };
         read.problem(key, message);
+    }
+}
+
+/// The entry's `if` rule compiled (`Some(None)` without one), or `None`
+/// after reporting why it does not compile.
+fn compile_condition(
+    read: &mut FileRead<'_>,
+    at: &str,
+    condition: Option<&str>,
+) -> Option<Option<PermissionRule>> {
+    match condition.map(PermissionRule::parse) {
+        None => Some(None),
+        Some(Ok(rule)) => Some(Some(rule)),
+        Some(Err(message)) => {
+            read.field_problem(at, "if", format!("`if`: {message}"));
+            None
+        }
     }
 }
 

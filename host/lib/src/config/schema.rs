@@ -73,6 +73,10 @@ pub fn agent_settings_schema() -> Value {
     })
 }
 
+/// One kind, for the schema: its `type` names, the field that implies it
+/// without a `type`, and its own fields.
+type KindSchema<'a> = (Vec<&'a str>, Option<&'a str>, Map<String, Value>);
+
 /// The schema of the `hooks` key (by event, or a flat list), and the
 /// definitions it refers to.
 fn hooks_schema() -> (Value, Map<String, Value>) {
@@ -81,7 +85,7 @@ fn hooks_schema() -> (Value, Map<String, Value>) {
         serde_json::to_value(schemars::schema_for!(EntryDoc)).unwrap_or_default(),
         &mut defs,
     );
-    let kinds: Vec<(Vec<&str>, Option<&str>, Map<String, Value>)> = KINDS
+    let kinds: Vec<KindSchema<'_>> = KINDS
         .iter()
         .map(|k| {
             let own = properties_of((k.schema)(), &mut defs);
@@ -156,11 +160,7 @@ fn hooks_schema() -> (Value, Map<String, Value>) {
 /// A hook entry, checked as the kind its `type` names (a kind implied by
 /// a field when there is no `type`), so that a mistake is reported at its
 /// field, not as "not valid under any of the given schemas".
-fn hook_by_type(
-    common: &Map<String, Value>,
-    kinds: &[(Vec<&str>, Option<&str>, Map<String, Value>)],
-    place: Place,
-) -> Value {
+fn hook_by_type(common: &Map<String, Value>, kinds: &[KindSchema<'_>], place: Place) -> Value {
     let all: Vec<&str> = kinds
         .iter()
         .flat_map(|(types, _, _)| types.clone())
