@@ -260,10 +260,11 @@ fn a_fixture_names_the_hook_it_exercises() {
     );
 }
 
-/// `test --coverage` names the hooks no fixture ran (like `opa test
-/// --coverage`), in words and in `--json`.
+/// `test --coverage` names the hooks no fixture ran and the inline rules
+/// no fixture made decide (like `opa test --coverage`), in words and in
+/// `--json`.
 #[test]
-fn coverage_names_the_hooks_no_fixture_ran() {
+fn coverage_names_the_hooks_and_rules_no_fixture_reached() {
     let dir = two_rules(&[(
         "rm.yaml",
         "name: rm is denied\nhook: no-rm\n\
@@ -278,7 +279,9 @@ fn coverage_names_the_hooks_no_fixture_ran() {
         .stdout(
             contains("coverage: ")
                 .and(contains("1 of 2 hooks ran"))
-                .and(contains("not run by any test: no-root (")),
+                .and(contains("not run by any test: no-root ("))
+                .and(contains("no-root: rule 1 (Deny: no  /) decided no test"))
+                .and(contains("no-rm: rule 1").not()),
         );
     let out = wasm_hooks()
         .args(["test", "--coverage", "--json"])
@@ -292,6 +295,10 @@ fn coverage_names_the_hooks_no_fixture_ran() {
     assert_eq!(report["coverage"][0]["total"], 2, "{report}");
     assert_eq!(
         report["coverage"][0]["not_run"][0][0], "no-root",
+        "{report}"
+    );
+    assert_eq!(
+        report["coverage"][0]["rules_never_decided"][0][0], "no-root",
         "{report}"
     );
 }

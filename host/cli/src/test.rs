@@ -85,7 +85,8 @@ struct Summary {
     coverage: Option<Vec<Coverage>>,
 }
 
-/// Which hooks of one hook file the tests ran.
+/// Which hooks of one hook file the tests ran, and which rules of them
+/// decided.
 #[derive(Debug, Serialize)]
 struct Coverage {
     /// The hook file (`-` for the `-c` files and layers together).
@@ -94,6 +95,17 @@ struct Coverage {
     total: usize,
     /// Those no test ran: name and where it is declared.
     not_run: Vec<(String, String)>,
+    /// Rules (of hooks that have them, inline rules) no test made decide:
+    /// the hook's name and the rule in words.
+    rules_never_decided: Vec<(String, String)>,
+}
+
+/// What the tests reached of one hook file: the hooks that ran, and the
+/// rules (hook, index) that decided.
+#[derive(Default)]
+struct Reached {
+    hooks: HashSet<HookId>,
+    rules: HashSet<(HookId, usize)>,
 }
 
 pub(crate) fn run(args: TestArgs) -> anyhow::Result<Exit> {
@@ -102,7 +114,7 @@ pub(crate) fn run(args: TestArgs) -> anyhow::Result<Exit> {
         .enable_all()
         .build()?;
     let mut engines: HashMap<Option<PathBuf>, Result<HookEngine, String>> = HashMap::new();
-    let mut ran: HashMap<Option<PathBuf>, HashSet<HookId>> = HashMap::new();
+    let mut ran: HashMap<Option<PathBuf>, Reached> = HashMap::new();
     let mut tests = Vec::new();
     for file in fixture_files(&args.paths)? {
         let read = match read_fixtures(&file) {
@@ -119,8 +131,10 @@ pub(crate) fn run(args: TestArgs) -> anyhow::Result<Exit> {
                 .or_insert_with(|| engine_for(&args.hook_files, hooks.as_deref()));
             tests.push(match engine {
                 Ok(engine) => {
-                    let (result, hooks_ran) = run_one(&rt, engine, &file, test);
-                    ran.entry(hooks.clone()).or_default().extend(hooks_ran);
+                    let (result, reached) = run_one(&rt, engine, &file, test);
+                    let seen = ran.entry(hooks.clone()).or_default();
+                    seen.hooks.extend(reached.hooks);
+                    seen.rules.extend(reached.rules);
                     result
                 }
                 Err(e) => broken(&file, test.name, e.clone()),
@@ -258,23 +272,16 @@ fn run_one(
     engine: &HookEngine,
     file: &Path,
     test: PolicyTest,
-) -> (Ran, Vec<HookId>) {
+) -> (Ran, Reached) {
     let event = match Event::from_json(test.event) {
         Ok(event) => event,
         Err(e) => {
-            return (
-                broken(file, test.name, format!("the event: {e}")),
-                Vec::new(),
-            );
+            let why = format!("the event: {e}");
+            return (broken(file, test.name, why), Reached::default());
         }
     };
-    let explanation = rt.block_on(engine.explain(event));
-    let hooks_ran = explanation
-        .hooks
-        .iter()
-        .filter(|h| matches!(h.fate, Fate::Ran { .. }))
-        .map(|h| h.hook.clone())
-        .collect();
+    let explanation = rt.block_on(engine.explain(event.clone()));
+    let hooks_ran = reached(engine, &explanation, &event);
     if let Some(why) = nothing_on_the_event(engine, &explanation) {
         return (broken(file, test.name, why), hooks_ran);
     }
@@ -295,10 +302,32 @@ fn run_one(
     (result, hooks_ran)
 }
 
-/// For each hook file that loaded, the hooks no test ran.
+/// The hooks that ran on `event`, and the rule each that has rules
+/// decided by.
+fn reached(engine: &HookEngine, explanation: &Explanation, event: &Event) -> Reached {
+    let hooks: HashSet<HookId> = explanation
+        .hooks
+        .iter()
+        .filter(|h| matches!(h.fate, Fate::Ran { .. }))
+        .map(|h| h.hook.clone())
+        .collect();
+    let rules = engine
+        .hooks()
+        .iter()
+        .filter(|spec| hooks.contains(&spec.id))
+        .filter_map(|spec| {
+            let at = spec.handler.deciding_rule(event)?;
+            Some((spec.id.clone(), at))
+        })
+        .collect();
+    Reached { hooks, rules }
+}
+
+/// For each hook file that loaded, the hooks no test ran and the rules no
+/// test made decide.
 fn coverage(
     engines: &HashMap<Option<PathBuf>, Result<HookEngine, String>>,
-    ran: &HashMap<Option<PathBuf>, HashSet<HookId>>,
+    ran: &HashMap<Option<PathBuf>, Reached>,
 ) -> Vec<Coverage> {
     let mut all: Vec<Coverage> = engines
         .iter()
@@ -308,8 +337,22 @@ fn coverage(
             let hooks = engine.hooks();
             let not_run = hooks
                 .iter()
-                .filter(|spec| seen.is_none_or(|s| !s.contains(&spec.id)))
+                .filter(|spec| seen.is_none_or(|s| !s.hooks.contains(&spec.id)))
                 .map(|spec| (spec.id.to_string(), spec.source.to_string()))
+                .collect();
+            let rules_never_decided = hooks
+                .iter()
+                .flat_map(|spec| {
+                    spec.handler
+                        .rules()
+                        .into_iter()
+                        .enumerate()
+                        .filter(|(at, _)| {
+                            seen.is_none_or(|s| !s.rules.contains(&(spec.id.clone(), *at)))
+                        })
+                        .map(|(_, rule)| (spec.id.to_string(), rule))
+                        .collect::<Vec<_>>()
+                })
                 .collect();
             Some(Coverage {
                 hooks: file
@@ -317,6 +360,7 @@ fn coverage(
                     .map_or_else(|| "-".to_owned(), |f| f.display().to_string()),
                 total: hooks.len(),
                 not_run,
+                rules_never_decided,
             })
         })
         .collect();
@@ -419,6 +463,9 @@ fn human(summary: &Summary) -> String {
         );
         for (hook, source) in &c.not_run {
             let _ = writeln!(out, "     not run by any test: {hook} ({source})");
+        }
+        for (hook, rule) in &c.rules_never_decided {
+            let _ = writeln!(out, "     {hook}: {rule} decided no test");
         }
     }
     let total = summary.passed + summary.failed;

@@ -45,4 +45,16 @@ pub trait Handler: Send + Sync + fmt::Debug {
     fn unsupported(&self) -> Option<&str> {
         None
     }
+
+    /// The rules the handler decides by, in words (`rule 1 (deny: …)`), for
+    /// coverage: which no test made decide. None by default (a handler
+    /// that is one piece of code).
+    fn rules(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Which of [`Handler::rules`] (by index) decides `event`, if one does.
+    fn deciding_rule(&self, _event: &Event) -> Option<usize> {
+        None
+    }
 }

@@ -219,13 +219,18 @@ impl InlineHook {
         })
     }
 
-    fn decide(&self, event: &Event) -> HookResult {
+    /// The first rule whose conditions all hold for `event`, with its
+    /// index.
+    fn rule_for(&self, event: &Event) -> Option<(usize, &Rule)> {
         let record = event.record();
-        let Some(rule) = self
-            .rules
+        self.rules
             .iter()
-            .find(|r| r.conditions.iter().all(|c| c.holds(record)))
-        else {
+            .enumerate()
+            .find(|(_, r)| r.conditions.iter().all(|c| c.holds(record)))
+    }
+
+    fn decide(&self, event: &Event) -> HookResult {
+        let Some((_, rule)) = self.rule_for(event) else {
             return HookResult::new(Decision::Proceed);
         };
         let reason = rule.reason.clone();
@@ -280,6 +285,18 @@ impl Handler for InlineHook {
                 output: HookOutput::default(),
             }
         })
+    }
+
+    fn rules(&self) -> Vec<String> {
+        self.rules
+            .iter()
+            .enumerate()
+            .map(|(at, rule)| format!("rule {} ({:?}: {})", at + 1, rule.action, rule.reason))
+            .collect()
+    }
+
+    fn deciding_rule(&self, event: &Event) -> Option<usize> {
+        self.rule_for(event).map(|(at, _)| at)
     }
 
     fn details(&self) -> Vec<String> {
