@@ -18,6 +18,7 @@ mod cli;
 mod command_hooks;
 mod compile_cache;
 mod daemon;
+mod docs_commands;
 mod every_agent;
 mod example_agent;
 mod explain;
