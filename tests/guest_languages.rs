@@ -183,6 +183,8 @@ fn a_python_plugin_bundles_its_pypi_dependencies_and_nothing_else_from_the_machi
     let declared = std::fs::read_to_string(&manifest).unwrap() + "dependencies = [\"bashlex\"]\n";
     std::fs::write(&manifest, &declared).unwrap();
     build(&dir);
+    let tested = succeeded("wasm-hooks test", &wasm_hooks(&dir, &["test"]));
+    assert!(tested.contains("3 tests: 3 passed, 0 failed"), "{tested}");
     let ran = run_bash(&dir, "'sudo' ls");
     assert_eq!(ran.status.code(), Some(2), "{ran:?}");
 
