@@ -109,6 +109,16 @@ fn failed(what: &str, out: Output) -> String {
     text(&out)
 }
 
+/// `wasm-hooks add REFERENCE` in a project of its own, which must fail:
+/// what it said.
+fn add_fails(reference: &str) -> String {
+    let project = project(&[]);
+    failed(
+        "add",
+        Person::new().run(project.path(), &["add", reference]),
+    )
+}
+
 /// A Bash PreToolUse event in `dir`.
 fn bash(dir: &Path, command: &str) -> Value {
     json!({
@@ -717,11 +727,7 @@ fn a_2_gb_layer_is_refused_before_a_byte_of_it_is_fetched() {
         }
     });
     let reference = format!("oci://{host}/hooks/huge:1");
-    let project = project(&[]);
-    let said = failed(
-        "add",
-        Person::new().run(project.path(), &["add", &reference]),
-    );
+    let said = add_fails(&reference);
     assert!(
         said.contains("2147483648 bytes, over the") && said.contains(&reference),
         "{said}"
@@ -773,12 +779,8 @@ fn a_registry_that_answers_garbage_or_an_image_is_a_clear_error() {
             (200, "application/json", b"{}".to_vec())
         })
     });
-    let project = project(&[]);
     let reference = format!("oci://{garbage}/hooks/x:1");
-    let said = failed(
-        "add",
-        Person::new().run(project.path(), &["add", &reference]),
-    );
+    let said = add_fails(&reference);
     assert!(said.contains(&reference), "{said}");
     assert!(said.contains("not JSON"), "{said}");
 
@@ -820,10 +822,7 @@ fn a_registry_that_answers_garbage_or_an_image_is_a_clear_error() {
         .unwrap();
     assert!(out.status.success(), "skopeo copy: {}", text(&out));
     let reference = format!("{}:1", registry.reference("hooks/image"));
-    let said = failed(
-        "add",
-        Person::new().run(project.path(), &["add", &reference]),
-    );
+    let said = add_fails(&reference);
     assert!(
         said.contains("not a wasm component") && said.contains(&reference),
         "{said}"

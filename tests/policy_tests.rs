@@ -224,7 +224,7 @@ fn a_fixture_for_an_event_no_hook_is_on_says_so() {
         ),
     ]);
     failing(dir.path()).stdout(
-        contains("no hook of this file is on SessionStart (its hooks are on PreToolUse)")
+        contains("no hook of this file is on SessionStart (its hooks: it is on PreToolUse)")
             .and(contains("no hook of this file is on Stop"))
             .and(contains("got:      \"\"").not())
             .and(contains("2 tests: 0 passed, 2 failed")),
@@ -280,7 +280,7 @@ fn coverage_names_the_hooks_and_rules_no_fixture_reached() {
             contains("coverage: ")
                 .and(contains("1 of 2 hooks ran"))
                 .and(contains("not run by any test: no-root ("))
-                .and(contains("no-root: rule 1 (Deny: no  /) decided no test"))
+                .and(contains("no-root: rule 1 (deny: no  /) decided no test"))
                 .and(contains("no-rm: rule 1").not()),
         );
     let out = wasm_hooks()

@@ -105,7 +105,7 @@ fn the_serve_quick_start_answers_ready_and_denies_over_http() {
         .replace("8787", &port.to_string());
     let out = bash(&commands, project.path(), home.path());
     assert!(
-        out.contains(r#""permissionDecision":"deny""#) && out.contains("ready"),
+        out.contains(r#""permissionDecision":"deny""#) && out.contains(r#"{"status":"ready"}"#),
         "{out}"
     );
 }

@@ -77,6 +77,25 @@ impl Home {
         support::Served::start(command)
     }
 
+    /// `wasm-hooks trust --yes` of `dir` as this person, under the
+    /// organisation's layer `managed` if given; it must succeed.
+    fn trust(&self, dir: &Path, managed: Option<&Path>) {
+        let mut command = self.command();
+        if let Some(managed) = managed {
+            command.env("WASM_HOOKS_MANAGED_DIR", managed);
+        }
+        let out = command
+            .current_dir(dir)
+            .args(["trust", "--yes"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     /// `wasm-hooks` as this person.
     fn command(&self) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
@@ -140,15 +159,23 @@ fn request(served: &support::Served, path: &str, body: Option<&Value>) -> (u16, 
 
 /// The decision the server gives a Bash `command` run in `dir`.
 fn decision(served: &support::Served, dir: &Path, command: &str) -> String {
+    decision_and_reason(served, dir, command).0
+}
+
+/// The decision, and its reason, the server gives a Bash `command` run in
+/// `dir`.
+fn decision_and_reason(served: &support::Served, dir: &Path, command: &str) -> (String, String) {
     let event = json!({"session_id": "s", "cwd": dir, "hook_event_name": "PreToolUse",
         "tool_name": "Bash", "tool_input": {"command": command}});
     let (status, body) = request(served, "/hook", Some(&event));
     assert_eq!(status, 200, "{body}");
     let answer: Value = serde_json::from_str(&body).unwrap();
-    answer["hookSpecificOutput"]["permissionDecision"]
+    let output = &answer["hookSpecificOutput"];
+    let word = output["permissionDecision"].as_str().unwrap_or("allow");
+    let reason = output["permissionDecisionReason"]
         .as_str()
-        .unwrap_or("allow")
-        .to_owned()
+        .unwrap_or_default();
+    (word.to_owned(), reason.to_owned())
 }
 
 /// Wait (up to a generous bound, so a slow machine does not fail the
@@ -429,18 +456,7 @@ fn every_kind_of_input_an_engine_is_built_from_is_followed() {
     );
 
     // The trust store: trusting the project.
-    let trusted = home
-        .command()
-        .current_dir(dir)
-        .env("WASM_HOOKS_MANAGED_DIR", managed.path())
-        .args(["trust", "--yes"])
-        .output()
-        .unwrap();
-    assert!(
-        trusted.status.success(),
-        "{}",
-        String::from_utf8_lossy(&trusted.stderr)
-    );
+    home.trust(dir, Some(managed.path()));
     assert!(
         eventually(|| decision(&served, dir, "make all") == "deny"),
         "trust followed"
@@ -548,19 +564,7 @@ fn a_truncated_trust_store_untrusts_the_project_and_serve_goes_on() {
     let home = Home::new();
     home.deny("rm -rf");
     let project = support::project_blocking_make();
-    let trust = || {
-        let out = home
-            .command()
-            .current_dir(project.path())
-            .args(["trust", "--yes"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
+    let trust = || home.trust(project.path(), None);
     trust();
     let served = home.serve(&[project.path()]);
     let dir = project.path();
@@ -710,7 +714,7 @@ fn rate_limited_replicas() -> Replicas {
 #[test]
 fn a_plugins_kv_is_shared_by_replicas_through_redis() {
     let Replicas {
-        redis: _redis,
+        mut redis,
         home,
         project,
         a,
@@ -731,6 +735,19 @@ fn a_plugins_kv_is_shared_by_replicas_through_redis() {
         "allow",
         "the control counts alone"
     );
+    // Without Redis, a guard that needs its `kv` fails by its
+    // `on_failure` (block), even on a session that has made no call yet.
+    redis.stop();
+    let event = json!({"session_id": "another", "cwd": dir, "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "ls"}});
+    let (status, body) = request(&a, "/hook", Some(&event));
+    assert_eq!(status, 200, "{body}");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{answer}"
+    );
+    assert!(body.contains("state store"), "{body}");
 }
 
 /// Two replicas answering one session's events all at once: each call of
@@ -748,22 +765,30 @@ fn replicas_racing_one_session_hold_the_rate_limit_exactly() {
     let a = home.serve_with(&[project.path()], &["--state", &state]);
     let b = home.serve_with(&[project.path()], &["--state", &state]);
     let start = std::sync::Barrier::new(48);
-    let answers: Vec<String> = std::thread::scope(|scope| {
+    let answers: Vec<(String, String)> = std::thread::scope(|scope| {
         let calls: Vec<_> = (0..48)
             .map(|i| {
                 let (served, start, dir) =
                     (if i % 2 == 0 { &a } else { &b }, &start, project.path());
                 scope.spawn(move || {
                     start.wait();
-                    decision(served, dir, "ls")
+                    decision_and_reason(served, dir, "ls")
                 })
             })
             .collect();
         calls.into_iter().map(|c| c.join().unwrap()).collect()
     });
-    let allowed = answers.iter().filter(|a| *a == "allow").count();
-    let denied = answers.iter().filter(|a| *a == "deny").count();
+    let allowed = answers.iter().filter(|(a, _)| a == "allow").count();
+    let denied = answers.iter().filter(|(a, _)| a == "deny").count();
     assert_eq!((allowed, denied), (10, 38), "{answers:?}");
+    // Each deny is the limit's, not a hook that gave up (its `on_failure`
+    // blocks too).
+    assert!(
+        answers
+            .iter()
+            .all(|(a, why)| a == "allow" || why.contains("was called 10 times")),
+        "{answers:?}"
+    );
 }
 
 /// A replica killed mid-session: its events go to another replica (as a

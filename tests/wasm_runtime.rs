@@ -495,8 +495,26 @@ async fn concurrent_events_on_a_reused_hook_each_get_an_instance_of_their_own() 
             tokio::spawn(async move { remembered(&warm, "ls").await })
         })
         .collect();
+    // Each instance counts its own calls: `call n` is answered once per
+    // instance that reached n, so no count appears more often than the one
+    // below it, and with instances reused some count passes 1.
+    let mut seen = std::collections::BTreeMap::<u32, usize>::new();
     for call in calls {
         let said = call.await.unwrap();
-        assert!(said.starts_with("call "), "{said}");
+        let n: u32 = said.strip_prefix("call ").unwrap().parse().unwrap();
+        *seen.entry(n).or_default() += 1;
+    }
+    assert_eq!(seen.values().sum::<usize>(), 64);
+    assert!(
+        seen.keys().any(|&n| n > 1),
+        "no instance was reused: {seen:?}"
+    );
+    for (n, times) in &seen {
+        let below = if *n == 1 {
+            64
+        } else {
+            seen.get(&(n - 1)).copied().unwrap_or(0)
+        };
+        assert!(*times <= below, "{seen:?}");
     }
 }

@@ -227,7 +227,14 @@ impl Settings {
                 .or(file.max_body_kb)
                 .unwrap_or(DEFAULT_MAX_BODY / 1024),
             reload_ms: args.reload_ms.or(file.reload_ms).unwrap_or(1000),
-            access_log: args.access_log.clone().or(file.access_log.map(from_file)),
+            // `-` is stderr, wherever the file is.
+            access_log: args.access_log.clone().or(file.access_log.map(|p| {
+                if p.as_os_str() == "-" {
+                    p
+                } else {
+                    from_file(p)
+                }
+            })),
             state: args.state.clone().or(file.state),
             otlp_endpoint: args.otlp_endpoint.clone().or(file.otlp_endpoint),
         })

@@ -9,8 +9,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde::Serialize;
 use wasm_hooks::{
-    Event, EventName, Explanation, Fate, HookEngine, HookId, Misfit, Mismatch, PolicyTest,
-    read_fixtures,
+    Event, Explanation, Fate, HookEngine, Misfit, Mismatch, PolicyTest, read_fixtures,
 };
 
 use super::hook_files::HookFileArgs;
@@ -104,8 +103,9 @@ struct Coverage {
 /// rules (hook, index) that decided.
 #[derive(Default)]
 struct Reached {
-    hooks: HashSet<HookId>,
-    rules: HashSet<(HookId, usize)>,
+    /// By where each is declared (names need not be unique).
+    hooks: HashSet<String>,
+    rules: HashSet<(String, usize)>,
 }
 
 pub(crate) fn run(args: TestArgs) -> anyhow::Result<Exit> {
@@ -282,7 +282,7 @@ fn run_one(
     };
     let explanation = rt.block_on(engine.explain(event.clone()));
     let hooks_ran = reached(engine, &explanation, &event);
-    if let Some(why) = nothing_on_the_event(engine, &explanation) {
+    if let Some(why) = nothing_on_the_event(&explanation) {
         return (broken(file, test.name, why), hooks_ran);
     }
     let mut mismatches = test.expect.check(&explanation.outcome);
@@ -305,19 +305,22 @@ fn run_one(
 /// The hooks that ran on `event`, and the rule each that has rules
 /// decided by.
 fn reached(engine: &HookEngine, explanation: &Explanation, event: &Event) -> Reached {
-    let hooks: HashSet<HookId> = explanation
+    let hooks: HashSet<String> = explanation
         .hooks
         .iter()
         .filter(|h| matches!(h.fate, Fate::Ran { .. }))
-        .map(|h| h.hook.clone())
+        .map(|h| h.source.clone())
         .collect();
     let rules = engine
         .hooks()
         .iter()
-        .filter(|spec| hooks.contains(&spec.id))
         .filter_map(|spec| {
+            let source = spec.source.to_string();
+            if !hooks.contains(&source) {
+                return None;
+            }
             let at = spec.handler.deciding_rule(event)?;
-            Some((spec.id.clone(), at))
+            Some((source, at))
         })
         .collect();
     Reached { hooks, rules }
@@ -337,18 +340,19 @@ fn coverage(
             let hooks = engine.hooks();
             let not_run = hooks
                 .iter()
-                .filter(|spec| seen.is_none_or(|s| !s.hooks.contains(&spec.id)))
+                .filter(|spec| seen.is_none_or(|s| !s.hooks.contains(&spec.source.to_string())))
                 .map(|spec| (spec.id.to_string(), spec.source.to_string()))
                 .collect();
             let rules_never_decided = hooks
                 .iter()
                 .flat_map(|spec| {
+                    let source = spec.source.to_string();
                     spec.handler
                         .rules()
                         .into_iter()
                         .enumerate()
                         .filter(|(at, _)| {
-                            seen.is_none_or(|s| !s.rules.contains(&(spec.id.clone(), *at)))
+                            seen.is_none_or(|s| !s.rules.contains(&(source.clone(), *at)))
                         })
                         .map(|(_, rule)| (spec.id.to_string(), rule))
                         .collect::<Vec<_>>()
@@ -370,31 +374,32 @@ fn coverage(
 
 /// Why the test cannot show anything of the hook file: no hook of it is
 /// on the event (a fixture that passes then would pass with any file).
-fn nothing_on_the_event(engine: &HookEngine, explanation: &Explanation) -> Option<String> {
-    let on_it = |fate: &Fate| {
-        !matches!(
-            fate,
-            Fate::Skipped {
-                because: Misfit::Event,
-                ..
-            }
-        )
+fn nothing_on_the_event(explanation: &Explanation) -> Option<String> {
+    // Each hook's part that does not fit the event, when it is the event
+    // (left-out hooks too: one on another event would not run either).
+    let off_the_event = |fate: &Fate| match fate {
+        Fate::Skipped {
+            because: Misfit::Event,
+            detail,
+        }
+        | Fate::LeftOut {
+            because: Some(Misfit::Event),
+            detail: Some(detail),
+            ..
+        } => Some(detail.clone()),
+        _ => None,
     };
-    if explanation.hooks.iter().any(|h| on_it(&h.fate)) {
-        return None;
-    }
-    let mut events: Vec<&str> = engine
-        .hooks()
+    let mut details = explanation
+        .hooks
         .iter()
-        .flat_map(|spec| spec.events.events().collect::<Vec<_>>())
-        .map(EventName::as_str)
-        .collect();
-    events.sort_unstable();
-    events.dedup();
-    let on = if events.is_empty() {
+        .map(|h| off_the_event(&h.fate))
+        .collect::<Option<Vec<String>>>()?;
+    details.sort_unstable();
+    details.dedup();
+    let on = if details.is_empty() {
         "it has no hooks".to_owned()
     } else {
-        format!("its hooks are on {}", events.join(", "))
+        format!("its hooks: {}", details.join("; "))
     };
     Some(format!(
         "no hook of this file is on {} ({on}): the test would pass or fail whatever the hooks do",

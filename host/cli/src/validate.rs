@@ -58,11 +58,11 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
                 count(hooks, "hook"),
                 count(n, "file")
             ));
-            let mut whys: Vec<&str> = left_out.iter().map(|s| s.why).collect();
-            whys.sort_unstable();
-            whys.dedup();
-            for why in whys {
-                let many = left_out.iter().filter(|s| s.why == why).count();
+            let mut whys = std::collections::BTreeMap::<&str, usize>::new();
+            for hook in &left_out {
+                *whys.entry(hook.why).or_default() += 1;
+            }
+            for (why, many) in whys {
                 text.push_str(&format!(" ({many} left out: {why})"));
             }
             if !warnings.is_empty() {

@@ -1,8 +1,8 @@
 //! [`SharedState`]: session state that engines on several hosts must
 //! agree on (replicas of `serve`): `once` marks, stop-loop counts and the
-//! plugins' `kv`. The stores are the library's (`EmbeddedState` in memory,
-//! `RedisState`); the trait sits here so that the wasm host's `kv` can use
-//! one without knowing which.
+//! plugins' `kv`. The store is the library's (`RedisState`); the trait
+//! sits here so that the wasm host's `kv` can use one without knowing
+//! which.
 
 /// Session state shared by the engines that answer one session. A call
 /// that cannot reach the store fails; the caller does what keeps a guard a

@@ -564,21 +564,23 @@ impl HookEngineBuilder {
 
     /// [`HookEngineBuilder::build`], with the stamps of everything the
     /// engine was built from ([`HookEngineBuilder::watched_files`] and
-    /// [`HookEngine::inputs`]) and of `also` (an older engine's inputs);
-    /// when the build fails, the stamps of the files that would make one.
+    /// [`HookEngine::inputs`]); when the build fails, the stamps of the
+    /// files that would make one and of `also` (an older engine's inputs).
     /// Stamped before building, so that an edit made meanwhile is seen by
     /// the next [`InputStamps::changed`].
     pub fn build_stamped(
         &self,
         also: impl IntoIterator<Item = PathBuf>,
     ) -> (Result<HookEngine, LoadError>, InputStamps) {
-        let before = InputStamps::of(also.into_iter().chain(self.watched_files()));
+        let before = InputStamps::of(self.watched_files());
         match self.build() {
             Ok(engine) => {
                 let stamps = before.with(engine.inputs().iter().cloned());
                 (Ok(engine), stamps)
             }
-            Err(e) => (Err(e), before),
+            // The files that failed to load are watched, and so are the
+            // inputs of the engine before (a file it ran, changed back).
+            Err(e) => (Err(e), before.with(also)),
         }
     }
 

@@ -98,7 +98,7 @@ pub use session::{
     SessionBuilder, SessionHooks, TerminalApproval, TerminalDisplay, ToolDenied, ToolError,
     ToolHooks,
 };
-pub use shared_state::{EmbeddedState, RedisState, SESSION_TTL, SharedState};
+pub use shared_state::{RedisState, SESSION_TTL, SharedState};
 pub use stop_loop::DEFAULT_STOP_LOOP_LIMIT;
 pub use trust::{FileStamp, TrustRecord, TrustStatus, TrustStore, UntrustedProjects};
 pub use wasm_hooks_core::{

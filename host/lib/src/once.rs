@@ -114,6 +114,14 @@ impl Handler for OnceHook {
     fn unsupported(&self) -> Option<&str> {
         self.inner.unsupported()
     }
+
+    fn rules(&self) -> Vec<String> {
+        self.inner.rules()
+    }
+
+    fn deciding_rule(&self, event: &Event) -> Option<usize> {
+        self.inner.deciding_rule(event)
+    }
 }
 
 #[cfg(test)]

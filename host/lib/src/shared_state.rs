@@ -1,8 +1,8 @@
 //! Session state that engines on several hosts must agree on: which `once`
 //! hooks already ran in a session, and how many stops in a row were
-//! blocked. Behind one trait, two stores: [`EmbeddedState`], in this
-//! process's memory (what one engine has always used), and
-//! [`RedisState`], one Redis every replica of `serve` shares
+//! blocked. Behind one trait ([`SharedState`]): without one, each engine
+//! keeps them in its own memory; [`RedisState`] is one Redis every
+//! replica of `serve` shares
 //! (`--state redis://…`), where marks are set atomically (`SET NX`), so of
 //! two replicas racing one wins.
 //!
@@ -11,8 +11,6 @@
 //! stays counted as the first), the rest goes on, and the next call after
 //! a short pause tries the store again, so it recovers without a restart.
 
-use std::collections::HashMap;
-
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 pub use wasm_hooks_core::{MapChange, SharedState};
@@ -20,68 +18,6 @@ pub use wasm_hooks_core::{MapChange, SharedState};
 /// How long session state is kept after its last write (a session that
 /// stops sending events is forgotten).
 pub const SESSION_TTL: Duration = Duration::from_secs(24 * 60 * 60);
-
-/// The state in this process's memory.
-#[derive(Debug, Default)]
-pub struct EmbeddedState {
-    marks: Mutex<std::collections::HashSet<String>>,
-    counts: Mutex<HashMap<String, u32>>,
-    maps: Mutex<HashMap<String, HashMap<String, String>>>,
-}
-
-impl SharedState for EmbeddedState {
-    fn set_once(&self, key: &str) -> Result<bool, String> {
-        Ok(self
-            .marks
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(key.to_owned()))
-    }
-
-    fn count(&self, key: &str) -> Result<u32, String> {
-        Ok(self
-            .counts
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(key)
-            .copied()
-            .unwrap_or(0))
-    }
-
-    fn set_count(&self, key: &str, value: u32) -> Result<(), String> {
-        let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
-        if value == 0 {
-            counts.remove(key);
-        } else {
-            counts.insert(key.to_owned(), value);
-        }
-        Ok(())
-    }
-
-    fn map_get(&self, map: &str, key: &str) -> Result<Option<String>, String> {
-        Ok(self
-            .maps
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(map)
-            .and_then(|m| m.get(key).cloned()))
-    }
-
-    fn map_commit(&self, map: &str, change: &MapChange, max_keys: usize) -> Result<bool, String> {
-        let mut maps = self.maps.lock().unwrap_or_else(PoisonError::into_inner);
-        let values = maps.entry(map.to_owned()).or_default();
-        if !change.still_holds(|key| values.get(key).map(String::as_str)) {
-            return Ok(false);
-        }
-        if values.len() + change.added_keys(|key| values.contains_key(key)) > max_keys {
-            return Err(format!("{max_keys} keys already stored"));
-        }
-        for (key, value) in &change.written {
-            values.insert(key.clone(), value.clone());
-        }
-        Ok(true)
-    }
-}
 
 /// How long a call may wait on Redis.
 const REDIS_TIMEOUT: Duration = Duration::from_millis(500);
@@ -297,32 +233,6 @@ impl SharedState for RedisState {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_embedded_store_marks_once_counts_and_maps() {
-        let state = EmbeddedState::default();
-        assert_eq!(state.set_once("s/h"), Ok(true));
-        assert_eq!(state.set_once("s/h"), Ok(false));
-        assert_eq!(state.count("s"), Ok(0));
-        state.set_count("s", 3).unwrap();
-        assert_eq!(state.count("s"), Ok(3));
-        state.set_count("s", 0).unwrap();
-        assert_eq!(state.count("s"), Ok(0));
-        let set = |key: &str, value: &str| MapChange {
-            written: [(key.to_owned(), value.to_owned())].into(),
-            ..MapChange::default()
-        };
-        assert_eq!(state.map_commit("m", &set("a", "1"), 1), Ok(true));
-        assert_eq!(state.map_get("m", "a"), Ok(Some("1".to_owned())));
-        assert_eq!(state.map_commit("m", &set("a", "2"), 1), Ok(true));
-        assert!(state.map_commit("m", &set("b", "1"), 1).is_err(), "full");
-        let stale = MapChange {
-            read: [("a".to_owned(), Some("1".to_owned()))].into(),
-            ..set("a", "3")
-        };
-        assert_eq!(state.map_commit("m", &stale, 1), Ok(false), "a changed");
-        assert_eq!(state.map_get("m", "a"), Ok(Some("2".to_owned())));
-    }
 
     #[test]
     fn an_unreachable_redis_fails_each_call_and_is_not_asked_again_at_once() {

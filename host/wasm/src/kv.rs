@@ -58,6 +58,9 @@ pub(crate) struct KvScope {
     store: Arc<KvStore>,
     scope: ScopeKey,
     change: MapChange,
+    /// Why a read from a shared store failed, if one did: the call's
+    /// answer then rests on a value it could not see, and is not used.
+    unread: Option<String>,
 }
 
 /// What committing a call's values came to.
@@ -93,6 +96,7 @@ impl KvStore {
             store: Arc::clone(self),
             scope: (Arc::clone(plugin), session.to_owned()),
             change: MapChange::default(),
+            unread: None,
         }
     }
 }
@@ -137,9 +141,14 @@ impl KvScope {
     /// changed since.
     ///
     /// # Errors
-    /// When a shared store cannot be reached, or the scope would be too
-    /// full (another event added keys meanwhile).
+    /// When a shared store could not be reached (to read, even by a call
+    /// that set nothing: a guard's answer must not rest on a value it
+    /// could not see), or the scope would be too full (another event
+    /// added keys meanwhile).
     pub(crate) fn commit(self) -> Result<Committed, String> {
+        if let Some(why) = self.unread {
+            return Err(format!("kv: {why}"));
+        }
         if self.change.written.is_empty() || self.store.per_call {
             return Ok(Committed::Done);
         }
@@ -154,22 +163,27 @@ impl KvScope {
             store,
             scope,
             change,
+            ..
         } = self;
         let mut scopes = store.scopes.lock().unwrap_or_else(PoisonError::into_inner);
+        // Checked before anything is evicted or made: a commit that stores
+        // nothing changes nothing.
+        let held = scopes.values.get(&scope).map(|(_, values)| values);
+        if !change.still_holds(|key| held.and_then(|v| v.get(key)).map(String::as_str)) {
+            return Ok(Committed::Stale);
+        }
+        let count = held.map_or(0, HashMap::len);
+        if count + change.added_keys(|key| held.is_some_and(|v| v.contains_key(key))) > MAX_KEYS {
+            return Err(format!(
+                "kv: {MAX_KEYS} keys already stored for this session"
+            ));
+        }
         let now = scopes.tick();
         if !scopes.values.contains_key(&scope) && scopes.values.len() >= MAX_SCOPES {
             scopes.evict_oldest(&scope);
         }
         let (used, values) = scopes.values.entry(scope.clone()).or_default();
         *used = now;
-        if !change.still_holds(|key| values.get(key).map(String::as_str)) {
-            return Ok(Committed::Stale);
-        }
-        if values.len() + change.added_keys(|key| values.contains_key(key)) > MAX_KEYS {
-            return Err(format!(
-                "kv: {MAX_KEYS} keys already stored for this session"
-            ));
-        }
         let mut added = 0;
         let mut replaced = 0;
         for (key, value) in change.written {
@@ -184,13 +198,19 @@ impl KvScope {
     }
 
     /// The value under `key` in the store now. A shared store that cannot
-    /// be reached reads as empty (it said why); the commit then fails.
-    fn read_store(&self, key: &str) -> Option<String> {
+    /// be reached reads as empty, and the commit then fails.
+    fn read_store(&mut self, key: &str) -> Option<String> {
         if self.store.per_call {
             return None;
         }
         if let Some(shared) = &self.store.shared {
-            return shared.map_get(&self.map_name(), key).ok().flatten();
+            return match shared.map_get(&self.map_name(), key) {
+                Ok(value) => value,
+                Err(why) => {
+                    self.unread.get_or_insert(why);
+                    None
+                }
+            };
         }
         let mut scopes = self.lock();
         let now = scopes.tick();
@@ -331,6 +351,41 @@ mod tests {
         absent.set("new".into(), "x".into()).unwrap();
         put(&store, "p", "s", "new", "y");
         assert_eq!(absent.commit(), Ok(Committed::Stale), "it read no value");
+    }
+
+    /// A shared store that cannot be reached.
+    #[derive(Debug)]
+    struct Unreachable;
+
+    impl SharedState for Unreachable {
+        fn set_once(&self, _: &str) -> Result<bool, String> {
+            Err("unreachable".into())
+        }
+        fn count(&self, _: &str) -> Result<u32, String> {
+            Err("unreachable".into())
+        }
+        fn set_count(&self, _: &str, _: u32) -> Result<(), String> {
+            Err("unreachable".into())
+        }
+        fn map_get(&self, _: &str, _: &str) -> Result<Option<String>, String> {
+            Err("unreachable".into())
+        }
+        fn map_commit(&self, _: &str, _: &MapChange, _: usize) -> Result<bool, String> {
+            Err("unreachable".into())
+        }
+    }
+
+    #[test]
+    fn a_call_that_could_not_read_a_shared_store_fails_even_if_it_set_nothing() {
+        let store = Arc::new(KvStore::shared(Arc::new(Unreachable)));
+        let mut call = store.scope(&"p".into(), "s");
+        assert_eq!(call.get("denied"), None);
+        assert_eq!(call.commit(), Err("kv: unreachable".to_owned()));
+        assert_eq!(
+            store.scope(&"p".into(), "s").commit(),
+            Ok(Committed::Done),
+            "a call that read nothing has nothing to fail"
+        );
     }
 
     #[test]

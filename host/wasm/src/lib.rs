@@ -6,8 +6,9 @@
 //! one compiled component, checked against the hook world once at load;
 //! [`WasmHook`] is a plugin with one hook's config and limits, and is the
 //! [`Handler`] the engine runs. Every event gets a fresh `Store` and instance
-//! from the plugin's `InstancePre`, with WASI granting nothing: no
-//! environment, no files, no network, empty stdin, stdout and stderr
+//! from the plugin's `InstancePre` (or, for a hook with `instance: reuse`
+//! in a long-lived host, a warm one: `warm`), with WASI granting nothing:
+//! no environment, no files, no network, empty stdin, stdout and stderr
 //! captured with a cap.
 
 mod abi;
@@ -105,27 +106,36 @@ impl WasmHook {
 
     /// Run the plugin on `event`, and store the `kv` values it set. When
     /// another event of the session changed a value it read meanwhile, run
-    /// it again on the new values (within the same time limit, at most
-    /// [`KV_ATTEMPTS`] times): its answer and its values go together.
+    /// it again on the new values, on a fresh instance (the discarded run
+    /// changed the warm one's memory), within the same time limit and at
+    /// most [`KV_ATTEMPTS`] times: its answer and its values go together.
     async fn call(&self, hook: &HookId, event: &Event) -> Reply {
         let deadline = Instant::now() + Duration::from_millis(self.limits.timeout_ms);
         let mut attempt = 1;
         loop {
-            let (mut reply, kv) = self.attempt(hook, event, deadline).await;
+            let Attempt {
+                mut reply,
+                kv,
+                warm,
+            } = self.attempt(hook, event, deadline).await;
             if reply.result.is_err() {
+                self.keep(warm);
                 return reply;
             }
             let failure = match kv.commit() {
-                Ok(kv::Committed::Done) => return reply,
-                Ok(kv::Committed::Stale) if attempt < KV_ATTEMPTS => {
+                Ok(kv::Committed::Done) => {
+                    self.keep(warm);
+                    return reply;
+                }
+                Ok(kv::Committed::Stale) if attempt < KV_ATTEMPTS && Instant::now() < deadline => {
                     attempt += 1;
                     // Let the event that won finish before trying again.
-                    tokio::time::sleep(Duration::from_micros(50 * u64::from(attempt))).await;
+                    tokio::time::sleep(Duration::from_millis(1)).await;
                     continue;
                 }
                 Ok(kv::Committed::Stale) => format!(
                     "kv: other events of this session changed the values it read \
-                     {KV_ATTEMPTS} times in a row; its answer is not used"
+                     {attempt} times in a row; its answer is not used"
                 ),
                 Err(message) => format!("{message}; its answer is not used"),
             };
@@ -137,15 +147,17 @@ impl WasmHook {
         }
     }
 
-    /// One run of the plugin on `event`, ending by `deadline`, with the
-    /// `kv` values it read and set (not stored yet): on a warm instance
-    /// when the hook keeps them and one waits, else on a fresh one.
-    async fn attempt(
-        &self,
-        hook: &HookId,
-        event: &Event,
-        deadline: Instant,
-    ) -> (Reply, kv::KvScope) {
+    /// Keep `warm` for a later call, if the hook keeps instances.
+    fn keep(&self, warm: Option<WarmInstance>) {
+        if let (Some(pool), Some(warm)) = (&self.warm, warm) {
+            pool.give_back(warm);
+        }
+    }
+
+    /// One run of the plugin on `event`, ending by `deadline`: on a warm
+    /// instance when the hook keeps them and one waits, else on a fresh
+    /// one.
+    async fn attempt(&self, hook: &HookId, event: &Event, deadline: Instant) -> Attempt {
         let limits = &self.limits;
         let runtime = self.plugin.runtime();
         let kv = runtime.kv_scope(self.plugin.kv_name(), event.session_id());
@@ -161,7 +173,11 @@ impl WasmHook {
                     }),
                     output: HookOutput::default(),
                 };
-                return (reply, kv);
+                return Attempt {
+                    reply,
+                    kv,
+                    warm: None,
+                };
             }
         };
         warm.calls += 1;
@@ -171,7 +187,7 @@ impl WasmHook {
             compiled,
             ..
         } = &mut warm;
-        store.data_mut().kv = kv;
+        store.data_mut().kv = Some(kv);
         let timeout = arm(store, limits.fuel, deadline);
 
         let answer = tokio::time::timeout(timeout, async {
@@ -191,11 +207,8 @@ impl WasmHook {
         let memory_hit = std::mem::take(&mut data.limiter.memory_hit);
         let mut logs = std::mem::replace(&mut data.logs, LogLines::new(limits.output_bytes()));
         let refused = std::mem::take(&mut data.refusals.refused);
-        let kv = std::mem::replace(&mut data.kv, runtime.kv_scope(self.plugin.kv_name(), ""));
+        let kv = data.kv.take().expect("set above, for this call");
         self.report_refusals(hook, refused, &mut logs);
-        // An instance that answered (even with its own `err`) may answer
-        // again; one stopped by a trap, a limit or the clock may not.
-        let answered = matches!(answer, Ok(Ok(_)));
         let result = match answer {
             Err(_) => Err(HookError::Timeout {
                 hook: hook.clone(),
@@ -208,9 +221,9 @@ impl WasmHook {
             }),
             Ok(Ok(Ok(outcome))) => check_answer(outcome, hook, limits),
         };
-        if let (Some(pool), true) = (&self.warm, answered) {
-            pool.give_back(warm);
-        }
+        // An instance that answered (even with its own `err`) may answer
+        // again; one stopped by a trap, the clock or any limit may not.
+        let reusable = !memory_hit && matches!(result, Ok(_) | Err(HookError::Failed { .. }));
         let reply = Reply {
             result,
             output: HookOutput {
@@ -220,7 +233,11 @@ impl WasmHook {
                 truncated: out_cut || err_cut || logs.truncated,
             },
         };
-        (reply, kv)
+        Attempt {
+            reply,
+            kv,
+            warm: reusable.then_some(warm),
+        }
     }
 
     /// A store for a new instance of `compiled` (made by its first call),
@@ -247,7 +264,7 @@ impl WasmHook {
                 hook: hook.clone(),
                 config: self.config.clone(),
                 logs: LogLines::new(limits.output_bytes()),
-                kv: runtime.kv_scope(self.plugin.kv_name(), ""),
+                kv: None,
                 refusals: Refusals::new(runtime.sandbox_root()),
             },
         );
@@ -388,6 +405,14 @@ fn check_answer(
             hook: hook.clone(),
             message,
         })
+}
+
+/// One run of a plugin: its reply, the `kv` values it read and set (not
+/// stored yet), and its instance when it may answer again.
+struct Attempt {
+    reply: Reply,
+    kv: kv::KvScope,
+    warm: Option<WarmInstance>,
 }
 
 /// How many times a call whose `kv` values went stale is run (see

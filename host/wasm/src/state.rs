@@ -1,7 +1,8 @@
 //! The per-call store data of a wasm hook: the WASI context (nothing
 //! granted), the resource limiter, the hook's config, its log lines and its
 //! key-value scope.
-//! One [`HostState`] lives exactly as long as one event's `Store`.
+//! One [`HostState`] lives as long as its `Store`: one event's, or a warm
+//! instance's, whose log lines and `kv` scope are replaced for each call.
 
 use std::sync::Arc;
 
@@ -22,7 +23,9 @@ pub(crate) struct HostState {
     pub(crate) hook: HookId,
     pub(crate) config: Arc<str>,
     pub(crate) logs: LogLines,
-    pub(crate) kv: KvScope,
+    /// The `kv` scope of the call running (none between calls of a warm
+    /// instance).
+    pub(crate) kv: Option<KvScope>,
     pub(crate) refusals: Refusals,
 }
 

@@ -125,11 +125,14 @@ impl host::Host for HostState {
 
 impl kv::Host for HostState {
     fn get(&mut self, key: String) -> Option<String> {
-        self.kv.get(&key)
+        self.kv.as_mut()?.get(&key)
     }
 
     fn set(&mut self, key: String, value: String) -> Result<(), String> {
-        self.kv.set(key, value)
+        match &mut self.kv {
+            Some(kv) => kv.set(key, value),
+            None => Err("kv: no call is running".to_owned()),
+        }
     }
 }
 

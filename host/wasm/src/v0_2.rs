@@ -193,11 +193,14 @@ pub(crate) fn log(state: &mut HostState, level: wit::Level, message: String) {
 
 impl kv::Host for HostState {
     fn get(&mut self, key: String) -> Option<String> {
-        self.kv.get(&key)
+        self.kv.as_mut()?.get(&key)
     }
 
     fn set(&mut self, key: String, value: String) -> Result<(), String> {
-        self.kv.set(key, value)
+        match &mut self.kv {
+            Some(kv) => kv.set(key, value),
+            None => Err("kv: no call is running".to_owned()),
+        }
     }
 }
 

@@ -114,6 +114,7 @@ pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<Path
         &[("entry.js", &ENTRY.replace("APP", app))],
     )?;
     let bundle = build.join("bundle.js");
+    remove_symlink(&bundle)?;
     run(
         Command::new(esbuild)
             .arg(build.join("entry.js"))
@@ -149,19 +150,28 @@ pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<Path
 fn refuse_async_methods(app: &Path) -> anyhow::Result<()> {
     let text =
         std::fs::read_to_string(app).with_context(|| format!("reading {}", app.display()))?;
-    let pattern = regex::Regex::new(&format!(r"^\s*(?:static\s+)?async\s+({METHODS})\s*\("))
-        .expect("a valid pattern");
-    for (at, line) in text.lines().enumerate() {
-        if let Some(found) = pattern.captures(line) {
-            bail!(
-                "{}:{}: `{}` is async: a hook answers at once, and a component has no event loop to wait for a Promise in; make it a plain method",
-                app.display(),
-                at + 1,
-                &found[1]
-            );
-        }
+    match async_method(&text) {
+        Some((line, method)) => bail!(
+            "{}:{line}: `{method}` is async: a hook answers at once, and a component has no event loop to wait for a Promise in; make it a plain method",
+            app.display(),
+        ),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// The first hook method `source` declares `async` (in JavaScript's or
+/// TypeScript's forms: `async m(`, `override async m(`, `async *m(`,
+/// `m = async (…) =>`): its line and name.
+fn async_method(source: &str) -> Option<(usize, String)> {
+    let pattern = regex::Regex::new(&format!(
+        r"^\s*(?:(?:public|protected|private|override|static)\s+)*async\s*\*?\s*({METHODS})\s*[<(]|\b({METHODS})\s*=\s*async\b"
+    ))
+    .expect("a valid pattern");
+    source.lines().enumerate().find_map(|(at, line)| {
+        let found = pattern.captures(line)?;
+        let method = found.get(1).or_else(|| found.get(2))?;
+        Some((at + 1, method.as_str().to_owned()))
+    })
 }
 
 /// Write the SDK into the plugin (`wasm_hooks/`) when it has none: its
@@ -219,4 +229,47 @@ fn npm_tool(
             )
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn async_methods_are_found_in_javascripts_and_typescripts_forms() {
+        for source in [
+            "  async preToolUse(event) {",
+            "  override async preToolUse(event: Event): Promise<Outcome> {",
+            "  public async preToolUse(event) {",
+            "  async *preToolUse(event) {",
+            "  async preToolUse<T>(event) {",
+            "  preToolUse = async (event) => {",
+        ] {
+            assert_eq!(
+                async_method(&format!("class H {{\n{source}\n}}")),
+                Some((2, "preToolUse".to_owned())),
+                "{source}"
+            );
+        }
+        assert_eq!(
+            async_method("  preToolUse(event) { return asyncThing(); }"),
+            None
+        );
+        assert_eq!(
+            async_method("  async helper(x) {"),
+            None,
+            "not a hook method"
+        );
+    }
+
+    #[test]
+    fn every_method_the_sdk_dispatches_to_is_checked() {
+        let sdk = SDK.iter().find(|(name, _)| *name == "index.js").unwrap().1;
+        let table = sdk.split("const METHODS = {").nth(1).unwrap();
+        let table = table.split("};").next().unwrap();
+        let checked: Vec<&str> = METHODS.split('|').collect();
+        for method in table.split('\'').skip(1).step_by(2) {
+            assert!(checked.contains(&method), "{method}");
+        }
+    }
 }

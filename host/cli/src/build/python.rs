@@ -91,6 +91,16 @@ fn fetch_dependencies(dir: &Path, build: &Path, componentize: &Path) -> anyhow::
     if wanted.is_empty() {
         return Ok(deps);
     }
+    // A requirement is a name and versions from PyPI: not a pip option (a
+    // cloned repository's `--log=~/.bashrc`), not a URL or path (`@`).
+    if let Some(bad) = wanted
+        .iter()
+        .find(|w| w.starts_with('-') || w.contains('@'))
+    {
+        bail!(
+            "pyproject.toml's `[project] dependencies`: `{bad}` is not a requirement from PyPI (a name and versions, as `bashlex>=0.18`)"
+        );
+    }
     let pip = componentize.with_file_name("pip");
     eprintln!(
         "wasm-hooks: fetching {} from PyPI (pure-Python wheels)",
@@ -112,6 +122,7 @@ fn fetch_dependencies(dir: &Path, build: &Path, componentize: &Path) -> anyhow::
             "py",
             "--abi",
             "none",
+            "--",
         ])
         .args(&wanted)
         .output()
@@ -125,7 +136,7 @@ fn fetch_dependencies(dir: &Path, build: &Path, componentize: &Path) -> anyhow::
         .find_map(|l| l.split("No matching distribution found for ").nth(1))
     {
         bail!(
-            "`{}` (pyproject.toml's dependencies) has no pure-Python wheel on PyPI: a package with native code cannot run in a component; use a pure-Python one instead",
+            "`{}` (pyproject.toml's dependencies): no pure-Python wheel found on PyPI (a package with native code, which cannot run in a component; or a misspelt name, or no network)",
             name.trim()
         );
     }

@@ -1,7 +1,8 @@
 //! The engines a daemon keeps: one per command line, project and caller's
 //! variables (what a `hook` process builds its engine from) and worker
-//! thread, built once and checked before every event: the stamps of every input it was built
-//! from ([`InputStamps`]) and the project's trust. When one changed it is
+//! thread, built once and checked before every event against the stamps
+//! of every input it was built from ([`InputStamps`]: hook files,
+//! settings, the trust record, what the hooks run). When one changed it is
 //! built again. A build that fails is that event's failure, as it would be
 //! in a process of its own: a daemon never answers from an engine whose
 //! files are no longer what they were.
@@ -59,7 +60,7 @@ pub(crate) struct KeptEngines {
 
 impl KeptEngines {
     /// The engine for `key`: the kept one when none of its inputs changed
-    /// and its project's trust is as it was, else one built now (by a
+    /// (the trust record is one), else one built now (by a
     /// builder `make` makes the first time).
     ///
     /// # Errors
@@ -72,7 +73,9 @@ impl KeptEngines {
         let kept = {
             let mut all = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
             if !all.contains_key(key) && all.len() >= MAX_KEPT {
-                all.clear();
+                // One out (any): the others stay warm.
+                let out = all.keys().next().cloned();
+                out.map(|out| all.remove(&out));
             }
             Arc::clone(all.entry(key.clone()).or_default())
         };
@@ -81,21 +84,22 @@ impl KeptEngines {
             Some(state) => state,
             empty @ None => empty.insert((Arc::new(make()?), None)),
         };
+        // The trust record and every file the hooks run are among the
+        // stamped inputs: a trust given, revoked or outdated is a change.
         if let Some((engine, stamps)) = built {
-            let why = if engine.trust_is_current() {
-                match stamps.changed() {
-                    None => {
-                        return Ok(Built {
-                            builder: Arc::clone(builder),
-                            engine: Arc::clone(engine),
-                        });
-                    }
-                    Some(path) => format!("{} changed", path.display()),
+            match stamps.changed() {
+                None => {
+                    return Ok(Built {
+                        builder: Arc::clone(builder),
+                        engine: Arc::clone(engine),
+                    });
                 }
-            } else {
-                "the project's trust changed".to_owned()
-            };
-            tracing::info!(project = %key.project.display(), "building the engine again: {why}");
+                Some(path) => tracing::info!(
+                    project = %key.project.display(),
+                    "building the engine again: {} changed",
+                    path.display()
+                ),
+            }
         }
         let before = built
             .take()

@@ -29,6 +29,18 @@ pub(crate) enum Action {
 }
 
 impl Action {
+    /// The word a hook file names it by (`deny`, `inject_context`).
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            Action::Continue => "continue",
+            Action::Allow => "allow",
+            Action::Deny => "deny",
+            Action::Ask => "ask",
+            Action::Modify => "modify",
+            Action::InjectContext => "inject_context",
+        }
+    }
+
     /// The action `word` names (for an `action` given as plain text, as a
     /// matcher entry's is).
     ///

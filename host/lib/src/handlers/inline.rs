@@ -291,7 +291,7 @@ impl Handler for InlineHook {
         self.rules
             .iter()
             .enumerate()
-            .map(|(at, rule)| format!("rule {} ({:?}: {})", at + 1, rule.action, rule.reason))
+            .map(|(at, rule)| format!("rule {} ({}: {})", at + 1, rule.action.word(), rule.reason))
             .collect()
     }
 
