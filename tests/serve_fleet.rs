@@ -476,6 +476,32 @@ fn every_kind_of_input_an_engine_is_built_from_is_followed() {
     );
 }
 
+/// A plugin file replaced under a running `serve` is an input like any
+/// other: the next engine runs the new bytes (no restart, and no second
+/// reloader of the runtime's own).
+#[test]
+fn a_plugin_replaced_on_disk_is_followed() {
+    let home = Home::new();
+    let plugin = home.dir.path().join("guard.wasm");
+    std::fs::copy(support::plugin("deny-dangerous-commands"), &plugin).unwrap();
+    write_whole(
+        &home.hooks(),
+        &json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "wasm", "plugin": plugin}]}]}})
+            .to_string(),
+    );
+    let project = tempfile::tempdir().unwrap();
+    let served = home.serve(&[project.path()]);
+    let dir = project.path();
+    assert_eq!(decision(&served, dir, "rm -rf /"), "deny");
+    let replacement = home.dir.path().join("guard.wasm.new");
+    std::fs::copy(support::plugin("hostile-remember"), &replacement).unwrap();
+    std::fs::rename(&replacement, &plugin).unwrap();
+    assert!(
+        eventually(|| decision(&served, dir, "rm -rf /") == "allow"),
+        "the new plugin answers"
+    );
+}
+
 /// A fleet configures `serve` from one file; a flag wins over it, and a
 /// key it does not know is an error naming the file and line.
 #[test]

@@ -365,11 +365,11 @@ fn builders(
     settings: &Settings,
     state: Option<&Arc<dyn SharedState>>,
 ) -> anyhow::Result<Vec<(PathBuf, HookEngineBuilder)>> {
+    // No plugin hot reload of the runtime's own: every plugin is an input
+    // of its engine, which live reload builds again when one changes (two
+    // reloaders would hash each change twice and rebuild after swapping).
     let mut options = args.hook_files.runtime_options();
     options.pooling(true);
-    if settings.reload_ms > 0 {
-        options.hot_reload(std::time::Duration::from_millis(settings.reload_ms));
-    }
     if let Some(state) = state {
         options.shared_state(Arc::clone(state));
     }
