@@ -4,7 +4,8 @@
 //! (componentize-py and componentize-js, installed once into the cache
 //! directory), and the built components answering through `wasm-hooks
 //! test` and `run` — for a scaffold of each language and the example
-//! plugins `conventional-commits-py` and `new-dependencies-js`.
+//! plugins `conventional-commits-py`, `destructive-sql-py` (with sqlparse
+//! from PyPI) and `new-dependencies-js` (with shell-quote from npm).
 
 use crate::support;
 
@@ -162,7 +163,8 @@ fn a_typescript_plugin_with_an_npm_dependency_installs_tests_builds_and_decides(
 
 /// A Python plugin's dependencies come from PyPI, as its `pyproject.toml`
 /// names them (`bashlex`, a pure-Python shell parser: a quoted `'sudo'`
-/// is still the word sudo); a package the machine has installed but the
+/// is still the word sudo), and the README's `pip install -e .` gives the
+/// native tests the same; a package the machine has installed but the
 /// plugin does not declare is not bundled (the build fails naming it,
 /// where it used to bundle it silently); a package with native code is
 /// refused by name.
@@ -180,8 +182,34 @@ fn a_python_plugin_bundles_its_pypi_dependencies_and_nothing_else_from_the_machi
         );
     std::fs::write(&app, &parsed).unwrap();
     let manifest = dir.join("pyproject.toml");
-    let declared = std::fs::read_to_string(&manifest).unwrap() + "dependencies = [\"bashlex\"]\n";
+    let declared = std::fs::read_to_string(&manifest)
+        .unwrap()
+        .replace("dependencies = []", "dependencies = [\"bashlex\"]");
     std::fs::write(&manifest, &declared).unwrap();
+    // The README's steps: the native tests in a venv with the dependency
+    // (`sudo rm -rf build` is parsed by bashlex there too).
+    let venv = |args: &[&str]| {
+        let out = Command::new(args[0])
+            .current_dir(&dir)
+            .args(&args[1..])
+            .output()
+            .unwrap();
+        succeeded(&args.join(" "), &out)
+    };
+    venv(&["python3", "-m", "venv", ".venv"]);
+    venv(&[
+        ".venv/bin/pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "-e",
+        ".",
+    ]);
+    let native = venv(&[".venv/bin/python", "-m", "unittest"]);
+    assert!(
+        native.contains("Ran 2 tests") && native.contains("OK"),
+        "{native}"
+    );
     build(&dir);
     let tested = succeeded("wasm-hooks test", &wasm_hooks(&dir, &["test"]));
     assert!(tested.contains("3 tests: 3 passed, 0 failed"), "{tested}");
@@ -306,7 +334,7 @@ fn the_python_example_passes_its_native_and_policy_tests_and_fails_loudly() {
     let dir = copied(&source, copy.path(), &files);
     build(&dir);
     let tested = succeeded("wasm-hooks test", &wasm_hooks(&dir, &["test"]));
-    assert!(tested.contains("4 tests: 4 passed, 0 failed"), "{tested}");
+    assert!(tested.contains("6 tests: 6 passed, 0 failed"), "{tested}");
     // A Python exception is a hook failure with its message: a misspelt
     // config key stops the commit instead of letting every message through.
     let said = misconfigured(
@@ -357,23 +385,90 @@ fn the_js_example_passes_its_policy_and_native_tests_and_fails_loudly() {
         "app.js",
         "app.test.js",
         "package.json",
+        "package-lock.json",
         "hooks.json",
         "fixtures/dependencies.yaml",
     ];
     let dir = copied(&source, copy.path(), &files);
+    // Its npm dependency (shell-quote) is not installed yet: the build
+    // says so, and what to run.
+    let out = wasm_hooks(&dir, &["build"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && said.contains("package.json: `shell-quote` is a dependency, but it is not installed in node_modules/: run `npm install` (or `npm ci`)"),
+        "{said}"
+    );
+    npm(&dir, &["ci", "--no-audit", "--no-fund"]);
     // The example keeps no copy of the SDK: the build writes this one's.
     let built = build(&dir);
     assert!(built.contains("writing the SDK"), "{built}");
     let native = node_test(&dir);
     assert!(native.contains("# fail 0"), "{native}");
     let tested = succeeded("wasm-hooks test", &wasm_hooks(&dir, &["test"]));
-    assert!(tested.contains("4 tests: 4 passed, 0 failed"), "{tested}");
+    assert!(tested.contains("6 tests: 6 passed, 0 failed"), "{tested}");
     // A thrown error is a hook failure with its message.
     let said = misconfigured(&dir, ("\"allowed\":", "\"allow\":"), "npm install left-pad");
     assert!(
         said.contains("HookError: unknown config keys: allow"),
         "{said}"
     );
+}
+
+/// The example with a dependency from PyPI (sqlparse), outside this
+/// checkout, as its README says: the native tests in a venv that `pip
+/// install -e .` gave the dependency, then the build (which bundles it,
+/// pinned) and the fixtures on the component.
+#[test]
+fn the_python_example_with_a_pypi_dependency_follows_its_readme() {
+    let source = support::workspace_root().join("example-plugins/destructive-sql-py");
+    let copy = tempfile::tempdir().unwrap();
+    let files = [
+        "app.py",
+        "test_app.py",
+        "pyproject.toml",
+        "hooks.json",
+        "config.schema.json",
+        "fixtures/sql.yaml",
+    ];
+    let dir = copied(&source, copy.path(), &files);
+    let run = |program: &str, args: &[&str]| {
+        let out = Command::new(program)
+            .current_dir(&dir)
+            .args(args)
+            .env(
+                "PYTHONPATH",
+                support::workspace_root().join("guest-sdk/python"),
+            )
+            .output()
+            .unwrap();
+        succeeded(&format!("{program} {}", args.join(" ")), &out)
+    };
+    run("python3", &["-m", "venv", ".venv"]);
+    run(
+        ".venv/bin/pip",
+        &[
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "-e",
+            ".",
+        ],
+    );
+    let native = run(".venv/bin/python", &["-m", "unittest"]);
+    assert!(
+        native.contains("Ran 6 tests") && native.contains("OK"),
+        "{native}"
+    );
+    let built = build(&dir);
+    assert!(
+        built.contains("sqlparse==0.6.1") || built.contains("built before"),
+        "{built}"
+    );
+    let tested = succeeded("wasm-hooks test", &wasm_hooks(&dir, &["test"]));
+    assert!(tested.contains("6 tests: 6 passed, 0 failed"), "{tested}");
+    let valid = wasm_hooks(&dir, &["validate", "--deny-warnings", "hooks.json"]);
+    succeeded("wasm-hooks validate --deny-warnings", &valid);
 }
 
 /// Claude Code's Bash PreToolUse for `command`, from `dir`.
@@ -443,7 +538,7 @@ type Expected = (&'static str, &'static str);
 fn the_python_and_js_examples_decide_through_hook_and_serve() {
     let root = support::workspace_root().join("example-plugins");
     let copy = tempfile::tempdir().unwrap();
-    let cases: [(&str, &[&str], &[Expected]); 2] = [
+    let cases: [(&str, &[&str], &[Expected]); 3] = [
         (
             "conventional-commits-py",
             &["app.py", "hooks.json"],
@@ -454,16 +549,32 @@ fn the_python_and_js_examples_decide_through_hook_and_serve() {
         ),
         (
             "new-dependencies-js",
-            &["app.js", "package.json", "hooks.json"],
+            &["app.js", "package.json", "package-lock.json", "hooks.json"],
             &[
                 ("npm install left-pad", "ask"),
-                ("pip install reqests", "deny"),
+                ("pip install 'reqests'", "deny"),
                 ("cargo add serde", "none"),
+            ],
+        ),
+        (
+            "destructive-sql-py",
+            &[
+                "app.py",
+                "pyproject.toml",
+                "hooks.json",
+                "config.schema.json",
+            ],
+            &[
+                ("psql -c 'SELECT 1; DROP TABLE users'", "deny"),
+                ("psql -c \"SELECT 'DROP TABLE users'\"", "none"),
             ],
         ),
     ];
     for (example, files, decisions) in cases {
         let dir = copied(&root.join(example), copy.path(), files);
+        if dir.join("package-lock.json").is_file() {
+            npm(&dir, &["ci", "--no-audit", "--no-fund"]);
+        }
         build(&dir);
         for (command, expected) in decisions {
             let decided = decided_as_an_agent_would_ask(&dir, command);

@@ -191,6 +191,14 @@ fn built_example(name: &str) -> PathBuf {
             &dir,
         );
         let _ = std::fs::remove_dir_all(dir.join("build"));
+        if dir.join("package-lock.json").is_file() {
+            let installed = Command::new("npm")
+                .current_dir(&dir)
+                .args(["ci", "--no-audit", "--no-fund"])
+                .output()
+                .unwrap();
+            ok("npm ci", installed);
+        }
         let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
             .current_dir(&dir)
             .arg("build")
@@ -1117,6 +1125,14 @@ fn rebuilding_unchanged_python_and_js_sources_gives_the_same_sha256_named_by_the
             &dir,
         );
         let _ = std::fs::remove_dir_all(dir.join("build"));
+        if dir.join("package-lock.json").is_file() {
+            let installed = Command::new("npm")
+                .current_dir(&dir)
+                .args(["ci", "--no-audit", "--no-fund"])
+                .output()
+                .unwrap();
+            ok("npm ci", installed);
+        }
         let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
             .current_dir(&dir)
             .arg("build")

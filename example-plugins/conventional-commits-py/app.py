@@ -18,6 +18,16 @@ DEFAULT_TYPES = [
 ]
 KNOWN_KEYS = {"types", "max_subject", "require_scope"}
 SUBJECT = re.compile(r"^(?P<type>[a-z]+)(\((?P<scope>[^()\s]+)\))?(?P<bang>!)?: (?P<text>\S.*)$")
+# `-m "$(cat <<'EOF' … EOF )"`: how Claude Code writes every commit
+# message; the shell gives git the here-document's lines.
+HEREDOC = re.compile(r"^\$\(cat <<-?\s*(['\"]?)(?P<end>\w+)\1[ \t]*\n(?P<body>.*?)\n[ \t]*(?P=end)[ \t]*\n?\s*\)$", re.S)
+
+
+def shell_value(arg: str) -> str:
+    """What the shell passes for `arg`: a here-document's text for a
+    `$(cat <<'EOF' … EOF)` substitution; else `arg` itself."""
+    heredoc = HEREDOC.match(arg)
+    return heredoc["body"] if heredoc else arg
 
 
 def commit_messages(command: str):
@@ -43,13 +53,13 @@ def commit_messages(command: str):
             elif arg.startswith("-m") and len(arg) > 2:
                 parts.append(arg[2:])
         if parts:
-            found.append("\n\n".join(parts))
+            found.append("\n\n".join(shell_value(part) for part in parts))
     return found
 
 
 def problem(message: str, settings: dict):
     """What is wrong with `message`'s subject line, or None."""
-    subject = message.splitlines()[0] if message.strip() else ""
+    subject = message.strip().splitlines()[0].strip() if message.strip() else ""
     types = settings.get("types", DEFAULT_TYPES)
     limit = settings.get("max_subject", 72)
     shape = SUBJECT.match(subject)

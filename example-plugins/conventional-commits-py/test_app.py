@@ -23,6 +23,13 @@ class MessagesTest(unittest.TestCase):
         self.assertEqual(commit_messages("git commit"), [])
         self.assertEqual(commit_messages("echo 'git commit -m x"), [])
 
+    def test_claude_codes_heredoc_message_is_the_heredocs_text(self):
+        command = "git commit -m \"$(cat <<'EOF'\nfeat: add x\n\nWhy.\nEOF\n)\""
+        self.assertEqual(commit_messages(command), ["feat: add x\n\nWhy."])
+        indented = 'git commit -m "$(cat <<EOF\n   fix: y\n   EOF\n   )"'
+        self.assertEqual(commit_messages(indented), ["   fix: y"])
+        self.assertEqual(decide(indented).decision, "proceed")
+
 
 class HandlerTest(unittest.TestCase):
     def test_a_conventional_commit_proceeds(self):

@@ -5,7 +5,13 @@
 // misspelling of an allowed one (one letter off) is denied outright, since
 // typosquatting is how malicious packages get in.
 //
+// It reads the command line with the npm package `shell-quote` (a
+// dependency in package.json: run `npm install` before `wasm-hooks build`,
+// which bundles it into the component).
+//
 // Config: `allowed` (package names that need no question, default []).
+
+import { parse } from 'shell-quote';
 
 import { Hook, HookError, Outcome, config } from './wasm_hooks/index.js';
 
@@ -23,11 +29,25 @@ const ADDERS = [
 /** Options whose next word is their value, not a package. */
 const TAKES_VALUE = new Set(['--features', '-F', '--rename', '--git', '--path', '--branch', '--tag', '--registry', '-r', '--requirement', '-i', '--index-url', '-c', '--constraint']);
 
+/** The words of a shell command line, split where the shell splits
+ * commands (`&&`, `||`, `;`, `|`, `&`, and into `$(…)`): by `shell-quote`,
+ * so `npm install 'left-pad'` names left-pad and `echo "npm install x"`
+ * names nothing. */
+export function commands(line) {
+  const found = [[]];
+  // Variables stay as written: the hook does not know their values.
+  for (const part of parse(line, (name) => `$${name}`)) {
+    if (typeof part === 'string') found.at(-1).push(part);
+    else if (part.op === 'glob') found.at(-1).push(part.pattern);
+    else if (!('comment' in part)) found.push([]);
+  }
+  return found.filter((words) => words.length > 0);
+}
+
 /** The packages a shell command line adds, with the manager adding each. */
-export function addedPackages(command) {
+export function addedPackages(line) {
   const found = [];
-  for (const part of command.split(/&&|\|\||;|\|/)) {
-    const words = part.trim().split(/\s+/).filter(Boolean);
+  for (const words of commands(line)) {
     const [manager, verb, ...rest] = words[0] === 'python3' && words[1] === '-m' ? words.slice(2) : words;
     const verbs = ADDERS.find(([name]) => name === manager)?.[1];
     if (!verbs?.includes(verb)) continue;

@@ -29,6 +29,13 @@ test('the packages of every manager are read, versions and flags left out', () =
   assert.deepEqual(addedPackages('npm test'), []);
 });
 
+test('the command line is read as the shell reads it (shell-quote)', () => {
+  assert.deepEqual(addedPackages("npm install 'left-pad'"), [{ manager: 'npm', name: 'left-pad' }]);
+  assert.deepEqual(addedPackages('echo "npm install x && pip install y"'), []);
+  assert.deepEqual(addedPackages('cd web&&npm i react # and more'), [{ manager: 'npm', name: 'react' }]);
+  assert.deepEqual(addedPackages('x=$(pip install "$PKG")'), [{ manager: 'pip', name: '$PKG' }]);
+});
+
 test('one edit apart, and no more', () => {
   assert.ok(oneOff('requests', 'reqests'));
   assert.ok(oneOff('lodash', 'lodahs'));

@@ -53,12 +53,22 @@ pub(crate) fn sources(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(found)
 }
 
-/// A digest of the sources' names and bytes, and of `toolchain` (what
-/// builds them, with its version).
+/// Records of what a package manager installed for the plugin: not built
+/// from, but they say which versions of its dependencies a build bundles
+/// (npm writes this one on every install, with or without a lockfile
+/// beside `package.json`).
+const INSTALLED: &[&str] = &["node_modules/.package-lock.json"];
+
+/// A digest of the sources' names and bytes, of the records of installed
+/// dependencies, and of `toolchain` (what builds them, with its version).
 pub(crate) fn digest(dir: &Path, toolchain: &str) -> std::io::Result<String> {
     let mut hash = Sha256::new();
     hash.update(toolchain.as_bytes());
-    for file in sources(dir)? {
+    let installed = INSTALLED
+        .iter()
+        .map(PathBuf::from)
+        .filter(|record| dir.join(record).is_file());
+    for file in sources(dir)?.into_iter().chain(installed) {
         let bytes = std::fs::read(dir.join(&file))?;
         hash.update(b"\0");
         hash.update(file.to_string_lossy().as_bytes());
@@ -121,6 +131,20 @@ mod tests {
         std::fs::write(dir.path().join("hooks.json"), "changed").unwrap();
         assert_eq!(digest(dir.path(), "t").unwrap(), before);
         std::fs::write(dir.path().join("lib/util.py"), "changed").unwrap();
+        assert_ne!(digest(dir.path(), "t").unwrap(), before);
+    }
+
+    /// A dependency updated by `npm install` (no lockfile beside
+    /// `package.json`) is a new build, not the cached one.
+    #[test]
+    fn another_installed_version_of_a_dependency_changes_the_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("app.js"), "import 'shell-quote';").unwrap();
+        let record = dir.path().join("node_modules/.package-lock.json");
+        std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+        std::fs::write(&record, r#"{"shell-quote":"1.8.2"}"#).unwrap();
+        let before = digest(dir.path(), "t").unwrap();
+        std::fs::write(&record, r#"{"shell-quote":"1.8.3"}"#).unwrap();
         assert_ne!(digest(dir.path(), "t").unwrap(), before);
     }
 }

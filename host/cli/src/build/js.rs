@@ -174,6 +174,43 @@ fn async_method(source: &str) -> Option<(usize, String)> {
     })
 }
 
+/// Refuse to bundle before `npm install`: every package of `package.json`'s
+/// `dependencies` must be in a `node_modules/` of the folder or one above
+/// it (where Node.js and esbuild look), else the build stops naming the
+/// first one missing (not esbuild's "Could not resolve"), even when these
+/// sources were built before: a build behaves the same on every machine.
+pub(super) fn require_installed_dependencies(dir: &Path) -> anyhow::Result<()> {
+    let manifest = dir.join("package.json");
+    let text = match std::fs::read_to_string(&manifest) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", manifest.display())),
+    };
+    let parsed: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}:{}: {e}", manifest.display(), e.line()))?;
+    let Some(wanted) = parsed.get("dependencies").and_then(|d| d.as_object()) else {
+        return Ok(());
+    };
+    let absolute = std::path::absolute(dir)?;
+    let installed = |package: &str| {
+        absolute.ancestors().any(|folder| {
+            folder
+                .join("node_modules")
+                .join(package)
+                .join("package.json")
+                .is_file()
+        })
+    };
+    match wanted.keys().find(|package| !installed(package)) {
+        Some(missing) => bail!(
+            "{}: `{missing}` is a dependency, but it is not installed in node_modules/: run `npm install` (or `npm ci`) in {} first",
+            manifest.display(),
+            dir.display()
+        ),
+        None => Ok(()),
+    }
+}
+
 /// Write the SDK into the plugin (`wasm_hooks/`) when it has none: its
 /// `app.js` imports it from there.
 pub(super) fn ensure_sdk(dir: &Path) -> anyhow::Result<()> {

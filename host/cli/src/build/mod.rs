@@ -87,6 +87,7 @@ pub(crate) fn components(
             js::COMPONENTIZE_JS,
             js::ESBUILD
         );
+        js::require_installed_dependencies(dir)?;
         js::ensure_sdk(dir)?;
         vec![cached_build(dir, &cache.dir()?, &toolchain, js::build)?]
     } else {
