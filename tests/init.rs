@@ -70,3 +70,86 @@ fn init_offers_to_import_the_hooks_an_agent_already_has() {
     );
     assert!(!said.contains("import codex"), "{said}");
 }
+
+/// A project whose Claude Code settings hold a command hook, and a home.
+fn project_with_claude_hooks() -> tempfile::TempDir {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join(".claude")).unwrap();
+    std::fs::write(
+        project.path().join(".claude/settings.json"),
+        r#"{"permissions": {}, "hooks": {"PreToolUse": [{"matcher": "Bash",
+            "hooks": [{"type": "command", "command": "./check.sh"}]}]}}"#,
+    )
+    .unwrap();
+    project
+}
+
+/// On a terminal, `init` offers the import itself: the diff of both files,
+/// then a question; "n" writes nothing of it.
+#[test]
+fn init_on_a_terminal_shows_the_import_and_asks_before_moving_anything() {
+    let project = project_with_claude_hooks();
+    let settings = std::fs::read(project.path().join(".claude/settings.json")).unwrap();
+    // `script` gives `init` a terminal, and passes it the answer.
+    let out = std::process::Command::new("script")
+        .args([
+            "-qec",
+            concat!(env!("CARGO_BIN_EXE_wasm-hooks"), " init"),
+            "/dev/null",
+        ])
+        .current_dir(project.path())
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child.stdin.take().unwrap().write_all(b"n\n")?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("+            \"command\": \"./check.sh\"")
+            && said.contains("1 command hook moves into wasm-hooks' hook files")
+            && said.contains("Move them? [y/N]")
+            && said.contains("nothing written"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read(project.path().join(".claude/settings.json")).unwrap(),
+        settings
+    );
+}
+
+/// `init --import --yes` (no terminal needed) moves the hooks beside the
+/// starter's rule, and leaves Claude Code only wasm-hooks' own entry.
+#[test]
+fn init_with_import_moves_the_agents_hooks_beside_the_starter() {
+    let project = project_with_claude_hooks();
+    wasm_hooks(project.path())
+        .args(["init", "--import", "--yes"])
+        .assert()
+        .success();
+    let hooks = std::fs::read_to_string(project.path().join(".wasm-hooks/hooks.json")).unwrap();
+    let hooks: serde_json::Value = serde_json::from_str(&hooks).unwrap();
+    let groups = hooks["hooks"]["PreToolUse"].as_array().unwrap();
+    assert!(
+        groups.iter().any(|g| g["hooks"][0]["type"] == "inline")
+            && groups
+                .iter()
+                .any(|g| g["hooks"][0]["command"] == "./check.sh"),
+        "{hooks:#}"
+    );
+    let settings = std::fs::read_to_string(project.path().join(".claude/settings.json")).unwrap();
+    assert!(!settings.contains("./check.sh"), "{settings}");
+    // This build is not the `wasm-hooks` on PATH: its entry goes to the
+    // uncommitted settings.
+    let local =
+        std::fs::read_to_string(project.path().join(".claude/settings.local.json")).unwrap();
+    assert!(
+        local.contains("wasm-hooks hook --protocol claude"),
+        "{local}"
+    );
+}

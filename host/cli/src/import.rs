@@ -53,6 +53,18 @@ struct Move {
 }
 
 impl ImportArgs {
+    /// The import `init` offers for `agent`'s project settings in
+    /// `project`: asked about (the diff shown first) unless `yes`.
+    pub(crate) fn offered_by_init(agent: Agent, project: PathBuf, yes: bool) -> Self {
+        Self {
+            agent,
+            user: false,
+            project_dir: Some(project),
+            yes,
+            dry_run: false,
+        }
+    }
+
     fn project(&self) -> anyhow::Result<PathBuf> {
         match &self.project_dir {
             Some(dir) => Ok(dir.clone()),

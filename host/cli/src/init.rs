@@ -1,15 +1,20 @@
 //! `wasm-hooks init`: a starter hook file for a project (an inline rule
 //! that works as it is; plain JSON, which `jq` and every JSON library
 //! read), the `.gitignore` line for the local layer, and the next steps:
-//! how to add a wasm guard or a command hook, and, when an agent's
-//! settings already hold hooks, the command that moves them here.
+//! how to add a wasm guard or a command hook. When an agent's project
+//! settings already hold command hooks, `init` offers to move them here
+//! (`wasm-hooks import`, which shows the diff and asks) on a terminal, or
+//! with `--import`; elsewhere it names the command.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use clap::Args;
 
+use super::import::{self, ImportArgs};
+use super::install::Agent;
 use super::{Exit, report};
 
 /// The starter hook file.
@@ -24,6 +29,16 @@ pub(crate) struct InitArgs {
     /// The project [default: the current directory].
     #[arg(long, value_name = "DIR")]
     project_dir: Option<PathBuf>,
+
+    /// Also move the command hooks of Claude Code's, Codex's and Gemini
+    /// CLI's project settings here (`wasm-hooks import`), as is offered on
+    /// a terminal.
+    #[arg(long)]
+    import: bool,
+
+    /// With --import: move them without asking.
+    #[arg(long, short, requires = "import")]
+    yes: bool,
 }
 
 pub(crate) fn run(args: InitArgs) -> anyhow::Result<Exit> {
@@ -67,33 +82,48 @@ pub(crate) fn run(args: InitArgs) -> anyhow::Result<Exit> {
          # a command hook runs with your rights, once the project is trusted:\n  \
          #   {\"type\": \"command\", \"command\": \"./scripts/check.sh\", \"on_failure\": \"block\"}\n",
     );
-    for (agent, name, settings) in AGENT_SETTINGS {
-        if holds_hooks(&project.join(settings)) {
+    let importable = importable(&project);
+    let offered = args.import || std::io::stdin().is_terminal();
+    if !offered {
+        for agent in &importable {
             let _ = writeln!(
                 out,
-                "  wasm-hooks import {agent}                 # move {name}'s hooks in {settings} here"
+                "  wasm-hooks import {:<22}# move {}'s hooks in {} here",
+                agent.word(),
+                agent.name(),
+                agent.file_in(Path::new("")).display()
             );
         }
     }
     report::print(&out)?;
+    if offered {
+        for agent in importable {
+            import::run(ImportArgs::offered_by_init(
+                agent,
+                project.clone(),
+                args.yes,
+            ))?;
+        }
+    }
     Ok(Exit::GoOn)
 }
 
-/// Each agent's project settings that can hold hooks `import` moves: its
-/// name for `import`, its own name, the file.
-const AGENT_SETTINGS: [(&str, &str, &str); 4] = [
-    ("claude", "Claude Code", ".claude/settings.json"),
-    ("claude", "Claude Code", ".claude/settings.local.json"),
-    ("codex", "Codex", ".codex/hooks.json"),
-    ("gemini", "Gemini CLI", ".gemini/settings.json"),
-];
-
-/// Whether the JSON (or JSONC) file at `path` has a non-empty `hooks`.
-fn holds_hooks(path: &std::path::Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return false;
-    };
-    let parsed: Result<serde_json::Value, _> =
-        jsonc_parser::parse_to_serde_value(&text, &jsonc_parser::ParseOptions::default());
-    matches!(parsed, Ok(value) if value["hooks"].as_object().is_some_and(|h| !h.is_empty()))
+/// The agents whose project settings (shared or local) hold command hooks
+/// `import` would move.
+fn importable(project: &Path) -> Vec<Agent> {
+    [Agent::Claude, Agent::Codex, Agent::Gemini]
+        .into_iter()
+        .filter(|agent| {
+            let shared = agent.file_in(project);
+            let local = agent.local_file(&shared);
+            std::iter::once(shared).chain(local).any(|file| {
+                std::fs::read_to_string(file).is_ok_and(|text| {
+                    matches!(
+                        wasm_hooks::take_command_hooks(&text, agent.protocol()),
+                        Ok(Some(found)) if found.moved > 0
+                    )
+                })
+            })
+        })
+        .collect()
 }
