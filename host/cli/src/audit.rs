@@ -119,6 +119,15 @@ pub(crate) fn run(args: AuditArgs) -> anyhow::Result<Exit> {
             Ok(exit)
         }
         AuditCommand::Key { file } => {
+            // `~/.config/wasm-hooks/` may not exist yet: made, private.
+            if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
+                use std::os::unix::fs::DirBuilderExt as _;
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(parent)
+                    .with_context(|| format!("creating {}", parent.display()))?;
+            }
             let key = AuditKey::generate(&file)
                 .with_context(|| format!("writing a key to {}", file.display()))?;
             report::print(&format!(
