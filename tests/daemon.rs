@@ -460,7 +460,8 @@ fn a_socket_directory_other_users_may_enter_is_not_used() {
 
 /// `instance: reuse` is for long-lived hosts: through the daemon, as in a
 /// process of its own, every event gets a fresh instance (the plugin
-/// counts its instance's calls: always the first).
+/// counts its instance's calls: always the first), the ones the daemon
+/// makes ahead after each reply included.
 #[test]
 fn the_daemon_gives_every_event_a_fresh_instance_even_when_a_hook_asks_for_reuse() {
     let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [{

@@ -479,6 +479,31 @@ async fn a_runtime_answering_like_a_process_never_reuses_an_instance() {
     assert_eq!(remembered(&engine, "ls").await, "call 1");
 }
 
+/// A host that prepares between events (the daemon, after its reply)
+/// gives the next event an instance made ahead of it, never called
+/// before: every event still sees a fresh one.
+#[tokio::test]
+async fn an_instance_prepared_between_events_is_fresh_for_the_next_one() {
+    let runtime = WasmRuntime::builder().like_a_process().build().unwrap();
+    let file = hook_file("PreToolUse", "Bash", &plugin("hostile-remember"), json!({}));
+    let engine = support::engine_on(runtime, &file);
+    let prepared = |engine: &HookEngine| format!("{:?}", engine.hooks()[0].handler);
+    assert!(prepared(&engine).contains("Prepared(none)"));
+    for _ in 0..3 {
+        engine.prepare().await;
+        assert!(prepared(&engine).contains("Prepared(ready)"));
+        assert_eq!(remembered(&engine, "ls").await, "call 1");
+        assert!(prepared(&engine).contains("Prepared(none)"), "used once");
+    }
+    // A trap on a prepared instance is the event's, as on any other.
+    engine.prepare().await;
+    let trapped = engine.dispatch(bash("trap")).await;
+    assert!(
+        matches!(failure(&trapped), HookError::Trap { message, .. } if message.contains("after 1 calls")),
+        "{trapped:#?}"
+    );
+}
+
 /// Many events at once on a hook that reuses instances: each gets an
 /// instance of its own (warm or new), and every one is answered.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

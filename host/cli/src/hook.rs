@@ -313,6 +313,19 @@ thread_local! {
         );
 }
 
+/// Let `engines` make ready, on this thread's async runtime, what their
+/// next events would make on the way to an answer (their plugins' fresh
+/// instances): a daemon's worker does it after its reply is sent.
+pub(crate) fn prepare(engines: &[Arc<wasm_hooks::HookEngine>]) {
+    ASYNC_RUNTIME.with(|runtime| {
+        if let Ok(runtime) = &**runtime {
+            for engine in engines {
+                runtime.block_on(engine.prepare());
+            }
+        }
+    });
+}
+
 /// Dispatch `event` to `engine` on `runtime` (explaining on [`Stderr`]
 /// when asked), and wait for the hooks it left running in the background.
 fn run_hooks(

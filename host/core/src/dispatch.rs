@@ -156,6 +156,16 @@ impl HookRegistry {
         self.snapshot().iter().map(|r| r.spec.clone()).collect()
     }
 
+    /// Let every hook make ready what its next event would make on the way
+    /// to an answer ([`Handler::prepare`]): for a host that answers events
+    /// one after another and has time between them (the daemon, after its
+    /// reply is sent). Needs a tokio runtime with its time driver.
+    pub async fn prepare(&self) {
+        for Registered { spec, .. } in self.snapshot().iter() {
+            spec.handler.prepare(&spec.id).await;
+        }
+    }
+
     /// Run every hook that fits `event` and fold their answers.
     ///
     /// Hooks run one after another; a `modify` answer replaces the tool

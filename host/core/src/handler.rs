@@ -25,6 +25,9 @@ pub struct Reply {
 /// The future a [`Handler`] returns.
 pub type HandlerFuture<'a> = Pin<Box<dyn Future<Output = Reply> + Send + 'a>>;
 
+/// The future of [`Handler::prepare`].
+pub type PrepareFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
 /// One kind of hook: given an event, produce an answer within its limits.
 ///
 /// Implementations never panic on bad plugins, bad output or exhausted
@@ -56,5 +59,13 @@ pub trait Handler: Send + Sync + fmt::Debug {
     /// Which of [`Handler::rules`] (by index) decides `event`, if one does.
     fn deciding_rule(&self, _event: &Event) -> Option<usize> {
         None
+    }
+
+    /// Make ready, between events, what the next event of `hook` would
+    /// otherwise make on its way to an answer (a wasm plugin's fresh
+    /// instance), so the answer waits less; nothing by default. What is
+    /// made must answer exactly as what the event would have made.
+    fn prepare<'a>(&'a self, _hook: &'a HookId) -> PrepareFuture<'a> {
+        Box::pin(std::future::ready(()))
     }
 }

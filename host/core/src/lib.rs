@@ -52,7 +52,7 @@ pub use event::{
     CATALOGUE, Event, EventError, EventName, UnknownEvent, now_rfc3339, plain_text, record_field,
     rfc3339_of_millis,
 };
-pub use handler::{Handler, HandlerFuture, Reply};
+pub use handler::{Handler, HandlerFuture, PrepareFuture, Reply};
 pub use id::HookId;
 pub use known::{KNOWN_RECORD_FIELDS, KNOWN_TOOLS};
 pub use matcher::{EventPattern, ToolMatcher, regex_error};

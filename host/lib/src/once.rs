@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use wasm_hooks_core::{
-    Decision, Event, Handler, HandlerFuture, HookId, HookOutput, HookResult, Reply,
+    Decision, Event, Handler, HandlerFuture, HookId, HookOutput, HookResult, PrepareFuture, Reply,
 };
 
 use crate::shared_state::SharedState;
@@ -103,6 +103,10 @@ impl Handler for OnceHook {
                 },
             }
         })
+    }
+
+    fn prepare<'a>(&'a self, hook: &'a HookId) -> PrepareFuture<'a> {
+        self.inner.prepare(hook)
     }
 
     fn details(&self) -> Vec<String> {

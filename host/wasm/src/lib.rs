@@ -51,9 +51,9 @@ pub use warm::{InstancePolicy, MAX_INSTANCE_CALLS};
 use self::refusals::{Refusal, Refusals};
 use self::state::{HostState, Limiter, LogLines};
 use self::stdio::CappedPipe;
-use self::warm::{WarmInstance, WarmPool};
+use self::warm::{Prepared, WarmInstance, WarmPool};
 use wasm_hooks_core::{
-    Event, Handler, HandlerFuture, HookError, HookId, HookOutput, HookResult, Reply,
+    Event, Handler, HandlerFuture, HookError, HookId, HookOutput, HookResult, PrepareFuture, Reply,
     escape_controls,
 };
 
@@ -69,6 +69,8 @@ pub struct WasmHook {
     grants: Grants,
     /// Its warm instances, when it keeps them (`instance: reuse`).
     warm: Option<Arc<WarmPool>>,
+    /// Otherwise, its next fresh instance when the host made it ahead.
+    prepared: Arc<Prepared>,
 }
 
 impl WasmHook {
@@ -81,6 +83,7 @@ impl WasmHook {
             limits,
             grants: Grants::default(),
             warm: None,
+            prepared: Arc::default(),
         }
     }
 
@@ -147,10 +150,40 @@ impl WasmHook {
         }
     }
 
-    /// Keep `warm` for a later call, if the hook keeps instances.
+    /// Keep `warm` for a later call, if the hook keeps instances; else
+    /// leave it to be dropped after the reply, if the host prepares.
     fn keep(&self, warm: Option<WarmInstance>) {
-        if let (Some(pool), Some(warm)) = (&self.warm, warm) {
-            pool.give_back(warm);
+        match (&self.warm, warm) {
+            (Some(pool), Some(warm)) => pool.give_back(warm),
+            (None, Some(spent)) => self.prepared.retire(spent),
+            (_, None) => {}
+        }
+    }
+
+    /// Make this hook's next fresh instance now, between events, so the
+    /// next event does not wait for it (the host calls this after its
+    /// reply is sent); and drop the one the last event used, whose pool
+    /// slot's reset would otherwise be that event's. Nothing for a hook
+    /// that keeps warm instances, nor for one granted directories: those
+    /// are opened when its event comes (a directory replaced meanwhile is
+    /// the new one). A failure leaves none made: the event makes its own,
+    /// and reports what fails.
+    async fn make_next_instance(&self, hook: &HookId) {
+        let compiled = self.plugin.current();
+        if self.warm.is_some() || !self.grants.dirs().is_empty() || self.prepared.begin(&compiled) {
+            return;
+        }
+        let Ok(mut ready) = self.fresh_instance(hook, compiled) else {
+            return;
+        };
+        let deadline = Instant::now() + Duration::from_millis(self.limits.timeout_ms);
+        let timeout = arm(&mut ready.store, self.limits.fuel, deadline);
+        let WarmInstance {
+            store, compiled, ..
+        } = &mut ready;
+        if let Ok(Ok(made)) = tokio::time::timeout(timeout, compiled.pre.instantiate(store)).await {
+            ready.instance = Some(made);
+            self.prepared.put(ready);
         }
     }
 
@@ -162,8 +195,10 @@ impl WasmHook {
         let runtime = self.plugin.runtime();
         let kv = runtime.kv_scope(self.plugin.kv_name(), event.session_id());
         let compiled = self.plugin.current();
-        let warm = self.warm.as_ref().and_then(|pool| pool.take(&compiled));
-        let mut warm = match warm.map_or_else(|| self.fresh_instance(hook, compiled), Ok) {
+        let mut warm = match self
+            .waiting(&compiled)
+            .map_or_else(|| self.fresh_instance(hook, compiled), Ok)
+        {
             Ok(warm) => warm,
             Err(message) => {
                 let reply = Reply {
@@ -240,6 +275,15 @@ impl WasmHook {
         }
     }
 
+    /// An instance of `compiled` waiting for a call: a warm one, when the
+    /// hook keeps them; else one made ahead by [`Handler::prepare`].
+    fn waiting(&self, compiled: &Arc<plugin::Compiled>) -> Option<WarmInstance> {
+        match &self.warm {
+            Some(pool) => pool.take(compiled),
+            None => self.prepared.take(compiled),
+        }
+    }
+
     /// A store for a new instance of `compiled` (made by its first call),
     /// with WASI granting this hook's grants and nothing else; or why the
     /// grants cannot be given.
@@ -296,6 +340,10 @@ impl WasmHook {
 impl Handler for WasmHook {
     fn handle<'a>(&'a self, hook: &'a HookId, event: &'a Event) -> HandlerFuture<'a> {
         Box::pin(self.call(hook, event))
+    }
+
+    fn prepare<'a>(&'a self, hook: &'a HookId) -> PrepareFuture<'a> {
+        Box::pin(self.make_next_instance(hook))
     }
 
     fn details(&self) -> Vec<String> {

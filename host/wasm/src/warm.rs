@@ -94,3 +94,62 @@ impl WarmPool {
         self.idle.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
+
+/// A fresh-instance hook's instance made ahead of its event (never called:
+/// an event gets it as it would a new one), and the instance its last
+/// event used, whose drop (its pool slot's reset) waits for the next
+/// preparation. Both stay empty unless the host prepares
+/// (`WasmHook::prepare`): a host that never does drops every instance
+/// after its call, as before.
+#[derive(Default)]
+pub(crate) struct Prepared {
+    next: Mutex<Option<WarmInstance>>,
+    spent: Mutex<Option<WarmInstance>>,
+    /// Whether the host prepares: then spent instances wait for it.
+    preparing: std::sync::atomic::AtomicBool,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ready = lock(&self.next).is_some();
+        write!(f, "Prepared({})", if ready { "ready" } else { "none" })
+    }
+}
+
+impl Prepared {
+    /// The instance made ahead, if it is of `compiled` (one of an older
+    /// version is dropped).
+    pub(crate) fn take(&self, compiled: &Arc<Compiled>) -> Option<WarmInstance> {
+        lock(&self.next)
+            .take()
+            .filter(|ready| Arc::ptr_eq(&ready.compiled, compiled))
+    }
+
+    /// Keep `spent` (its call is over) until the next preparation drops
+    /// it, when the host prepares; else drop it now.
+    pub(crate) fn retire(&self, spent: WarmInstance) {
+        if self.preparing.load(std::sync::atomic::Ordering::Relaxed) {
+            *lock(&self.spent) = Some(spent);
+        }
+    }
+
+    /// Start preparing: drop the spent instance; whether an instance of
+    /// `compiled` is already waiting.
+    pub(crate) fn begin(&self, compiled: &Arc<Compiled>) -> bool {
+        self.preparing
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        drop(lock(&self.spent).take());
+        lock(&self.next)
+            .as_ref()
+            .is_some_and(|ready| Arc::ptr_eq(&ready.compiled, compiled))
+    }
+
+    /// Keep `ready`, made ahead, for the next event.
+    pub(crate) fn put(&self, ready: WarmInstance) {
+        *lock(&self.next) = Some(ready);
+    }
+}
+
+fn lock(slot: &Mutex<Option<WarmInstance>>) -> std::sync::MutexGuard<'_, Option<WarmInstance>> {
+    slot.lock().unwrap_or_else(PoisonError::into_inner)
+}

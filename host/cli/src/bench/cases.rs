@@ -286,28 +286,44 @@ pub(super) fn check(
 }
 
 /// Time `n` awaits of `f` (after `n / 10` for warming up).
-pub(super) fn measure<F, Fut>(
+pub(super) fn measure<F, Fut>(rt: &tokio::runtime::Runtime, name: &str, n: usize, f: F) -> Summary
+where
+    F: FnMut() -> Fut,
+    Fut: Future,
+{
+    measure_between(rt, name, n, || std::future::ready(()), f)
+}
+
+/// Time `n` runs of `f` (after a tenth as many unmeasured), with `between`
+/// run before each, untimed and its page faults not counted.
+pub(super) fn measure_between<B, BFut, F, Fut>(
     rt: &tokio::runtime::Runtime,
     name: &str,
     n: usize,
+    mut between: B,
     mut f: F,
 ) -> Summary
 where
+    B: FnMut() -> BFut,
+    BFut: Future,
     F: FnMut() -> Fut,
     Fut: Future,
 {
     rt.block_on(async {
         for _ in 0..n / 10 {
+            between().await;
             f().await;
         }
         let mut samples = Vec::with_capacity(n);
-        let faults = super::stats::thread_faults();
+        let mut faults = 0;
         for _ in 0..n {
+            between().await;
+            let before = super::stats::thread_faults();
             let started = Instant::now();
             f().await;
             samples.push(started.elapsed());
+            faults += super::stats::thread_faults().saturating_sub(before);
         }
-        let faults = super::stats::thread_faults().saturating_sub(faults);
         Summary::of(name, samples).with_faults(faults)
     })
 }

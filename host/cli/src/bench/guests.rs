@@ -11,7 +11,7 @@ use serde_json::json;
 use wasm_hooks::Event;
 
 use super::BenchArgs;
-use super::cases::{check, command_case, engine, hook_file, measure};
+use super::cases::{check, command_case, engine, hook_file, measure, measure_between};
 use super::stats::Summary;
 
 /// The Python twin: `app.py`'s `Handler` on the event from stdin.
@@ -67,6 +67,12 @@ pub(super) fn cases(
         check(rt, &wasm, event)?;
         let label = format!("wasm hook, {language} guest, fresh instance");
         out.push(measure(rt, &label, args.events, || wasm.dispatch(event)));
+        let label =
+            format!("wasm hook, {language} guest, fresh instance made between events (the daemon)");
+        let between = || wasm.prepare();
+        out.push(measure_between(rt, &label, args.events, between, || {
+            wasm.dispatch(event)
+        }));
         let warm_file = hook_file(
             dir,
             &format!("{language}-warm"),

@@ -116,6 +116,22 @@ impl KeptEngines {
     }
 }
 
+impl KeptEngines {
+    /// The engines `thread` keeps that built.
+    pub(crate) fn of_thread(&self, thread: std::thread::ThreadId) -> Vec<Arc<HookEngine>> {
+        let all = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        all.iter()
+            .filter(|(key, _)| key.thread == thread)
+            .filter_map(|(_, kept)| {
+                let state = kept.state.lock().unwrap_or_else(PoisonError::into_inner);
+                state
+                    .as_ref()
+                    .and_then(|(_, built)| built.as_ref().map(|(engine, _)| Arc::clone(engine)))
+            })
+            .collect()
+    }
+}
+
 /// What a daemon brings to a request it answers.
 pub(crate) struct FromDaemon<'a> {
     /// Its warm runtime (its plugins' `kv` lasting one call).

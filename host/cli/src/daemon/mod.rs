@@ -240,6 +240,11 @@ fn serve(daemon: &Daemon, stream: &mut UnixStream) {
         tracing::warn!("replying: {e}");
     }
     tracing::debug!(elapsed = ?started.elapsed(), "request served");
+    // The client has its answer (and the connection closed, so it waits
+    // for nothing more): what this worker's next event would make on its
+    // way (fresh instances of its plugins) is made now.
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+    super::hook::prepare(&daemon.engines.of_thread(std::thread::current().id()));
 }
 
 impl Daemon {

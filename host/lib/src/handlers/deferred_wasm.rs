@@ -14,7 +14,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::OnceCell;
-use wasm_hooks_core::{Event, Handler, HandlerFuture, HookError, HookId, HookOutput, Reply};
+use wasm_hooks_core::{
+    Event, Handler, HandlerFuture, HookError, HookId, HookOutput, PrepareFuture, Reply,
+};
 use wasm_hooks_wasm::{Grants, InstancePolicy, WasmHook, WasmLimits, WasmRuntime};
 
 use super::config_schema;
@@ -263,6 +265,15 @@ impl Handler for DeferredWasm {
                 },
             }
         })
+    }
+
+    /// Its plugin's next instance, once the plugin is loaded (never a pull
+    /// or a load: those are the first event's).
+    fn prepare<'a>(&'a self, id: &'a HookId) -> PrepareFuture<'a> {
+        match self.hook.get() {
+            Some(hook) => hook.prepare(id),
+            None => Box::pin(std::future::ready(())),
+        }
     }
 
     fn details(&self) -> Vec<String> {
