@@ -655,3 +655,52 @@ fn the_daemon_builds_an_engine_once_and_again_when_each_kind_of_input_changes() 
     daemon.kill().unwrap();
     daemon.wait().unwrap();
 }
+
+/// Copilot CLI gives every hook call its own trace context
+/// (`COPILOT_TRACEPARENT`): the daemon keeps one engine for them all (it
+/// used to build one per event), and each event's command hook still sees
+/// its own event's value.
+#[test]
+fn a_variable_that_changes_on_every_event_reaches_its_hook_without_a_new_engine() {
+    let place = Place::new();
+    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [{
+        "type": "command",
+        "command": "printf '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"additionalContext\":\"%s\"}}' \"$COPILOT_TRACEPARENT\"",
+    }]}]}}));
+    let wasm_hooks = || {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+        cmd.env_remove("WASM_HOOKS_DAEMON")
+            .env_remove("RUST_LOG")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env("XDG_RUNTIME_DIR", place.runtime.path())
+            .env("XDG_STATE_HOME", place.state.path())
+            .env("XDG_CONFIG_HOME", "/nonexistent");
+        cmd
+    };
+    let mut daemon = wasm_hooks()
+        .args(["-v", "daemon"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    Place::wait_for("a socket", || place.sockets().len() == 1);
+    let mut log = String::new();
+    let event = support::fixture("PreToolUse");
+    for n in 0..10 {
+        let traceparent = format!("00-{n:032x}-{n:016x}-01");
+        let mut hook = wasm_hooks();
+        hook.env("WASM_HOOKS_DAEMON", "only")
+            .env("COPILOT_TRACEPARENT", &traceparent)
+            .args(["hook", "--config", file.path.to_str().unwrap()]);
+        let out = support::output_fed(&mut hook, &event.to_string());
+        log.push_str(&String::from_utf8_lossy(&out.stderr));
+        let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            answer["hookSpecificOutput"]["additionalContext"], traceparent,
+            "{out:?}"
+        );
+    }
+    let builds = log.matches("engine built").count();
+    assert!((1..=2).contains(&builds), "10 events, {builds} builds");
+    daemon.kill().unwrap();
+    daemon.wait().unwrap();
+}

@@ -304,6 +304,12 @@ impl HookEngineBuilder {
         self
     }
 
+    /// The variables its engines' hooks read: [`RequestEnv::update`] gives
+    /// a built engine the next request's.
+    pub fn current_request_env(&self) -> &RequestEnv {
+        &self.request_env
+    }
+
     /// Engine-wide defaults for prompt hooks (provider, model, API key
     /// variable, tokens, timeout), so a hook can give only its prompt.
     pub fn prompt_defaults(&mut self, defaults: PromptDefaults) -> &mut Self {

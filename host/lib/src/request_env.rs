@@ -4,25 +4,43 @@
 //! `CLAUDE_ENV_FILE`, …) that decide no answer of the engine's own but
 //! that a command hook, an MCP server, a plugin's granted variables or an
 //! HTTP hook's headers may read. They reach those as the caller had them,
-//! set or unset, and the daemon is keyed by everything else.
+//! set or unset, and the daemon is keyed by everything else but the
+//! variables that change from one event to the next: an engine it keeps
+//! is given each event's ([`RequestEnv::update`]) before it answers it.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 /// Variables set (`Some`) or unset (`None`) for one request, over the
 /// process's environment. Empty by default: the process's own, unchanged.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RequestEnv(Arc<[(String, Option<String>)]>);
+/// Clones share their variables: an engine's hooks hold clones of the one
+/// its builder was given, so [`RequestEnv::update`] reaches them all.
+#[derive(Debug, Clone, Default)]
+pub struct RequestEnv(Arc<RwLock<Arc<[(String, Option<String>)]>>>);
 
 impl RequestEnv {
     /// These variables, each set to its value or unset.
     pub fn new(variables: impl IntoIterator<Item = (String, Option<String>)>) -> Self {
-        Self(variables.into_iter().collect())
+        Self(Arc::new(RwLock::new(variables.into_iter().collect())))
+    }
+
+    /// From now on, `other`'s variables (for the next event an engine that
+    /// shares these answers).
+    pub fn update(&self, other: &RequestEnv) {
+        let variables = other.variables();
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = variables;
+    }
+
+    fn variables(&self) -> Arc<[(String, Option<String>)]> {
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The variable's value for this request: its own when it brings the
     /// name, else the process's.
     pub fn var(&self, name: &str) -> Option<String> {
-        match self.0.iter().find(|(n, _)| n == name) {
+        match self.variables().iter().find(|(n, _)| n == name) {
             Some((_, value)) => value.clone(),
             None => std::env::var(name).ok(),
         }
@@ -30,7 +48,7 @@ impl RequestEnv {
 
     /// Give a child process this request's variables.
     pub(crate) fn apply(&self, command: &mut tokio::process::Command) {
-        for (name, value) in self.0.iter() {
+        for (name, value) in self.variables().iter() {
             match value {
                 Some(value) => command.env(name, value),
                 None => command.env_remove(name),
@@ -59,5 +77,16 @@ mod tests {
             RequestEnv::default().var("HOME"),
             std::env::var("HOME").ok()
         );
+    }
+
+    #[test]
+    fn an_update_reaches_every_clone() {
+        let env = RequestEnv::new([("COPILOT_TRACEPARENT".to_owned(), Some("00-a".to_owned()))]);
+        let held = env.clone();
+        env.update(&RequestEnv::new([(
+            "COPILOT_TRACEPARENT".to_owned(),
+            Some("00-b".to_owned()),
+        )]));
+        assert_eq!(held.var("COPILOT_TRACEPARENT").as_deref(), Some("00-b"));
     }
 }

@@ -27,7 +27,7 @@ const MAX_KEPT: usize = 32;
 pub(crate) struct EngineKey {
     /// The `hook` command line.
     pub(crate) argv: Vec<String>,
-    /// The caller's per-session variables.
+    /// The caller's per-session variables (not the per-event ones).
     pub(crate) env: Vec<(String, Option<String>)>,
     /// The project the event is in.
     pub(crate) project: PathBuf,
@@ -160,6 +160,7 @@ impl FromDaemon<'_> {
         make: impl FnOnce() -> Result<HookEngineBuilder, String>,
     ) -> Result<Built, String> {
         let (runtime, env) = (self.runtime, self.env);
+        let this_request = env.clone();
         let make = move || {
             let mut builder = make()?;
             builder.runtime(runtime).request_env(env);
@@ -176,6 +177,10 @@ impl FromDaemon<'_> {
             });
         }
         project.clone_into(&mut self.key.project);
-        self.engines.engine(&self.key, make)
+        let built = self.engines.engine(&self.key, make)?;
+        // A kept engine answers with this event's variables (those its key
+        // leaves out change on every event).
+        built.builder.current_request_env().update(&this_request);
+        Ok(built)
     }
 }

@@ -280,7 +280,10 @@ impl Daemon {
             engines: &self.engines,
             key: EngineKey {
                 argv: request.argv.clone(),
-                env: variables,
+                env: variables
+                    .into_iter()
+                    .filter(|(name, _)| !place::PER_EVENT_VARIABLES.contains(&name.as_str()))
+                    .collect(),
                 project: PathBuf::new(),
                 thread: std::thread::current().id(),
             },

@@ -55,6 +55,12 @@ pub(crate) const REQUEST_VARIABLES: &[&str] = &[
     "PWD",
 ];
 
+/// Of [`REQUEST_VARIABLES`], those that change on every event (Copilot
+/// CLI's trace context): left out of the key of an engine the daemon keeps,
+/// which gets each event's before it answers it. (An MCP server an engine
+/// started keeps the values it started with.)
+pub(crate) const PER_EVENT_VARIABLES: &[&str] = &["COPILOT_TRACEPARENT"];
+
 /// This process's [`REQUEST_VARIABLES`], each with its value or unset;
 /// `None` when a value is not UTF-8 (no daemon then: the request could not
 /// carry it).
