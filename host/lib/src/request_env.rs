@@ -15,7 +15,10 @@ use std::sync::{Arc, PoisonError, RwLock};
 /// Clones share their variables: an engine's hooks hold clones of the one
 /// its builder was given, so [`RequestEnv::update`] reaches them all.
 #[derive(Debug, Clone, Default)]
-pub struct RequestEnv(Arc<RwLock<Arc<[(String, Option<String>)]>>>);
+pub struct RequestEnv(Arc<RwLock<Variables>>);
+
+/// Variables by name, each set to its value or unset.
+type Variables = Arc<[(String, Option<String>)]>;
 
 impl RequestEnv {
     /// These variables, each set to its value or unset.
@@ -30,7 +33,7 @@ impl RequestEnv {
         *self.0.write().unwrap_or_else(PoisonError::into_inner) = variables;
     }
 
-    fn variables(&self) -> Arc<[(String, Option<String>)]> {
+    fn variables(&self) -> Variables {
         self.0
             .read()
             .unwrap_or_else(PoisonError::into_inner)
