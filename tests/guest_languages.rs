@@ -53,6 +53,30 @@ fn unittest(dir: &Path, sdk: Option<&Path>) -> String {
     succeeded("python3 -m unittest", &command.output().unwrap())
 }
 
+/// The README's way to native tests with dependencies from PyPI: a venv
+/// in `dir`, `pip install -e .`, then unittest in it (with the SDK at
+/// `sdk`, else the plugin's own copy): what they said.
+fn unittest_in_a_venv(dir: &Path, sdk: Option<&Path>) -> String {
+    let run = |program: &str, args: &[&str]| {
+        let mut command = Command::new(program);
+        command.current_dir(dir).args(args);
+        if let Some(sdk) = sdk {
+            command.env("PYTHONPATH", sdk);
+        }
+        succeeded(
+            &format!("{program} {}", args.join(" ")),
+            &command.output().unwrap(),
+        )
+    };
+    run("python3", &["-m", "venv", ".venv"]);
+    let quiet = ["--quiet", "--disable-pip-version-check"];
+    run(
+        ".venv/bin/pip",
+        &[&["install", "-e", "."][..], &quiet].concat(),
+    );
+    run(".venv/bin/python", &["-m", "unittest"])
+}
+
 /// The plugin's native tests under node's test runner.
 fn node_test(dir: &Path) -> String {
     let out = Command::new("node")
@@ -188,24 +212,7 @@ fn a_python_plugin_bundles_its_pypi_dependencies_and_nothing_else_from_the_machi
     std::fs::write(&manifest, &declared).unwrap();
     // The README's steps: the native tests in a venv with the dependency
     // (`sudo rm -rf build` is parsed by bashlex there too).
-    let venv = |args: &[&str]| {
-        let out = Command::new(args[0])
-            .current_dir(&dir)
-            .args(&args[1..])
-            .output()
-            .unwrap();
-        succeeded(&args.join(" "), &out)
-    };
-    venv(&["python3", "-m", "venv", ".venv"]);
-    venv(&[
-        ".venv/bin/pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-        "-e",
-        ".",
-    ]);
-    let native = venv(&[".venv/bin/python", "-m", "unittest"]);
+    let native = unittest_in_a_venv(&dir, None);
     assert!(
         native.contains("Ran 2 tests") && native.contains("OK"),
         "{native}"
@@ -298,6 +305,15 @@ catch (e) { console.log(e.message); }";
     );
 }
 
+/// `files` of the example plugin `name` copied into a temporary folder of
+/// the same name: the folder (kept while the first lives).
+fn example(name: &str, files: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let source = support::workspace_root().join("example-plugins").join(name);
+    let copy = tempfile::tempdir().unwrap();
+    let dir = copied(&source, copy.path(), files);
+    (copy, dir)
+}
+
 /// `files` of the plugin folder `source` copied into a folder of the same
 /// name under `parent` (the build writes beside them): that folder.
 fn copied(source: &Path, parent: &Path, files: &[&str]) -> PathBuf {
@@ -379,8 +395,6 @@ fn the_python_example_passes_its_native_and_policy_tests_and_fails_loudly() {
 
 #[test]
 fn the_js_example_passes_its_policy_and_native_tests_and_fails_loudly() {
-    let source = support::workspace_root().join("example-plugins/new-dependencies-js");
-    let copy = tempfile::tempdir().unwrap();
     let files = [
         "app.js",
         "app.test.js",
@@ -389,7 +403,7 @@ fn the_js_example_passes_its_policy_and_native_tests_and_fails_loudly() {
         "hooks.json",
         "fixtures/dependencies.yaml",
     ];
-    let dir = copied(&source, copy.path(), &files);
+    let (_copy, dir) = example("new-dependencies-js", &files);
     // Its npm dependency (shell-quote) is not installed yet: the build
     // says so, and what to run.
     let out = wasm_hooks(&dir, &["build"]);
@@ -421,8 +435,6 @@ fn the_js_example_passes_its_policy_and_native_tests_and_fails_loudly() {
 /// pinned) and the fixtures on the component.
 #[test]
 fn the_python_example_with_a_pypi_dependency_follows_its_readme() {
-    let source = support::workspace_root().join("example-plugins/destructive-sql-py");
-    let copy = tempfile::tempdir().unwrap();
     let files = [
         "app.py",
         "test_app.py",
@@ -431,31 +443,9 @@ fn the_python_example_with_a_pypi_dependency_follows_its_readme() {
         "config.schema.json",
         "fixtures/sql.yaml",
     ];
-    let dir = copied(&source, copy.path(), &files);
-    let run = |program: &str, args: &[&str]| {
-        let out = Command::new(program)
-            .current_dir(&dir)
-            .args(args)
-            .env(
-                "PYTHONPATH",
-                support::workspace_root().join("guest-sdk/python"),
-            )
-            .output()
-            .unwrap();
-        succeeded(&format!("{program} {}", args.join(" ")), &out)
-    };
-    run("python3", &["-m", "venv", ".venv"]);
-    run(
-        ".venv/bin/pip",
-        &[
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "-e",
-            ".",
-        ],
-    );
-    let native = run(".venv/bin/python", &["-m", "unittest"]);
+    let (_copy, dir) = example("destructive-sql-py", &files);
+    let sdk = support::workspace_root().join("guest-sdk/python");
+    let native = unittest_in_a_venv(&dir, Some(&sdk));
     assert!(
         native.contains("Ran 6 tests") && native.contains("OK"),
         "{native}"

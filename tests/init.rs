@@ -54,14 +54,7 @@ fn init_writes_a_starter_that_validates_clean_and_denies_a_force_push() {
 /// command that moves them into the new hook file.
 #[test]
 fn init_offers_to_import_the_hooks_an_agent_already_has() {
-    let project = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(project.path().join(".claude")).unwrap();
-    std::fs::write(
-        project.path().join(".claude/settings.json"),
-        r#"{"permissions": {}, "hooks": {"PreToolUse": [{"matcher": "Bash",
-            "hooks": [{"type": "command", "command": "./check.sh"}]}]}}"#,
-    )
-    .unwrap();
+    let project = project_with_claude_hooks();
     let out = wasm_hooks(project.path()).arg("init").output().unwrap();
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -71,7 +64,7 @@ fn init_offers_to_import_the_hooks_an_agent_already_has() {
     assert!(!said.contains("import codex"), "{said}");
 }
 
-/// A project whose Claude Code settings hold a command hook, and a home.
+/// A project whose Claude Code settings hold a command hook.
 fn project_with_claude_hooks() -> tempfile::TempDir {
     let project = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(project.path().join(".claude")).unwrap();

@@ -186,19 +186,7 @@ fn built_example(name: &str) -> PathBuf {
             .join("target/plugins/built-examples")
             .join(name);
         let _ = std::fs::remove_dir_all(&dir);
-        copy_dir(
-            &support::workspace_root().join("example-plugins").join(name),
-            &dir,
-        );
-        let _ = std::fs::remove_dir_all(dir.join("build"));
-        if dir.join("package-lock.json").is_file() {
-            let installed = Command::new("npm")
-                .current_dir(&dir)
-                .args(["ci", "--no-audit", "--no-fund"])
-                .output()
-                .unwrap();
-            ok("npm ci", installed);
-        }
+        example_copy(name, &dir);
         let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
             .current_dir(&dir)
             .arg("build")
@@ -214,6 +202,24 @@ fn built_example(name: &str) -> PathBuf {
         wasm
     })
     .clone()
+}
+
+/// The example plugin `name` copied to `dir`, without its build and with
+/// its npm dependencies installed (`npm ci`), ready for `wasm-hooks build`.
+fn example_copy(name: &str, dir: &Path) {
+    copy_dir(
+        &support::workspace_root().join("example-plugins").join(name),
+        dir,
+    );
+    let _ = std::fs::remove_dir_all(dir.join("build"));
+    if dir.join("package-lock.json").is_file() {
+        let installed = Command::new("npm")
+            .current_dir(dir)
+            .args(["ci", "--no-audit", "--no-fund"])
+            .output()
+            .unwrap();
+        ok("npm ci", installed);
+    }
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -1118,21 +1124,7 @@ fn rebuilding_unchanged_python_and_js_sources_gives_the_same_sha256_named_by_the
         let first = std::fs::read(built_example(example)).unwrap();
         let parent = tempfile::tempdir().unwrap();
         let dir = parent.path().join("a-folder-of-another-name");
-        copy_dir(
-            &support::workspace_root()
-                .join("example-plugins")
-                .join(example),
-            &dir,
-        );
-        let _ = std::fs::remove_dir_all(dir.join("build"));
-        if dir.join("package-lock.json").is_file() {
-            let installed = Command::new("npm")
-                .current_dir(&dir)
-                .args(["ci", "--no-audit", "--no-fund"])
-                .output()
-                .unwrap();
-            ok("npm ci", installed);
-        }
+        example_copy(example, &dir);
         let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
             .current_dir(&dir)
             .arg("build")
