@@ -98,11 +98,23 @@ pub(crate) fn run(args: InitArgs) -> anyhow::Result<Exit> {
     report::print(&out)?;
     if offered {
         for agent in importable {
-            import::run(ImportArgs::offered_by_init(
+            let imported = import::run(ImportArgs::offered_by_init(
                 agent,
                 project.clone(),
                 args.yes,
-            ))?;
+            ));
+            // Asked for (--import), a failed import fails `init`; only
+            // offered, it leaves the starter written and says why.
+            match imported {
+                Err(e) if !args.import => report::print(&format!(
+                    "{}'s hooks were not imported: {e:#}; `wasm-hooks import {}` tries again\n",
+                    agent.name(),
+                    agent.word()
+                ))?,
+                other => {
+                    other?;
+                }
+            }
         }
     }
     Ok(Exit::GoOn)

@@ -1,6 +1,8 @@
-//! Instances a hook keeps warm between calls (`instance: reuse`), for
-//! plugins whose start is most of their cost (a Python or JavaScript
-//! guest builds its interpreter's state on every fresh instance).
+//! Instances a hook keeps between calls: warm ones (`instance: reuse`),
+//! for plugins whose start is most of their cost (a Python or JavaScript
+//! guest builds its interpreter's state on every fresh instance); and, for
+//! every other hook, the next fresh instance a host made ahead between
+//! events ([`Prepared`]), which no event has used.
 //!
 //! What carries from one call to the next: the guest's memory and globals
 //! (module-level variables, caches, anything it allocated), and WASI
@@ -99,7 +101,7 @@ impl WarmPool {
 /// an event gets it as it would a new one), and the instance its last
 /// event used, whose drop (its pool slot's reset) waits for the next
 /// preparation. Both stay empty unless the host prepares
-/// (`WasmHook::prepare`): a host that never does drops every instance
+/// (`Handler::prepare`): a host that never does drops every instance
 /// after its call, as before.
 #[derive(Default)]
 pub(crate) struct Prepared {
