@@ -79,6 +79,23 @@ pub(crate) fn digest(dir: &Path, toolchain: &str) -> std::io::Result<String> {
     Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// A short digest of what this build of wasm-hooks itself puts into a
+/// component beside a plugin's sources (its SDK's files, the glue it
+/// generates): part of the build cache's key, so a wasm-hooks whose SDK
+/// changed builds again even where its version number did not.
+pub(crate) fn recipe(parts: &[&str]) -> String {
+    let mut hash = Sha256::new();
+    for part in parts {
+        hash.update((part.len() as u64).to_le_bytes());
+        hash.update(part.as_bytes());
+    }
+    hash.finalize()
+        .iter()
+        .take(6)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// A source of the plugin in `dir` changed after its newest component in
 /// `build/` was written (the last build; an older file there is left from
 /// a build before): that source and that component.
@@ -132,6 +149,20 @@ mod tests {
         assert_eq!(digest(dir.path(), "t").unwrap(), before);
         std::fs::write(dir.path().join("lib/util.py"), "changed").unwrap();
         assert_ne!(digest(dir.path(), "t").unwrap(), before);
+    }
+
+    /// A change to what wasm-hooks itself bundles (the SDK, its glue) is a
+    /// new recipe, so a new build; moving text between parts is too.
+    #[test]
+    fn the_recipe_follows_every_part() {
+        let before = recipe(&["sdk", "entry"]);
+        assert_eq!(recipe(&["sdk", "entry"]), before);
+        assert_ne!(recipe(&["sdk!", "entry"]), before);
+        assert_ne!(recipe(&["sdke", "ntry"]), before);
+        assert_ne!(
+            recipe(&crate::build::js::glue()),
+            recipe(&crate::build::js::glue()[1..])
+        );
     }
 
     /// A dependency updated by `npm install` (no lockfile beside

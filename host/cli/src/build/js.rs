@@ -102,6 +102,15 @@ Math.random = (() => { let s = 0x2545f491; return () => { s ^= s << 13; s ^= s >
 /// The hook methods, for the check that none is `async`.
 const METHODS: &str = "dispatch|other|preToolUse|postToolUse|postToolUseFailure|userPromptSubmit|permissionRequest|notification|stop|subagentStop|sessionStart|sessionEnd";
 
+/// What this build puts into every JavaScript component besides the
+/// plugin's own files: the SDK it writes, the entry module and the
+/// seeded `Math.random` (for the build cache's key).
+pub(super) fn glue() -> Vec<&'static str> {
+    let mut parts: Vec<&str> = SDK.iter().map(|(_, text)| *text).collect();
+    parts.extend([ENTRY, SEEDED_RANDOM]);
+    parts
+}
+
 /// Build the plugin in `dir` into `dir/build/<name>.wasm`; its path.
 pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<PathBuf> {
     let app = app(dir).context("no app.ts or app.js")?;

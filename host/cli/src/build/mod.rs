@@ -76,16 +76,19 @@ pub(crate) fn components(
     let components = if dir.join("Cargo.toml").is_file() {
         rust::build(&dir.join("Cargo.toml"), release)?
     } else if dir.join(python::APP).is_file() {
+        let sdk: Vec<&str> = python::SDK.iter().map(|(_, text)| *text).collect();
         let toolchain = format!(
-            "componentize-py {}, dependencies from PyPI only",
-            python::COMPONENTIZE_PY
+            "componentize-py {}, dependencies from PyPI only, recipe {}",
+            python::COMPONENTIZE_PY,
+            inputs::recipe(&sdk)
         );
         vec![cached_build(dir, &cache.dir()?, &toolchain, python::build)?]
     } else if js::app(dir).is_some() {
         let toolchain = format!(
-            "componentize-js {} + esbuild {}",
+            "componentize-js {} + esbuild {}, recipe {}",
             js::COMPONENTIZE_JS,
-            js::ESBUILD
+            js::ESBUILD,
+            inputs::recipe(&js::glue())
         );
         js::require_installed_dependencies(dir)?;
         js::ensure_sdk(dir)?;
