@@ -8,11 +8,31 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use wasm_hooks_core::{Attributed, Error, Event, HookId, HookSpec, Outcome, Review, sha256_hex};
+use wasm_hooks_core::{
+    Attributed, Error, Event, Handler, HandlerFuture, HookError, HookId, HookOutput, HookSpec,
+    Outcome, Reply, Review, sha256_hex,
+};
 
 use crate::config::{FileHooks, Scope};
 use crate::once::OnceMarks;
 use crate::trust::{TrustStatus, UntrustedProjects};
+
+/// The handler of a hook that was left out: never runs it.
+#[derive(Debug)]
+struct LeftOut(&'static str);
+
+impl Handler for LeftOut {
+    fn handle<'a>(&'a self, hook: &'a HookId, _: &'a Event) -> HandlerFuture<'a> {
+        let result = Err(HookError::Failed {
+            hook: hook.clone(),
+            message: format!("not run: left out ({})", self.0),
+        });
+        Box::pin(std::future::ready(Reply {
+            result,
+            output: HookOutput::default(),
+        }))
+    }
+}
 
 /// A project's trust: the files it was (or would be) trusted with, and
 /// whether it is.
@@ -40,7 +60,8 @@ pub struct ProjectTrust {
 #[derive(Debug, Clone)]
 pub struct SkippedHook {
     /// What it is: its name, where it is declared, what it would apply to
-    /// (so that `explain` and `list` can still say whether it fits).
+    /// (so that `explain` and `list` can still say whether it fits). Its
+    /// handler does not run the hook ([`SkippedHook::new`]).
     pub spec: HookSpec,
     /// Its kind (`command`, `http`, `wasm`…).
     pub kind: &'static str,
@@ -49,6 +70,15 @@ pub struct SkippedHook {
 }
 
 impl SkippedHook {
+    /// `spec`, of this `kind`, left out for `why`. What it would run is
+    /// dropped: its handler becomes one that fails saying why, so a left-out
+    /// hook cannot be run from here (an embedder calling
+    /// `spec.handler` gets that failure, not the untrusted command).
+    pub(crate) fn new(mut spec: HookSpec, kind: &'static str, why: &'static str) -> Self {
+        spec.handler = Arc::new(LeftOut(why));
+        Self { spec, kind, why }
+    }
+
     /// Whether it was left out because its project is not trusted (not
     /// switched off, nor below a managed-only policy).
     pub fn for_trust(&self) -> bool {
@@ -94,11 +124,7 @@ pub(crate) fn apply(
                 } else {
                     UNTRUSTED
                 };
-                skipped.push(SkippedHook {
-                    spec: hook.spec,
-                    kind: hook.kind,
-                    why,
-                });
+                skipped.push(SkippedHook::new(hook.spec, hook.kind, why));
             }
             (scope, found)
         })
@@ -194,5 +220,34 @@ impl Review for Reviews {
         for review in &self.0 {
             review.review(event, outcome);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use wasm_hooks_core::{Decision, EventPattern, HookResult};
+
+    use super::*;
+
+    /// A left-out hook's spec still says what it would apply to, but its
+    /// handler no longer runs what the hook runs.
+    #[tokio::test]
+    async fn a_left_out_hook_cannot_be_run_through_its_spec() {
+        static RAN: AtomicBool = AtomicBool::new(false);
+        let spec = HookSpec::from_fn("untrusted", EventPattern::any(), |_| async {
+            RAN.store(true, Ordering::SeqCst);
+            Ok(HookResult::new(Decision::Proceed))
+        });
+        let skipped = SkippedHook::new(spec, "command", UNTRUSTED);
+        let event = Event::pre_tool_use("Bash", serde_json::json!({"command": "ls"}));
+        let reply = skipped.spec.handler.handle(&skipped.spec.id, &event).await;
+        assert!(
+            matches!(&reply.result, Err(HookError::Failed { message, .. }) if message.starts_with("not run: left out")),
+            "{reply:?}"
+        );
+        assert!(!RAN.load(Ordering::SeqCst));
+        assert!(skipped.spec.misfit(&event).is_none(), "it would fit");
     }
 }

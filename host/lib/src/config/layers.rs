@@ -174,11 +174,7 @@ pub(crate) fn merge(
     for (at, ((scope, found), off)) in layers.into_iter().zip(switched).enumerate() {
         for (hook, off) in found.hooks.into_iter().zip(off) {
             if off {
-                dropped.push(SkippedHook {
-                    spec: hook.spec.clone(),
-                    kind: hook.kind,
-                    why: SWITCHED_OFF,
-                });
+                dropped.push(SkippedHook::new(hook.spec.clone(), hook.kind, SWITCHED_OFF));
             } else if kept.get(&hook.identity) == Some(&at) {
                 // Once: the same hook twice in one file runs once too.
                 kept.remove(&hook.identity);
