@@ -140,7 +140,7 @@ fn explain_says_why_each_hook_ran_or_not_and_which_project_and_files() {
 }
 
 #[test]
-fn a_hook_switched_off_by_a_higher_layer_is_explained() {
+fn a_hook_switched_off_by_a_higher_layer_is_explained_and_listed() {
     let project = project();
     let local = project.path().join(".wasm-hooks/hooks.local.json");
     std::fs::write(
@@ -165,6 +165,22 @@ fn a_hook_switched_off_by_a_higher_layer_is_explained() {
         "{text}"
     );
     assert!(text.contains("ran       after-the-deny: proceed"), "{text}");
+    // `list` names it too, where it would be.
+    let listed = wasm_hooks()
+        .current_dir("/")
+        .args(["list", "--event", "PreToolUse", "--tool", "Bash", "--config"])
+        .arg(&local)
+        .arg("--config")
+        .arg(project.path().join(".wasm-hooks/hooks.json"))
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listed.contains(
+            "no-rm  (inline)  not run: switched off by `enabled: false` in a higher layer"
+        ),
+        "{listed}"
+    );
 }
 
 #[test]

@@ -71,11 +71,13 @@ pub(crate) fn run(args: ListArgs) -> anyhow::Result<Exit> {
             let _ = writeln!(out, "     {}", Shown(description));
         }
     }
-    // The hooks left out, by the same filters: one that would not apply
-    // to the event is not listed for it.
+    // The hooks left out (untrusted, or switched off by a higher layer),
+    // by the same filters: one that would not apply to the event is not
+    // listed for it.
     let left_out: Vec<_> = engine
         .skipped()
         .iter()
+        .chain(engine.switched_off())
         .filter(|s| probe.as_ref().is_none_or(|e| s.spec.applies_to(e)))
         .collect();
     for skipped in &left_out {
