@@ -188,11 +188,11 @@ impl SharedState for RedisState {
     }
 
     fn map_commit(&self, map: &str, change: &MapChange, max_keys: usize) -> Result<bool, String> {
-        let mut script = redis::cmd("EVAL");
+        // By its SHA1 (`EVALSHA`), sent whole only when the server lacks it.
+        static COMMIT: std::sync::LazyLock<redis::Script> =
+            std::sync::LazyLock::new(|| redis::Script::new(COMMIT_SCRIPT));
+        let mut script = COMMIT.key(format!("{PREFIX}{map}"));
         script
-            .arg(COMMIT_SCRIPT)
-            .arg(1)
-            .arg(format!("{PREFIX}{map}"))
             .arg(change.read.len())
             .arg(max_keys)
             .arg(SESSION_TTL.as_secs());
@@ -205,7 +205,7 @@ impl SharedState for RedisState {
         for (key, value) in &change.written {
             script.arg(key).arg(value);
         }
-        match self.run(|c| script.query::<i64>(c))? {
+        match self.run(|c| script.invoke::<i64>(c))? {
             1 => Ok(true),
             0 => Ok(false),
             _ => Err(format!("{max_keys} keys already stored")),
