@@ -168,7 +168,14 @@ fn a_hook_switched_off_by_a_higher_layer_is_explained_and_listed() {
     // `list` names it too, where it would be.
     let listed = wasm_hooks()
         .current_dir("/")
-        .args(["list", "--event", "PreToolUse", "--tool", "Bash", "--config"])
+        .args([
+            "list",
+            "--event",
+            "PreToolUse",
+            "--tool",
+            "Bash",
+            "--config",
+        ])
         .arg(&local)
         .arg("--config")
         .arg(project.path().join(".wasm-hooks/hooks.json"))

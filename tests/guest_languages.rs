@@ -268,6 +268,53 @@ fn a_python_plugin_bundles_its_pypi_dependencies_and_nothing_else_from_the_machi
     );
 }
 
+/// A JavaScript plugin's build cache is keyed by its bundle: a change to a
+/// test file is the same component again (its sha256, pinned in locks and
+/// trust, stays), and a change to a module it imports from outside its
+/// folder builds it again (the sources' digest could not see one).
+#[test]
+fn a_js_build_is_built_again_for_what_it_imports_and_only_that() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = scaffold(parent.path(), "js");
+    let sha = |dir: &Path| {
+        use sha2::Digest as _;
+        sha2::Sha256::digest(std::fs::read(dir.join("build/no_sudo.wasm")).unwrap())
+    };
+    build(&dir);
+    let first = sha(&dir);
+    let test = dir.join("app.test.js");
+    let text = std::fs::read_to_string(&test).unwrap();
+    std::fs::write(&test, text + "\n// another test, one day\n").unwrap();
+    let again = build(&dir);
+    assert!(again.contains("built before"), "{again}");
+    assert_eq!(sha(&dir), first, "a test file is not in the component");
+
+    std::fs::write(
+        parent.path().join("words.js"),
+        "export const WORD = 'sudo';\n",
+    )
+    .unwrap();
+    let app = dir.join("app.js");
+    let text = std::fs::read_to_string(&app).unwrap();
+    std::fs::write(
+        &app,
+        format!("import {{ WORD }} from '../words.js';\nglobalThis.word = WORD;\n{text}"),
+    )
+    .unwrap();
+    build(&dir);
+    let importing = sha(&dir);
+    // A word no run built before (the build cache outlives the test).
+    let word = parent.path().file_name().unwrap().to_string_lossy();
+    std::fs::write(
+        parent.path().join("words.js"),
+        format!("export const WORD = '{word}';\n"),
+    )
+    .unwrap();
+    let rebuilt = build(&dir);
+    assert!(!rebuilt.contains("built before"), "{rebuilt}");
+    assert_ne!(sha(&dir), importing);
+}
+
 /// A hook method declared `async` is refused at build, naming the file and
 /// line; and a Promise answered at run time is a hook failure that says
 /// why (not "returned object, not an Outcome").

@@ -102,22 +102,16 @@ Math.random = (() => { let s = 0x2545f491; return () => { s ^= s << 13; s ^= s >
 /// The hook methods, for the check that none is `async`.
 const METHODS: &str = "dispatch|other|preToolUse|postToolUse|postToolUseFailure|userPromptSubmit|permissionRequest|notification|stop|subagentStop|sessionStart|sessionEnd";
 
-/// What this build puts into every JavaScript component besides the
-/// plugin's own files: the SDK it writes, the entry module and the
-/// seeded `Math.random` (for the build cache's key).
-pub(super) fn glue() -> Vec<&'static str> {
-    let mut parts: Vec<&str> = SDK.iter().map(|(_, text)| *text).collect();
-    parts.extend([ENTRY, SEEDED_RANDOM]);
-    parts
-}
-
-/// Build the plugin in `dir` into `dir/build/<name>.wasm`; its path.
-pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<PathBuf> {
+/// Bundle the plugin in `dir` with everything it imports into
+/// `dir/build/bundle.js`; its path. esbuild writes the same bundle for the
+/// same code, so the bundle keys the build cache: exactly what goes into
+/// the component (an import from outside the folder, a package updated in
+/// `node_modules/`, this build's SDK and glue), and nothing else (a test
+/// file).
+pub(super) fn bundle(dir: &Path, cache: &Path) -> anyhow::Result<PathBuf> {
     let app = app(dir).context("no app.ts or app.js")?;
     refuse_async_methods(&dir.join(app))?;
     let esbuild = esbuild(cache)?;
-    let componentize = toolchain(cache)?;
-    let wit = wit_dir(cache)?;
     let build = write_files(
         &dir.join("build"),
         &[("entry.js", &ENTRY.replace("APP", app))],
@@ -140,6 +134,16 @@ pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<Path
             .current_dir(dir),
         "esbuild, bundling the plugin with what it imports (its messages are above; an npm package not found: run `npm install`)",
     )?;
+    Ok(bundle)
+}
+
+/// Build the plugin in `dir`, bundled ([`bundle`]), into
+/// `dir/build/<name>.wasm`; its path.
+pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<PathBuf> {
+    let componentize = toolchain(cache)?;
+    let wit = wit_dir(cache)?;
+    let build = dir.join("build");
+    let bundle = build.join("bundle.js");
     let out = build.join(format!("{name}.wasm"));
     remove_symlink(&out)?;
     run(

@@ -82,17 +82,29 @@ pub(crate) fn components(
             python::COMPONENTIZE_PY,
             inputs::recipe(&sdk)
         );
-        vec![cached_build(dir, &cache.dir()?, &toolchain, python::build)?]
+        let from = BuiltFrom::Sources;
+        vec![cached_build(
+            dir,
+            &cache.dir()?,
+            (from, &toolchain),
+            python::build,
+        )?]
     } else if js::app(dir).is_some() {
         let toolchain = format!(
-            "componentize-js {} + esbuild {}, recipe {}",
+            "componentize-js {} + esbuild {}",
             js::COMPONENTIZE_JS,
-            js::ESBUILD,
-            inputs::recipe(&js::glue())
+            js::ESBUILD
         );
         js::require_installed_dependencies(dir)?;
         js::ensure_sdk(dir)?;
-        vec![cached_build(dir, &cache.dir()?, &toolchain, js::build)?]
+        let bundle = js::bundle(dir, &cache.dir()?)?;
+        let from = BuiltFrom::Bundle(&bundle);
+        vec![cached_build(
+            dir,
+            &cache.dir()?,
+            (from, &toolchain),
+            js::build,
+        )?]
     } else {
         bail!(
             "{} is not a plugin folder: a Rust plugin has a Cargo.toml, a Python one an {}, a JavaScript or TypeScript one an app.js or app.ts (`wasm-hooks new --lang rust|python|js|ts NAME` makes one)",
@@ -127,9 +139,18 @@ fn config_schema(dir: &Path) -> anyhow::Result<Option<String>> {
     Ok(Some(schema))
 }
 
+/// What keys a cached build.
+enum BuiltFrom<'a> {
+    /// The plugin folder's sources ([`inputs::sources`]).
+    Sources,
+    /// The bundle of everything the plugin imports (JavaScript: [`js::bundle`]).
+    Bundle(&'a Path),
+}
+
 /// A Python or JavaScript plugin's component, built by `build` (stamped
-/// with the newest WIT world) or, when these exact sources were built
-/// before with this toolchain and SDK, that build again: componentize-py
+/// with the newest WIT world) or, when these exact sources (for
+/// JavaScript, this exact bundle) were built before with this toolchain
+/// and SDK, that build again: componentize-py
 /// and componentize-js write other bytes on every run (their snapshots
 /// hold the random seeds and clocks of the run), and a rebuild of
 /// unchanged sources must not change the sha256 a hook file, a lock or
@@ -137,14 +158,15 @@ fn config_schema(dir: &Path) -> anyhow::Result<Option<String>> {
 fn cached_build(
     dir: &Path,
     cache: &Path,
-    toolchain: &str,
+    (from, toolchain): (BuiltFrom<'_>, &str),
     build: fn(&Path, &Path, &str) -> anyhow::Result<PathBuf>,
 ) -> anyhow::Result<PathBuf> {
     let name = name(dir)?;
-    let key = inputs::digest(
-        dir,
-        &format!("{toolchain}, SDK {}, {name}", env!("CARGO_PKG_VERSION")),
-    )
+    let label = format!("{toolchain}, SDK {}, {name}", env!("CARGO_PKG_VERSION"));
+    let key = match from {
+        BuiltFrom::Sources => inputs::digest(dir, &label),
+        BuiltFrom::Bundle(bundle) => inputs::digest_of_file(bundle, &label),
+    }
     .with_context(|| format!("reading the sources of {}", dir.display()))?;
     let kept = cache.join("builds").join(format!("{key}.wasm"));
     let out = dir.join("build").join(format!("{name}.wasm"));
