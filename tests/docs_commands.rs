@@ -12,9 +12,9 @@ use std::io::{BufRead as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// Each line of a ```sh block in the README and docs/ (leading `$ `
-/// taken off), with the file it is in and the block's number there, in
-/// order.
+/// Each line of a ```sh block in the README, docs/ and the example
+/// plugins' READMEs (leading `$ ` taken off), with the file it is in and
+/// the block's number there, in order.
 fn documented_lines() -> Vec<(PathBuf, usize, String)> {
     let root = crate::support::workspace_root();
     let mut pages = vec![root.join("README.md")];
@@ -23,6 +23,14 @@ fn documented_lines() -> Vec<(PathBuf, usize, String)> {
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "md"))
         .collect();
+    let examples = root.join("example-plugins");
+    docs.push(examples.join("README.md"));
+    docs.extend(
+        std::fs::read_dir(&examples)
+            .unwrap()
+            .map(|e| e.unwrap().path().join("README.md"))
+            .filter(|p| p.is_file()),
+    );
     docs.sort();
     pages.extend(docs);
     let mut found = Vec::new();
@@ -124,6 +132,27 @@ const RUN_ELSEWHERE: &[(&str, &str, &str)] = &[
         "",
         "wasm-hooks serve --serve-config",
         "serve_fleet::serve_reads_its_settings_from_a_file_and_flags_win",
+    ),
+    // The example plugins, in their folders of this checkout.
+    (
+        "example-plugins/README.md",
+        "wasm-hooks test example-plugins/",
+        "policy_tests::the_example_plugins_fixtures_pass",
+    ),
+    (
+        "conventional-commits-py/README.md",
+        "wasm-hooks ",
+        "guest_languages::the_python_example_passes_its_native_and_policy_tests_and_fails_loudly",
+    ),
+    (
+        "destructive-sql-py/README.md",
+        "wasm-hooks ",
+        "guest_languages::the_python_example_with_a_pypi_dependency_follows_its_readme",
+    ),
+    (
+        "new-dependencies-js/README.md",
+        "wasm-hooks ",
+        "guest_languages::the_js_example_passes_its_policy_and_native_tests_and_fails_loudly",
     ),
     // In a Python or TypeScript plugin, with its toolchain.
     (
