@@ -269,8 +269,8 @@ fn a_python_plugin_bundles_its_pypi_dependencies_and_nothing_else_from_the_machi
 }
 
 /// A JavaScript plugin's build cache is keyed by its bundle: a change to a
-/// test file is the same component again (its sha256, pinned in locks and
-/// trust, stays), and a change to a module it imports from outside its
+/// test file needs no new build for `test`, and is the same component
+/// again (its sha256, pinned in locks and trust, stays); a change to a module it imports from outside its
 /// folder builds it again (the sources' digest could not see one).
 #[test]
 fn a_js_build_is_built_again_for_what_it_imports_and_only_that() {
@@ -285,6 +285,8 @@ fn a_js_build_is_built_again_for_what_it_imports_and_only_that() {
     let test = dir.join("app.test.js");
     let text = std::fs::read_to_string(&test).unwrap();
     std::fs::write(&test, text + "\n// another test, one day\n").unwrap();
+    // Nor is the build older than the plugin for `test`.
+    succeeded("wasm-hooks test", &wasm_hooks(&dir, &["test"]));
     let again = build(&dir);
     assert!(again.contains("built before"), "{again}");
     assert_eq!(sha(&dir), first, "a test file is not in the component");

@@ -1,6 +1,6 @@
 //! What a plugin is built from: the files of its folder that go into the
 //! component (not `build/`, `target/`, `node_modules/`, `.git/`, caches,
-//! fixtures, hook files or docs). Two uses: their digest keys the build
+//! fixtures, tests, hook files or docs). Two uses: their digest keys the build
 //! cache of Python and JavaScript plugins, and the newest of them says
 //! whether `build/` is older than its sources (which `test` refuses).
 
@@ -18,7 +18,22 @@ const NOT_BUILT: &[&str] = &[
     "__pycache__",
     "fixtures",
     "dist",
+    // Tests: run natively, never imported by the hook.
+    "tests",
+    "test",
+    "__tests__",
 ];
+
+/// Whether a file is a test (pytest's and unittest's `test_*.py`,
+/// `*_test.py`, `conftest.py`; node's and the JS runners' `*.test.*` and
+/// `*.spec.*`): not in the component, so changing one needs no new build.
+fn is_test(name: &str) -> bool {
+    let stem = name.split('.').next().unwrap_or(name);
+    (name.ends_with(".py")
+        && (stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest"))
+        || name.contains(".test.")
+        || name.contains(".spec.")
+}
 
 /// Whether a file of the folder's top level is built into the component.
 fn built_from(name: &str) -> bool {
@@ -43,6 +58,7 @@ pub(crate) fn sources(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
                 pending.push(path);
             } else if kind.is_file()
                 && !name.starts_with('.')
+                && !is_test(&name)
                 && (!relative.as_os_str().is_empty() || built_from(&name))
             {
                 found.push(path);
@@ -133,6 +149,12 @@ mod tests {
             "README.md",
             "__pycache__/app.pyc",
             ".pytest_cache/v/cache",
+            "test_app.py",
+            "lib/util_test.py",
+            "conftest.py",
+            "tests/test_more.py",
+            "app.test.ts",
+            "lib/util.spec.js",
         ] {
             let path = dir.path().join(file);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
