@@ -570,23 +570,23 @@ impl HookEngineBuilder {
 
     /// [`HookEngineBuilder::build`], with the stamps of everything the
     /// engine was built from ([`HookEngineBuilder::watched_files`] and
-    /// [`HookEngine::inputs`]); when the build fails, the stamps of the
-    /// files that would make one and of `also` (an older engine's inputs).
-    /// Stamped before building, so that an edit made meanwhile is seen by
-    /// the next [`InputStamps::changed`].
+    /// [`HookEngine::inputs`]) and of `also` (an older engine's inputs:
+    /// after a failed build, a file it ran, changed back, builds again).
+    /// The files known before the build (`also` among them, so a plugin a
+    /// rebuild loads) are stamped before it, so an edit made meanwhile is
+    /// seen by the next [`InputStamps::changed`]; only inputs new to this
+    /// build are stamped after it.
     pub fn build_stamped(
         &self,
         also: impl IntoIterator<Item = PathBuf>,
     ) -> (Result<HookEngine, LoadError>, InputStamps) {
-        let before = InputStamps::of(self.watched_files());
+        let before = InputStamps::of(self.watched_files()).with(also);
         match self.build() {
             Ok(engine) => {
                 let stamps = before.with(engine.inputs().iter().cloned());
                 (Ok(engine), stamps)
             }
-            // The files that failed to load are watched, and so are the
-            // inputs of the engine before (a file it ran, changed back).
-            Err(e) => (Err(e), before.with(also)),
+            Err(e) => (Err(e), before),
         }
     }
 
@@ -1069,3 +1069,27 @@ fn registry_plugins(
 
 /// The most one registry call may take.
 const REGISTRY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rebuild stamps the older engine's inputs before it builds (and
+    /// keeps watching them when it worked), so a plugin changed while the
+    /// build read it is seen by the next check.
+    #[test]
+    fn a_rebuild_stamps_the_older_inputs_before_building() {
+        let dir = tempfile::tempdir().unwrap();
+        let hooks = dir.path().join("hooks.json");
+        std::fs::write(&hooks, r#"{"hooks": {}}"#).unwrap();
+        let plugin = dir.path().join("plugin.wasm");
+        std::fs::write(&plugin, "version 1").unwrap();
+        let mut builder = HookEngine::builder();
+        builder.hook_file(&hooks);
+        let (built, mut stamps) = builder.build_stamped([plugin.clone()]);
+        built.unwrap();
+        assert_eq!(stamps.changed(), None);
+        std::fs::write(&plugin, "version 2, longer").unwrap();
+        assert_eq!(stamps.changed(), Some(plugin));
+    }
+}
