@@ -543,3 +543,48 @@ async fn concurrent_events_on_a_reused_hook_each_get_an_instance_of_their_own() 
         assert!(*times <= below, "{seen:?}");
     }
 }
+
+/// A shared store that takes reads and refuses every commit.
+#[derive(Debug)]
+struct RefusesCommits;
+
+impl wasm_hooks::SharedState for RefusesCommits {
+    fn set_once(&self, _: &str) -> Result<bool, String> {
+        Ok(true)
+    }
+    fn count(&self, _: &str) -> Result<u32, String> {
+        Ok(0)
+    }
+    fn set_count(&self, _: &str, _: u32) -> Result<(), String> {
+        Ok(())
+    }
+    fn map_get(&self, _: &str, _: &str) -> Result<Option<String>, String> {
+        Ok(None)
+    }
+    fn map_commit(&self, _: &str, _: &wasm_hooks::MapChange, _: usize) -> Result<bool, String> {
+        Err("the store refused the write".into())
+    }
+}
+
+/// A deny whose `kv` values cannot be stored still denies, even where the
+/// hook fails open (`on_failure: warn`, the default): the failure to store
+/// is said, not turned into a hook failure that would let the call
+/// through. An answer that lets it through fails as before.
+#[tokio::test]
+async fn a_deny_stands_when_its_kv_values_cannot_be_stored() {
+    let runtime = WasmRuntime::builder()
+        .shared_state(std::sync::Arc::new(RefusesCommits))
+        .build()
+        .unwrap();
+    let file = hook_file("PreToolUse", "Bash", &plugin("hostile-remember"), json!({}));
+    let engine = support::engine_on(runtime, &file);
+    let denied = engine.dispatch(bash("deny-and-note")).await;
+    assert!(
+        matches!(denied.verdict, Verdict::Deny { .. }),
+        "{denied:#?}"
+    );
+    assert!(
+        format!("{denied:?}").contains("the store refused the write; its answer stands"),
+        "{denied:#?}"
+    );
+}

@@ -105,10 +105,10 @@ pub use wasm_hooks_core::{
     Approval, Attributed, AuditEntry, AuditKey, AuditKind, AuditLine, AuditLog, Break, CATALOGUE,
     CheckedLine, Context, Decision, DispatchLimits, Error, Event, EventError, EventName,
     EventPattern, Flow, FnHandler, Fold, Handler, HandlerFuture, HookError, HookHandle, HookId,
-    HookOutput, HookRegistry, HookResult, HookSource, HookSpec, MAX_SHOWN_CHARS, Misfit, OnFailure,
-    Outcome, REDACTED, Redactor, Reply, Requests, Review, Role, Severity, Shown, ToolMatcher,
-    TraceEntry, TraceStatus, UnknownEvent, UserMessage, Verdict, Verification, escape_controls,
-    read_audit_log, read_checked_audit_log, verify_audit_log, xdg_dir,
+    HookOutput, HookRegistry, HookResult, HookSource, HookSpec, MAX_SHOWN_CHARS, MapChange, Misfit,
+    OnFailure, Outcome, REDACTED, Redactor, Reply, Requests, Review, Role, Severity, Shown,
+    ToolMatcher, TraceEntry, TraceStatus, UnknownEvent, UserMessage, Verdict, Verification,
+    escape_controls, read_audit_log, read_checked_audit_log, verify_audit_log, xdg_dir,
 };
 pub use wasm_hooks_wasm::{
     CacheSurvey, CompileCache, GrantBase, GrantedDir, Grants, InstancePolicy, LimitOverrides,

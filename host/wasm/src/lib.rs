@@ -53,8 +53,8 @@ use self::state::{HostState, Limiter, LogLines};
 use self::stdio::CappedPipe;
 use self::warm::{Prepared, WarmInstance, WarmPool};
 use wasm_hooks_core::{
-    Event, Handler, HandlerFuture, HookError, HookId, HookOutput, HookResult, PrepareFuture, Reply,
-    escape_controls,
+    Decision, Event, Handler, HandlerFuture, HookError, HookId, HookOutput, HookResult,
+    PrepareFuture, Reply, escape_controls,
 };
 
 pub use world::WIT_PACKAGE;
@@ -112,6 +112,8 @@ impl WasmHook {
     /// it again on the new values, on a fresh instance (the discarded run
     /// changed the warm one's memory), within the same time limit and at
     /// most [`KV_ATTEMPTS`] times: its answer and its values go together.
+    /// When its values cannot be stored, its answer is a failure, unless it
+    /// denied, asked or stopped: that stands, values or not.
     async fn call(&self, hook: &HookId, event: &Event) -> Reply {
         let deadline = Instant::now() + Duration::from_millis(self.limits.timeout_ms);
         let mut attempt = 1;
@@ -142,10 +144,22 @@ impl WasmHook {
                 ),
                 Err(message) => format!("{message}; its answer is not used"),
             };
-            reply.result = Err(HookError::Failed {
-                hook: hook.clone(),
-                message: failure,
+            // A deny, a question or a stop stands without its values: a
+            // failure would go by `on_failure`, and `warn` would let
+            // through what the plugin refused.
+            let restrictive = reply.result.as_ref().is_ok_and(|r| {
+                matches!(r.decision, Decision::Deny { .. } | Decision::Ask(_)) || r.stop.is_some()
             });
+            if restrictive {
+                let kept = failure.replace("its answer is not used", "its answer stands");
+                tracing::warn!(hook = hook.as_str(), "{kept}");
+                reply.output.logs.push(kept);
+            } else {
+                reply.result = Err(HookError::Failed {
+                    hook: hook.clone(),
+                    message: failure,
+                });
+            }
             return reply;
         }
     }
@@ -182,6 +196,9 @@ impl WasmHook {
             store, compiled, ..
         } = &mut ready;
         if let Ok(Ok(made)) = tokio::time::timeout(timeout, compiled.pre.instantiate(store)).await {
+            // The fuel its start burned is its first event's to pay, as
+            // when the event makes the instance itself.
+            ready.start_fuel = self.limits.fuel - ready.store.get_fuel().unwrap_or(0);
             ready.instance = Some(made);
             self.prepared.put(ready);
         }
@@ -220,10 +237,12 @@ impl WasmHook {
             store,
             instance,
             compiled,
+            start_fuel,
             ..
         } = &mut warm;
         store.data_mut().kv = Some(kv);
-        let timeout = arm(store, limits.fuel, deadline);
+        let fuel = limits.fuel.saturating_sub(std::mem::take(start_fuel));
+        let timeout = arm(store, fuel, deadline);
 
         let answer = tokio::time::timeout(timeout, async {
             let made = match instance.take() {
@@ -320,6 +339,7 @@ impl WasmHook {
             instance: None,
             compiled,
             calls: 0,
+            start_fuel: 0,
         })
     }
 }

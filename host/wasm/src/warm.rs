@@ -60,6 +60,9 @@ pub(crate) struct WarmInstance {
     pub(crate) compiled: Arc<Compiled>,
     /// Calls it answered.
     pub(crate) calls: u32,
+    /// Fuel its instantiation burned ahead of its first call (made by
+    /// [`Prepared`]'s host), charged to that call.
+    pub(crate) start_fuel: u64,
 }
 
 /// The idle warm instances of one hook.
@@ -122,6 +125,10 @@ impl Prepared {
     /// The instance made ahead, if it is of `compiled` (one of an older
     /// version is dropped).
     pub(crate) fn take(&self, compiled: &Arc<Compiled>) -> Option<WarmInstance> {
+        // A host that never prepares (`serve`) takes no lock per call.
+        if !self.preparing.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
         lock(&self.next)
             .take()
             .filter(|ready| Arc::ptr_eq(&ready.compiled, compiled))
