@@ -212,10 +212,7 @@ impl WasmHook {
         let runtime = self.plugin.runtime();
         let kv = runtime.kv_scope(self.plugin.kv_name(), event.session_id());
         let compiled = self.plugin.current();
-        let mut warm = match self
-            .waiting(&compiled)
-            .map_or_else(|| self.fresh_instance(hook, compiled), Ok)
-        {
+        let mut warm = match self.instance_for(hook, compiled) {
             Ok(warm) => warm,
             Err(message) => {
                 let reply = Reply {
@@ -294,13 +291,19 @@ impl WasmHook {
         }
     }
 
-    /// An instance of `compiled` waiting for a call: a warm one, when the
-    /// hook keeps them; else one made ahead by [`Handler::prepare`].
-    fn waiting(&self, compiled: &Arc<plugin::Compiled>) -> Option<WarmInstance> {
-        match &self.warm {
-            Some(pool) => pool.take(compiled),
-            None => self.prepared.take(compiled),
-        }
+    /// The instance of `compiled` a call runs on: one waiting (warm, when
+    /// the hook keeps them; else made ahead by [`Handler::prepare`]), or a
+    /// new one.
+    fn instance_for(
+        &self,
+        hook: &HookId,
+        compiled: Arc<plugin::Compiled>,
+    ) -> Result<WarmInstance, String> {
+        let waiting = match &self.warm {
+            Some(pool) => pool.take(&compiled),
+            None => self.prepared.take(&compiled),
+        };
+        waiting.map_or_else(|| self.fresh_instance(hook, compiled), Ok)
     }
 
     /// A store for a new instance of `compiled` (made by its first call),
