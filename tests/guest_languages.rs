@@ -262,7 +262,7 @@ fn a_python_plugin_bundles_its_pypi_dependencies_and_nothing_else_from_the_machi
     assert!(
         !out.status.success()
             && said.contains(
-                "`pyyaml` (pyproject.toml's dependencies): no pure-Python wheel found on PyPI"
+                "pyproject.toml: `[project] dependencies`: `pyyaml`: no pure-Python wheel found on PyPI"
             ),
         "{said}"
     );

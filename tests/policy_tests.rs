@@ -253,7 +253,7 @@ fn a_fixture_names_the_hook_it_exercises() {
         contains("ok   ")
             .and(contains("right"))
             .and(contains(
-                "hook\n       - expected: `no-root` runs and decides\n       + got:      it was not reached: a hook before it decided",
+                "hook\n       - expected: `no-root` runs, and no other hook decides\n       + got:      it was not reached: a hook before it decided",
             ))
             .and(contains("no hook named `no-rn` in this file (its hooks: no-rm, no-root)"))
             .and(contains("3 tests: 1 passed, 2 failed")),

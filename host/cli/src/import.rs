@@ -65,6 +65,11 @@ impl ImportArgs {
         }
     }
 
+    /// Whether this import would move any command hook.
+    pub(crate) fn would_move(&self) -> bool {
+        self.plan().is_ok_and(|plan| plan.moved > 0)
+    }
+
     fn project(&self) -> anyhow::Result<PathBuf> {
         match &self.project_dir {
             Some(dir) => Ok(dir.clone()),

@@ -125,17 +125,6 @@ pub(crate) fn run(args: InitArgs) -> anyhow::Result<Exit> {
 fn importable(project: &Path) -> Vec<Agent> {
     [Agent::Claude, Agent::Codex, Agent::Gemini]
         .into_iter()
-        .filter(|agent| {
-            let shared = agent.file_in(project);
-            let local = agent.local_file(&shared);
-            std::iter::once(shared).chain(local).any(|file| {
-                std::fs::read_to_string(file).is_ok_and(|text| {
-                    matches!(
-                        wasm_hooks::take_command_hooks(&text, agent.protocol()),
-                        Ok(Some(found)) if found.moved > 0
-                    )
-                })
-            })
-        })
+        .filter(|agent| ImportArgs::offered_by_init(*agent, project.to_owned(), false).would_move())
         .collect()
 }

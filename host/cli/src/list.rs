@@ -75,9 +75,7 @@ pub(crate) fn run(args: ListArgs) -> anyhow::Result<Exit> {
     // by the same filters: one that would not apply to the event is not
     // listed for it.
     let left_out: Vec<_> = engine
-        .skipped()
-        .iter()
-        .chain(engine.switched_off())
+        .not_run()
         .filter(|s| probe.as_ref().is_none_or(|e| s.spec.applies_to(e)))
         .collect();
     for skipped in &left_out {

@@ -419,7 +419,7 @@ fn named_hook(explanation: &Explanation, hook: &str) -> Result<Option<Mismatch>,
     };
     let mismatch = |got: String| Mismatch {
         field: "hook".to_owned(),
-        expected: format!("`{hook}` runs and decides"),
+        expected: format!("`{hook}` runs, and no other hook decides"),
         got,
     };
     let got = match &found.fate {

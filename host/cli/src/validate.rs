@@ -46,11 +46,7 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
             }
             // Every hook the files hold is counted, and those that will
             // not run are said apart, by why (an untrusted project's).
-            let left_out: Vec<_> = engine
-                .skipped()
-                .iter()
-                .chain(engine.switched_off())
-                .collect();
+            let left_out: Vec<_> = engine.not_run().collect();
             let (hooks, n) = (engine.hooks().len() + left_out.len(), files.len());
             text.push_str(&format!(
                 "{}: {} in {}",

@@ -974,6 +974,12 @@ impl HookEngine {
         &self.switched_off
     }
 
+    /// Every hook the files hold that does not run: left out
+    /// ([`HookEngine::skipped`]) or switched off.
+    pub fn not_run(&self) -> impl Iterator<Item = &SkippedHook> {
+        self.skipped.iter().chain(&self.switched_off)
+    }
+
     /// The problems of the project's files that did not load and were left
     /// out (see [`HookEngineBuilder::strict_project`]), each naming its
     /// file.

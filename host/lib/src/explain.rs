@@ -173,7 +173,7 @@ impl HookEngine {
                 }
             })
             .collect();
-        let left_out = self.skipped().iter().chain(self.switched_off());
+        let left_out = self.not_run();
         explained.extend(left_out.map(|s| {
             let because = s.spec.misfit(&event);
             HookExplained {

@@ -82,7 +82,7 @@ pub(crate) fn digest(dir: &Path, toolchain: &str) -> std::io::Result<String> {
         hash.update((bytes.len() as u64).to_le_bytes());
         hash.update(&bytes);
     }
-    Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    Ok(format!("{:x}", hash.finalize()))
 }
 
 /// A digest of one file's bytes (a JavaScript plugin's bundle, which holds
@@ -92,7 +92,7 @@ pub(crate) fn digest_of_file(path: &Path, toolchain: &str) -> std::io::Result<St
     hash.update(toolchain.as_bytes());
     hash.update(b"\0");
     hash.update(std::fs::read(path)?);
-    Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    Ok(format!("{:x}", hash.finalize()))
 }
 
 /// A short digest of what this build of wasm-hooks itself puts into a
@@ -105,11 +105,7 @@ pub(crate) fn recipe(parts: &[&str]) -> String {
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part.as_bytes());
     }
-    hash.finalize()
-        .iter()
-        .take(6)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    format!("{:x}", hash.finalize())[..12].to_owned()
 }
 
 /// A source of the plugin in `dir` changed after its newest component in

@@ -108,8 +108,7 @@ const METHODS: &str = "dispatch|other|preToolUse|postToolUse|postToolUseFailure|
 /// the component (an import from outside the folder, a package updated in
 /// `node_modules/`, this build's SDK and glue), and nothing else (a test
 /// file).
-pub(super) fn bundle(dir: &Path, cache: &Path) -> anyhow::Result<PathBuf> {
-    let app = app(dir).context("no app.ts or app.js")?;
+pub(super) fn bundle(dir: &Path, app: &str, cache: &Path) -> anyhow::Result<PathBuf> {
     refuse_async_methods(&dir.join(app))?;
     let esbuild = esbuild(cache)?;
     let build = write_files(
@@ -199,8 +198,8 @@ pub(super) fn require_installed_dependencies(dir: &Path) -> anyhow::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(e).with_context(|| format!("reading {}", manifest.display())),
     };
-    let parsed: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| anyhow::anyhow!("{}:{}: {e}", manifest.display(), e.line()))?;
+    let parsed: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", manifest.display()))?;
     let Some(wanted) = parsed.get("dependencies").and_then(|d| d.as_object()) else {
         return Ok(());
     };

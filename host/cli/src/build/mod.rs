@@ -89,7 +89,7 @@ pub(crate) fn components(
             (from, &toolchain),
             python::build,
         )?]
-    } else if js::app(dir).is_some() {
+    } else if let Some(app) = js::app(dir) {
         let toolchain = format!(
             "componentize-js {} + esbuild {}",
             js::COMPONENTIZE_JS,
@@ -97,19 +97,16 @@ pub(crate) fn components(
         );
         js::require_installed_dependencies(dir)?;
         js::ensure_sdk(dir)?;
-        let bundle = js::bundle(dir, &cache.dir()?)?;
+        let cache = cache.dir()?;
+        let bundle = js::bundle(dir, app, &cache)?;
         let from = BuiltFrom::Bundle(&bundle);
-        vec![cached_build(
-            dir,
-            &cache.dir()?,
-            (from, &toolchain),
-            js::build,
-        )?]
+        vec![cached_build(dir, &cache, (from, &toolchain), js::build)?]
     } else {
         bail!(
-            "{} is not a plugin folder: a Rust plugin has a Cargo.toml, a Python one an {}, a JavaScript or TypeScript one an app.js or app.ts (`wasm-hooks new --lang rust|python|js|ts NAME` makes one)",
+            "{} is not a plugin folder: a Rust plugin has a Cargo.toml, a Python one an {}, a JavaScript or TypeScript one an {} (`wasm-hooks new --lang rust|python|js|ts NAME` makes one)",
             dir.display(),
             python::APP,
+            js::APPS.join(" or "),
         );
     };
     if let Some(schema) = config_schema(dir)? {

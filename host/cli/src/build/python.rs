@@ -98,7 +98,8 @@ fn fetch_dependencies(dir: &Path, build: &Path, componentize: &Path) -> anyhow::
         .find(|w| w.starts_with('-') || w.contains('@'))
     {
         bail!(
-            "pyproject.toml's `[project] dependencies`: `{bad}` is not a requirement from PyPI (a name and versions, as `bashlex>=0.18`)"
+            "{}: `[project] dependencies`: `{bad}` is not a requirement from PyPI (a name and versions, as `bashlex>=0.18`)",
+            dir.join("pyproject.toml").display()
         );
     }
     let pip = componentize.with_file_name("pip");
@@ -136,7 +137,8 @@ fn fetch_dependencies(dir: &Path, build: &Path, componentize: &Path) -> anyhow::
         .find_map(|l| l.split("No matching distribution found for ").nth(1))
     {
         bail!(
-            "`{}` (pyproject.toml's dependencies): no pure-Python wheel found on PyPI (a package with native code, which cannot run in a component; or a misspelt name, or no network)",
+            "{}: `[project] dependencies`: `{}`: no pure-Python wheel found on PyPI (a package with native code, which cannot run in a component; or a misspelt name, or no network)",
+            dir.join("pyproject.toml").display(),
             name.trim()
         );
     }
@@ -147,8 +149,10 @@ fn fetch_dependencies(dir: &Path, build: &Path, componentize: &Path) -> anyhow::
 /// one).
 fn declared_dependencies(dir: &Path) -> anyhow::Result<Vec<String>> {
     let path = dir.join("pyproject.toml");
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(Vec::new());
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
     };
     let doc: toml::Table =
         toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
