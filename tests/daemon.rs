@@ -39,6 +39,19 @@ impl Place {
         cmd
     }
 
+    /// `wasm-hooks` as a `std::process::Command`, with this place's
+    /// environment.
+    fn std_command(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+        cmd.env_remove("WASM_HOOKS_DAEMON")
+            .env_remove("RUST_LOG")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env("XDG_RUNTIME_DIR", self.runtime.path())
+            .env("XDG_STATE_HOME", self.state.path())
+            .env("XDG_CONFIG_HOME", "/nonexistent");
+        cmd
+    }
+
     /// One of the package's programs with this place's environment.
     fn program(&self, name: &str) -> Command {
         let mut cmd = Command::cargo_bin(name).unwrap();
@@ -667,16 +680,7 @@ fn a_variable_that_changes_on_every_event_reaches_its_hook_without_a_new_engine(
         "type": "command",
         "command": "printf '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"additionalContext\":\"%s\"}}' \"$COPILOT_TRACEPARENT\"",
     }]}]}}));
-    let wasm_hooks = || {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
-        cmd.env_remove("WASM_HOOKS_DAEMON")
-            .env_remove("RUST_LOG")
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .env("XDG_RUNTIME_DIR", place.runtime.path())
-            .env("XDG_STATE_HOME", place.state.path())
-            .env("XDG_CONFIG_HOME", "/nonexistent");
-        cmd
-    };
+    let wasm_hooks = || place.std_command();
     let mut daemon = wasm_hooks()
         .args(["-v", "daemon"])
         .stderr(std::process::Stdio::null())
@@ -701,6 +705,50 @@ fn a_variable_that_changes_on_every_event_reaches_its_hook_without_a_new_engine(
     }
     let builds = log.matches("engine built").count();
     assert!((1..=2).contains(&builds), "10 events, {builds} builds");
+    daemon.kill().unwrap();
+    daemon.wait().unwrap();
+}
+
+/// Hook files that do not load fail every event until one of them
+/// changes, without a build per event; fixed, the next event is answered.
+#[test]
+fn a_hook_file_that_does_not_load_is_built_again_only_when_it_changes() {
+    let place = Place::new();
+    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [{
+        "type": "inline", "rules": [{"deny": "no", "when": {"nope": 1}}],
+    }]}]}}));
+    let mut daemon = place
+        .std_command()
+        .args(["-v", "daemon"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    Place::wait_for("a socket", || place.sockets().len() == 1);
+    let event = support::fixture("PreToolUse").to_string();
+    let mut log = String::new();
+    let mut hook = |log: &mut String| {
+        let mut hook = place.std_command();
+        hook.env("WASM_HOOKS_DAEMON", "only").args([
+            "hook",
+            "--config",
+            file.path.to_str().unwrap(),
+        ]);
+        let out = support::output_fed(&mut hook, &event);
+        log.push_str(&String::from_utf8_lossy(&out.stderr));
+        out
+    };
+    for _ in 0..6 {
+        hook(&mut log);
+    }
+    let failed = log.matches("engine not built").count();
+    assert!(
+        (1..=2).contains(&failed),
+        "6 events, {failed} builds: {log}"
+    );
+    std::fs::write(&file.path, r#"{"hooks": {}}"#).unwrap();
+    let fixed = hook(&mut log);
+    assert!(fixed.status.success(), "{fixed:?}");
+    assert!(log.contains("engine built"), "{log}");
     daemon.kill().unwrap();
     daemon.wait().unwrap();
 }

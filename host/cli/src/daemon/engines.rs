@@ -18,8 +18,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use wasm_hooks::{HookEngine, HookEngineBuilder, InputStamps, RequestEnv, WasmRuntime};
 
-/// Engines kept at once; past it, every one is dropped (an agent's events
-/// name a handful).
+/// Engines kept at once; past it, one is dropped for each new one (an
+/// agent's events name a handful).
 const MAX_KEPT: usize = 32;
 
 /// What names a kept engine: everything its builder is made from.
@@ -43,13 +43,13 @@ pub(crate) struct Built {
     pub(crate) engine: Arc<HookEngine>,
 }
 
-/// An engine with the stamps of what it was built from.
-type Stamped = (Arc<HookEngine>, InputStamps);
+/// What a build gave (the engine, or why the files do not load), with the
+/// stamps of what it was built from.
+type Stamped = (Result<Arc<HookEngine>, String>, InputStamps);
 
 #[derive(Default)]
 struct Kept {
-    /// The builder, once made, with the engine it last built (when that
-    /// build worked).
+    /// The builder, once made, with what it last built.
     state: Mutex<Option<(Arc<HookEngineBuilder>, Option<Stamped>)>>,
 }
 /// Every engine a daemon keeps.
@@ -72,10 +72,12 @@ impl KeptEngines {
     ) -> Result<Built, String> {
         let kept = {
             let mut all = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-            if !all.contains_key(key) && all.len() >= MAX_KEPT {
+            if !all.contains_key(key)
+                && all.len() >= MAX_KEPT
+                && let Some(out) = all.keys().next().cloned()
+            {
                 // One out (any): the others stay warm.
-                let out = all.keys().next().cloned();
-                out.map(|out| all.remove(&out));
+                all.remove(&out);
             }
             Arc::clone(all.entry(key.clone()).or_default())
         };
@@ -86,12 +88,13 @@ impl KeptEngines {
         };
         // The trust record and every file the hooks run are among the
         // stamped inputs: a trust given, revoked or outdated is a change.
+        // A build that failed fails every event until one changes.
         if let Some((engine, stamps)) = built {
             match stamps.changed() {
                 None => {
-                    return Ok(Built {
+                    return engine.clone().map(|engine| Built {
                         builder: Arc::clone(builder),
-                        engine: Arc::clone(engine),
+                        engine,
                     });
                 }
                 Some(path) => tracing::info!(
@@ -106,10 +109,15 @@ impl KeptEngines {
             .map(|(_, stamps)| stamps.paths().map(Path::to_owned).collect::<Vec<_>>())
             .unwrap_or_default();
         let (engine, stamps) = builder.build_stamped(before);
-        let engine = Arc::new(engine.map_err(|e| format!("the hook files do not load: {e}"))?);
-        tracing::info!(project = %key.project.display(), "engine built");
-        *built = Some((Arc::clone(&engine), stamps));
-        Ok(Built {
+        let engine = engine
+            .map(Arc::new)
+            .map_err(|e| format!("the hook files do not load: {e}"));
+        match &engine {
+            Ok(_) => tracing::info!(project = %key.project.display(), "engine built"),
+            Err(why) => tracing::info!(project = %key.project.display(), "engine not built: {why}"),
+        }
+        *built = Some((engine.clone(), stamps));
+        engine.map(|engine| Built {
             builder: Arc::clone(builder),
             engine,
         })
@@ -124,9 +132,8 @@ impl KeptEngines {
             .filter(|(key, _)| key.thread == thread)
             .filter_map(|(_, kept)| {
                 let state = kept.state.lock().unwrap_or_else(PoisonError::into_inner);
-                state
-                    .as_ref()
-                    .and_then(|(_, built)| built.as_ref().map(|(engine, _)| Arc::clone(engine)))
+                let (_, built) = state.as_ref()?;
+                built.as_ref()?.0.as_ref().ok().map(Arc::clone)
             })
             .collect()
     }
