@@ -726,7 +726,7 @@ fn a_hook_file_that_does_not_load_is_built_again_only_when_it_changes() {
     Place::wait_for("a socket", || place.sockets().len() == 1);
     let event = support::fixture("PreToolUse").to_string();
     let mut log = String::new();
-    let mut hook = |log: &mut String| {
+    let hook = |log: &mut String| {
         let mut hook = place.std_command();
         hook.env("WASM_HOOKS_DAEMON", "only").args([
             "hook",
