@@ -97,68 +97,83 @@ fn every_wasm_hooks_command_in_the_docs_is_one_this_build_accepts() {
 }
 
 /// Lines run by another test, which has what they need: (page, the line's
-/// start, that test as `module::name`).
-const RUN_ELSEWHERE: &[(&str, &str, &str)] = &[
-    // The README's lines are its three quick starts, run as written by
-    // `quick_start::` (this test and its two siblings).
+/// start, the tests that run it, as `module::name`).
+const RUN_ELSEWHERE: &[(&str, &str, &[&str])] = &[
+    // The README's lines are its three quick starts, run as written.
     (
         "README.md",
         "wasm-hooks ",
-        "quick_start::the_claude_code_quick_start_blocks_rm_rf_as_the_readme_shows",
+        &[
+            "quick_start::the_claude_code_quick_start_blocks_rm_rf_as_the_readme_shows",
+            "quick_start::the_plugin_quick_start_goes_from_new_to_a_clean_validate",
+            "quick_start::the_serve_quick_start_answers_ready_and_denies_over_http",
+        ],
     ),
     // A registry: a real one on loopback, with keys and a teammate's clone.
     (
         "",
         "wasm-hooks publish ",
-        "oci_plugins::a_teammates_clone_is_answered_by_the_rust_python_and_js_plugins_pulled_and_verified",
+        &[
+            "oci_plugins::a_teammates_clone_is_answered_by_the_rust_python_and_js_plugins_pulled_and_verified",
+        ],
     ),
     (
         "",
         "wasm-hooks add oci://",
-        "oci_plugins::a_teammates_clone_is_answered_by_the_rust_python_and_js_plugins_pulled_and_verified",
+        &[
+            "oci_plugins::a_teammates_clone_is_answered_by_the_rust_python_and_js_plugins_pulled_and_verified",
+        ],
     ),
     (
         "",
         "wasm-hooks update",
-        "oci_plugins::a_tag_that_moved_changes_nothing_until_update",
+        &["oci_plugins::a_tag_that_moved_changes_nothing_until_update"],
     ),
     (
         "docs/hook-files.md",
         "wasm-hooks pull",
-        "oci_plugins::a_teammates_clone_is_answered_by_the_rust_python_and_js_plugins_pulled_and_verified",
+        &[
+            "oci_plugins::a_teammates_clone_is_answered_by_the_rust_python_and_js_plugins_pulled_and_verified",
+        ],
     ),
     // Redis.
     (
         "",
         "wasm-hooks serve --serve-config",
-        "serve_fleet::serve_reads_its_settings_from_a_file_and_flags_win",
+        &["serve_fleet::serve_reads_its_settings_from_a_file_and_flags_win"],
     ),
     // The example plugins, in their folders of this checkout.
     (
         "example-plugins/README.md",
         "wasm-hooks test example-plugins/",
-        "policy_tests::the_example_plugins_fixtures_pass",
+        &["policy_tests::the_example_plugins_fixtures_pass"],
     ),
     (
         "conventional-commits-py/README.md",
         "wasm-hooks ",
-        "guest_languages::the_python_example_passes_its_native_and_policy_tests_and_fails_loudly",
+        &[
+            "guest_languages::the_python_example_passes_its_native_and_policy_tests_and_fails_loudly",
+        ],
     ),
     (
         "destructive-sql-py/README.md",
         "wasm-hooks ",
-        "guest_languages::the_python_example_with_a_pypi_dependency_follows_its_readme",
+        &["guest_languages::the_python_example_with_a_pypi_dependency_follows_its_readme"],
     ),
     (
         "new-dependencies-js/README.md",
         "wasm-hooks ",
-        "guest_languages::the_js_example_passes_its_policy_and_native_tests_and_fails_loudly",
+        &["guest_languages::the_js_example_passes_its_policy_and_native_tests_and_fails_loudly"],
     ),
     // In a Python or TypeScript plugin, with its toolchain.
     (
         "docs/plugins.md",
         "wasm-hooks ",
-        "guest_languages::a_typescript_plugin_with_an_npm_dependency_installs_tests_builds_and_decides",
+        &[
+            "guest_languages::a_python_plugin_from_new_passes_its_native_tests_builds_and_decides",
+            "guest_languages::a_python_plugin_bundles_its_pypi_dependencies_and_nothing_else_from_the_machine",
+            "guest_languages::a_typescript_plugin_with_an_npm_dependency_installs_tests_builds_and_decides",
+        ],
     ),
 ];
 
@@ -169,7 +184,7 @@ const ASKING: &[&str] = &["wasm-hooks trust"];
 const CHANGED: &[(&str, &str)] = &[("127.0.0.1:8787", "127.0.0.1:0")];
 
 /// The test that runs `line` of `page` instead of this one, if any.
-fn run_elsewhere(page: &str, line: &str) -> Option<&'static str> {
+fn run_elsewhere(page: &str, line: &str) -> Option<&'static [&'static str]> {
     RUN_ELSEWHERE
         .iter()
         .find(|(on, start, _)| (on.is_empty() || page.ends_with(on)) && line.starts_with(start))
@@ -398,11 +413,13 @@ fn every_command_in_the_docs_runs_in_a_readers_project() {
                 }
                 continue;
             }
-            if let Some(test) = run_elsewhere(&name, &line) {
-                assert!(
-                    exists(test),
-                    "{name}: `{line}` is said to be run by {test}, which is not a test"
-                );
+            if let Some(tests) = run_elsewhere(&name, &line) {
+                for test in tests {
+                    assert!(
+                        exists(test),
+                        "{name}: `{line}` is said to be run by {test}, which is not a test"
+                    );
+                }
                 continue;
             }
             let changed = CHANGED

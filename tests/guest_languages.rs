@@ -492,16 +492,27 @@ fn the_python_example_with_a_pypi_dependency_follows_its_readme() {
         "config.schema.json",
         "fixtures/sql.yaml",
     ];
-    let (_copy, dir) = example("destructive-sql-py", &files);
+    let (copy, dir) = example("destructive-sql-py", &files);
     let sdk = support::workspace_root().join("guest-sdk/python");
     let native = unittest_in_a_venv(&dir, Some(&sdk));
     assert!(
         native.contains("Ran 6 tests") && native.contains("OK"),
         "{native}"
     );
+    // Sources of this run's own (another test builds the same example),
+    // so pip runs and fetches the pinned version.
+    let app = dir.join("app.py");
+    let text = std::fs::read_to_string(&app).unwrap();
+    let run = copy
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    std::fs::write(&app, format!("{text}\n# {run}\n")).unwrap();
     let built = build(&dir);
     assert!(
-        built.contains("sqlparse==0.6.1") || built.contains("built before"),
+        built.contains("fetching sqlparse==0.6.1 from PyPI"),
         "{built}"
     );
     let tested = succeeded("wasm-hooks test", &wasm_hooks(&dir, &["test"]));

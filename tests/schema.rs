@@ -132,7 +132,11 @@ fn schema_errors_name_the_field_not_any_of_the_given_schemas() {
         let doc = json!({"hooks": {fine: []}});
         assert!(errors(&schema, &doc).is_empty(), "{fine}");
     }
-    assert_eq!(schema["$id"], wasm_hooks::HOOK_FILE_SCHEMA_ID);
+    // Stable: editors and other repositories point at it.
+    assert_eq!(
+        schema["$id"],
+        "https://raw.githubusercontent.com/wasm-hooks/wasm-hooks/main/schemas/hooks.schema.json"
+    );
     assert!(
         schema["properties"]["hooks"]["else"]["properties"]["SessionStart"]["description"]
             .as_str()

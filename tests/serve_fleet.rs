@@ -486,8 +486,10 @@ fn a_plugin_replaced_on_disk_is_followed() {
     std::fs::copy(support::plugin("deny-dangerous-commands"), &plugin).unwrap();
     write_whole(
         &home.hooks(),
-        &json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "wasm", "plugin": plugin}]}]}})
-            .to_string(),
+        // Blocking on failure: only the new plugin answering gives "allow".
+        &json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "wasm", "plugin": plugin, "on_failure": "block"}]}]}})
+        .to_string(),
     );
     let project = tempfile::tempdir().unwrap();
     let served = home.serve(&[project.path()]);

@@ -39,8 +39,18 @@ const GUEST_PACKAGES: &[&str] = &[
 /// Where `build` installs componentize-py and componentize-js for the
 /// tests, and keeps Python and JS builds: kept between runs (beside the
 /// guests' build), so each is downloaded once per checkout.
+///
+/// Its builds are emptied once per test run, at first use: a build kept
+/// from an earlier run would answer for one that no longer works.
 pub fn toolchain_cache() -> PathBuf {
-    workspace_root().join("target/plugins/toolchains")
+    static CACHE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    CACHE
+        .get_or_init(|| {
+            let cache = workspace_root().join("target/plugins/toolchains");
+            let _ = std::fs::remove_dir_all(cache.join("builds"));
+            cache
+        })
+        .clone()
 }
 
 pub fn workspace_root() -> PathBuf {
