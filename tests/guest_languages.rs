@@ -317,6 +317,44 @@ fn a_js_build_is_built_again_for_what_it_imports_and_only_that() {
     assert_ne!(sha(&dir), importing);
 }
 
+/// Code run at import time (at build, before the snapshot) may ask for
+/// random numbers and the time: the build works. What it got is the
+/// snapshot's, the same on every instance; a hook method gets the real
+/// `Math.random` back (two fresh instances, two values).
+#[test]
+fn randomness_and_the_clock_at_import_time_build_and_events_get_real_randomness() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = scaffold(parent.path(), "js");
+    let app = dir.join("app.js");
+    let text = std::fs::read_to_string(&app).unwrap();
+    let text = format!("const AT_IMPORT = `${{Math.random()}} ${{Date.now()}}`;\n{text}").replace(
+        "return Outcome.proceed();",
+        "return Outcome.proceed().withContext(`${AT_IMPORT} | ${Math.random()}`);",
+    );
+    std::fs::write(&app, text).unwrap();
+    build(&dir);
+    let said = || {
+        let out = run_bash(&dir, "ls");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("context"))
+            .unwrap_or_default();
+        let (import, event) = line.split_once(" | ").unwrap_or_else(|| panic!("{text}"));
+        (import.to_owned(), event.to_owned())
+    };
+    let (first_import, first_event) = said();
+    let (second_import, second_event) = said();
+    assert_eq!(
+        first_import, second_import,
+        "the snapshot's, on every instance"
+    );
+    assert_ne!(
+        first_event, second_event,
+        "the real Math.random in a hook method"
+    );
+}
+
 /// A hook method declared `async` is refused at build, naming the file and
 /// line; and a Promise answered at run time is a hook failure that says
 /// why (not "returned object, not an Outcome").
