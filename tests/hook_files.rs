@@ -171,3 +171,29 @@ fn several_problems_in_several_files_are_reported_together() {
         "{text}"
     );
 }
+
+/// `instance` is in a wasm hook's identity only when it is not the
+/// default: a copy that says `fresh` and one that says nothing are the
+/// same hook (written before the field existed, it still runs once), one
+/// that says `reuse` is another.
+#[test]
+fn a_wasm_hooks_instance_is_in_its_identity_only_when_not_the_default() {
+    let guard = plugin("deny-dangerous-commands");
+    let hooks_with = |instance: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let entry = |extra: serde_json::Value| {
+            let mut e = json!({"type": "wasm", "plugin": guard});
+            e.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            e
+        };
+        let doc = json!({"hooks": {"PreToolUse": [{"hooks": [
+            entry(json!({})), entry(json!({"instance": instance}))]}]}});
+        let file = write(dir.path(), "hooks.json", &doc.to_string());
+        let engine = HookEngine::builder().hook_file(&file).build().unwrap();
+        engine.hooks().len()
+    };
+    assert_eq!(hooks_with("fresh"), 1, "the same hook, once");
+    assert_eq!(hooks_with("reuse"), 2, "another hook");
+}

@@ -224,8 +224,9 @@ impl HookKind for WasmKind {
             "limits": limits,
             "grants": grants.to_string(),
         });
-        // Named only when not the default, so that hooks trusted before
-        // the field existed stay trusted.
+        // Named only when not the default, so that a copy of the hook in
+        // another layer that does not say it (written before the field
+        // existed) is still the same hook, and runs once.
         let instance = entry.instance.unwrap_or_default();
         if instance != InstancePolicy::Fresh {
             identity["instance"] = serde_json::json!(instance);
