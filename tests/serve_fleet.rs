@@ -504,6 +504,36 @@ fn a_plugin_replaced_on_disk_is_followed() {
     );
 }
 
+/// `instance: reuse` in `serve`: one warm instance answers event after
+/// event (the plugin counts its instance's calls), where the default gives
+/// each a fresh one.
+#[test]
+fn serve_keeps_a_warm_instance_for_a_hook_that_asks_for_reuse() {
+    let home = Home::new();
+    let remember = support::plugin("hostile-remember");
+    write_whole(
+        &home.hooks(),
+        &json!({"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "wasm", "plugin": remember, "instance": "reuse"}]},
+            {"matcher": "Read", "hooks": [{"type": "wasm", "plugin": remember}]}]}})
+        .to_string(),
+    );
+    let project = tempfile::tempdir().unwrap();
+    let served = home.serve(&[project.path()]);
+    let context = |tool: &str| {
+        let event = json!({"session_id": "s", "cwd": project.path(), "hook_event_name": "PreToolUse",
+            "tool_name": tool, "tool_input": {"command": "ls", "file_path": "x"}});
+        let (status, body) = request(&served, "/hook", Some(&event));
+        assert_eq!(status, 200, "{body}");
+        let answer: Value = serde_json::from_str(&body).unwrap();
+        answer["hookSpecificOutput"]["additionalContext"].clone()
+    };
+    for n in 1..=3 {
+        assert_eq!(context("Bash"), format!("call {n}"), "the warm instance");
+        assert_eq!(context("Read"), "call 1", "a fresh one");
+    }
+}
+
 /// A fleet configures `serve` from one file; a flag wins over it, and a
 /// key it does not know is an error naming the file and line.
 #[test]
