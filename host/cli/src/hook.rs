@@ -283,13 +283,7 @@ fn answer(
             let mut options = args.hook_files.runtime_options();
             options.like_a_process();
             builder.runtime_options(options);
-            let engine = builder
-                .build()
-                .map_err(|e| format!("the hook files do not load: {e}"))?;
-            Built {
-                builder: Arc::new(builder),
-                engine: Arc::new(engine),
-            }
+            Built::now(builder)?
         }
     };
     ASYNC_RUNTIME.with(|runtime| {

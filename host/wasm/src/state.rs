@@ -110,6 +110,21 @@ impl LogLines {
     }
 }
 
+impl HostState {
+    /// `kv.get` of every WIT version: the running call's view.
+    pub(crate) fn kv_get(&mut self, key: &str) -> Option<String> {
+        self.kv.as_mut()?.get(key)
+    }
+
+    /// `kv.set` of every WIT version: into the running call's view.
+    pub(crate) fn kv_set(&mut self, key: String, value: String) -> Result<(), String> {
+        match &mut self.kv {
+            Some(kv) => kv.set(key, value),
+            None => Err("kv: no call is running".to_owned()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

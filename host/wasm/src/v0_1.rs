@@ -125,14 +125,11 @@ impl host::Host for HostState {
 
 impl kv::Host for HostState {
     fn get(&mut self, key: String) -> Option<String> {
-        self.kv.as_mut()?.get(&key)
+        self.kv_get(&key)
     }
 
     fn set(&mut self, key: String, value: String) -> Result<(), String> {
-        match &mut self.kv {
-            Some(kv) => kv.set(key, value),
-            None => Err("kv: no call is running".to_owned()),
-        }
+        self.kv_set(key, value)
     }
 }
 

@@ -43,6 +43,22 @@ pub(crate) struct Built {
     pub(crate) engine: Arc<HookEngine>,
 }
 
+impl Built {
+    /// The engine `builder` builds now.
+    ///
+    /// # Errors
+    /// When the hook files do not load.
+    pub(crate) fn now(builder: HookEngineBuilder) -> Result<Self, String> {
+        let engine = builder
+            .build()
+            .map_err(|e| format!("the hook files do not load: {e}"))?;
+        Ok(Self {
+            builder: Arc::new(builder),
+            engine: Arc::new(engine),
+        })
+    }
+}
+
 /// What a build gave (the engine, or why the files do not load), with the
 /// stamps of what it was built from.
 type Stamped = (Result<Arc<HookEngine>, String>, InputStamps);
@@ -174,14 +190,7 @@ impl FromDaemon<'_> {
             Ok(builder)
         };
         if !keep {
-            let builder = make()?;
-            let engine = builder
-                .build()
-                .map_err(|e| format!("the hook files do not load: {e}"))?;
-            return Ok(Built {
-                builder: Arc::new(builder),
-                engine: Arc::new(engine),
-            });
+            return Built::now(make()?);
         }
         project.clone_into(&mut self.key.project);
         let built = self.engines.engine(&self.key, make)?;
