@@ -500,7 +500,7 @@ fn the_js_example_passes_its_policy_and_native_tests_and_fails_loudly() {
             && said.contains("package.json: `shell-quote` is a dependency, but it is not installed in node_modules/: run `npm install` (or `npm ci`)"),
         "{said}"
     );
-    npm(&dir, &["ci", "--no-audit", "--no-fund"]);
+    support::npm_ci(&dir);
     // The example keeps no copy of the SDK: the build writes this one's.
     let built = build(&dir);
     assert!(built.contains("writing the SDK"), "{built}");
@@ -661,7 +661,7 @@ fn the_python_and_js_examples_decide_through_hook_and_serve() {
     for (example, files, decisions) in cases {
         let dir = copied(&root.join(example), copy.path(), files);
         if dir.join("package-lock.json").is_file() {
-            npm(&dir, &["ci", "--no-audit", "--no-fund"]);
+            support::npm_ci(&dir);
         }
         build(&dir);
         for (command, expected) in decisions {

@@ -213,12 +213,7 @@ fn example_copy(name: &str, dir: &Path) {
     );
     let _ = std::fs::remove_dir_all(dir.join("build"));
     if dir.join("package-lock.json").is_file() {
-        let installed = Command::new("npm")
-            .current_dir(dir)
-            .args(["ci", "--no-audit", "--no-fund"])
-            .output()
-            .unwrap();
-        ok("npm ci", installed);
+        support::npm_ci(dir);
     }
 }
 

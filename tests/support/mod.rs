@@ -306,3 +306,14 @@ pub fn spawn_fed(command: &mut std::process::Command, stdin: &str) -> std::proce
 pub fn output_fed(command: &mut std::process::Command, stdin: &str) -> std::process::Output {
     spawn_fed(command, stdin).wait_with_output().unwrap()
 }
+
+/// `npm ci` in `dir` (a plugin with a `package-lock.json`): its npm
+/// dependencies installed as locked.
+pub fn npm_ci(dir: &Path) {
+    let out = Command::new("npm")
+        .current_dir(dir)
+        .args(["ci", "--no-audit", "--no-fund"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "npm ci in {}: {out:?}", dir.display());
+}
