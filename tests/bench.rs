@@ -19,6 +19,8 @@ fn every_case_is_measured_and_reported() {
             "20",
             "--processes",
             "2",
+            "--compile-runs",
+            "1",
             "--plugin",
         ])
         .arg(plugin("deny-dangerous-commands"))
@@ -44,6 +46,12 @@ fn every_case_is_measured_and_reported() {
         "plugin load: compile",
         "plugin load: from the compile cache",
         "infinite loop: run time past its 100 ms deadline",
+        "compile, cranelift: Rust guest",
+        "compile, winch: Rust guest",
+        "first event, process, fresh cache (winch now, cranelift detached): Rust guest",
+        "first event, process, after compile-ahead: Rust guest",
+        "per call, cranelift's code: Rust guest",
+        "per call, winch's code: Rust guest",
     ] {
         assert!(
             names.contains(&expected),
@@ -64,6 +72,12 @@ fn every_case_is_measured_and_reported() {
         "serve: HTTP round trip, keep-alive",
     ] {
         assert_eq!(faults(elsewhere), None, "{elsewhere}");
+    }
+    // Each compile's peak memory, from its process.
+    for compiler in ["cranelift", "winch"] {
+        let name = format!("compile, {compiler}: Rust guest");
+        let case = cases.iter().find(|c| c["name"] == name.as_str()).unwrap();
+        assert!(case["peak_kb"].as_u64().unwrap() > 0, "{case}");
     }
     for case in &cases {
         assert!(case["n"].as_u64().unwrap() > 0, "{case}");

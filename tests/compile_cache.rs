@@ -1,6 +1,8 @@
-//! The compile cache (hits, damaged entries, concurrent writers, the
-//! `compile` command, `--no-cache`), plugin integrity (`sha256`) and hot
-//! reload, with real components and real cache files.
+//! The compile cache (hits, damaged entries, concurrent writers and their
+//! lock, the `compile` command, `--no-cache`), the two compilers (Winch's
+//! code answering until Cranelift's replaces it, in a process and in a
+//! long-lived host), plugin integrity (`sha256`) and hot reload, with real
+//! components and real cache files.
 
 use crate::support;
 
@@ -10,18 +12,25 @@ use std::time::{Duration, Instant};
 use assert_cmd::Command;
 use serde_json::json;
 use support::plugin;
-use wasm_hooks::{Event, HookEngine, Verdict, WasmRuntime};
+use wasm_hooks::{Compiler, Event, HookEngine, Tiering, Verdict, WasmRuntime};
 
+/// A runtime that compiles with Cranelift at load, into the cache in
+/// `dir` (the cache's own mechanics, one compiler).
 fn runtime_with_cache(dir: &Path) -> WasmRuntime {
-    WasmRuntime::builder().cache_dir(dir).build().unwrap()
+    WasmRuntime::builder()
+        .cache_dir(dir)
+        .tiering(Tiering::Off)
+        .build()
+        .unwrap()
 }
 
-/// The compiled entries of the cache in `dir` (not its digest records).
+/// The compiled entries of the cache in `dir` (not its digest records,
+/// nor its entries' lock files).
 fn entries_in(dir: &Path) -> Vec<PathBuf> {
     let digests = dir.join("digests");
     files_in(dir)
         .into_iter()
-        .filter(|f| !f.starts_with(&digests))
+        .filter(|f| !f.starts_with(&digests) && f.extension().is_none_or(|e| e != "lock"))
         .collect()
 }
 
@@ -268,7 +277,7 @@ fn compile_warms_the_cache_that_run_then_uses() {
         path.as_os_str(),
     ];
     let out = stdout_of(compile);
-    assert!(out.contains("compiled in"), "{out}");
+    assert!(out.contains(": compiled\n"), "{out}");
     assert!(stdout_of(compile).contains("already cached"));
 
     let file = support::hook_file("PreToolUse", "Bash", &path, json!({}));
@@ -334,7 +343,7 @@ fn no_cache_writes_nothing() {
     assert!(
         String::from_utf8(listed.stdout)
             .unwrap()
-            .contains(", compiled)")
+            .contains(", compiled by winch)")
     );
     let said = String::from_utf8(listed.stderr).unwrap();
     assert!(
@@ -348,9 +357,8 @@ fn no_cache_writes_nothing() {
         .arg(&file.path)
         .assert()
         .success();
-    assert_eq!(
-        entries_in(cache.path()).len(),
-        1,
+    assert!(
+        !entries_in(cache.path()).is_empty(),
         "the variable names the default"
     );
 }
@@ -499,4 +507,203 @@ async fn a_projects_plugin_is_not_hot_reloaded_into_bytes_its_grants_were_not_we
         engine.dispatch(bash("rm -rf /")).await.verdict,
         Verdict::Deny { .. }
     ));
+}
+
+/// A plugin the cache does not hold answers at once on Winch's code; a
+/// thread compiles it with Cranelift, caches that and swaps it in, and the
+/// answers stay the same. The cache keeps each compiler's artifacts apart,
+/// and Winch's, once superseded, is pruned.
+#[tokio::test]
+async fn a_plugin_the_cache_lacks_answers_on_winchs_code_until_cranelifts_replaces_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let runtime = WasmRuntime::builder()
+        .cache_dir(cache.path())
+        .tiering(Tiering::Background)
+        .build()
+        .unwrap();
+    let path = plugin("deny-dangerous-commands");
+    let file = support::hook_file("PreToolUse", "Bash", &path, json!({}));
+    let plugin = runtime.load(&path).unwrap();
+    assert_eq!(
+        plugin.compiler(),
+        Compiler::Winch,
+        "answers before Cranelift"
+    );
+    let engine = support::engine_on(runtime.clone(), &file);
+    let on_winch = engine.dispatch(bash("rm -rf /")).await;
+    assert!(
+        matches!(on_winch.verdict, Verdict::Deny { .. }),
+        "{on_winch:?}"
+    );
+
+    let entry = runtime.cache_entry(&plugin.sha256()).unwrap();
+    wait_for("cranelift's code to be swapped in", || {
+        plugin.compiler() == Compiler::Cranelift
+    });
+    assert!(entry.is_file(), "cached for the next process too");
+    assert!(
+        entry
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("cranelift-"),
+        "{}",
+        entry.display()
+    );
+    let on_cranelift = engine.dispatch(bash("rm -rf /")).await;
+    assert_eq!(
+        on_cranelift.verdict, on_winch.verdict,
+        "the same component, the same answer"
+    );
+    assert_eq!(engine.dispatch(bash("ls")).await.verdict, Verdict::Proceed);
+
+    let survey = runtime.survey_cache().unwrap().unwrap();
+    assert_eq!(survey.superseded.len(), 1, "{survey:?}");
+    assert!(
+        survey.superseded[0]
+            .parent()
+            .unwrap()
+            .to_string_lossy()
+            .contains("winch-"),
+        "{survey:?}"
+    );
+    survey.prune().unwrap();
+    let after = runtime.survey_cache().unwrap().unwrap();
+    assert!(after.is_clean() && after.entries == 1, "{after:?}");
+    let next = WasmRuntime::builder()
+        .cache_dir(cache.path())
+        .build()
+        .unwrap()
+        .load(&path)
+        .unwrap();
+    assert_eq!(
+        (next.compiler(), next.from_cache()),
+        (Compiler::Cranelift, true)
+    );
+}
+
+/// Wait (up to five minutes: a compile on a busy machine) until `done`.
+fn wait_for(what: &str, done: impl Fn() -> bool) {
+    let until = Instant::now() + Duration::from_secs(300);
+    while !done() {
+        assert!(Instant::now() < until, "waited five minutes for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Two processes never compile the same plugin with the same compiler at
+/// once: a `compile` that finds the entry's lock held waits for it, and
+/// then takes what the holder left in the cache instead of compiling
+/// again.
+#[test]
+fn a_compile_waits_for_the_one_under_way_and_takes_its_entry() {
+    let cache = tempfile::tempdir().unwrap();
+    let path = plugin("deny-dangerous-commands");
+    let sha256 = WasmRuntime::builder()
+        .no_cache()
+        .build()
+        .unwrap()
+        .load(&path)
+        .unwrap()
+        .sha256();
+    let entry = runtime_with_cache(cache.path())
+        .cache_entry(&sha256)
+        .unwrap();
+    std::fs::create_dir_all(entry.parent().unwrap()).unwrap();
+    let lock = std::fs::File::create(format!("{}.lock", entry.display())).unwrap();
+    lock.lock().unwrap();
+
+    let mut waiting = std::process::Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
+        .arg("compile")
+        .arg("--cache-dir")
+        .arg(cache.path())
+        .arg(&path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(
+        waiting.try_wait().unwrap().is_none(),
+        "it waits while the lock is held"
+    );
+    assert!(!entry.exists());
+    // The holder's compile, finished: made elsewhere, renamed into place.
+    let elsewhere = tempfile::tempdir().unwrap();
+    runtime_with_cache(elsewhere.path()).load(&path).unwrap();
+    let made = runtime_with_cache(elsewhere.path())
+        .cache_entry(&sha256)
+        .unwrap();
+    std::fs::copy(&made, &entry).unwrap();
+    drop(lock);
+    let out = waiting.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(said.contains("already cached"), "{said}");
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("compiling"),
+        "it compiled nothing: {out:?}"
+    );
+}
+
+/// The event of a `hook` process with a fresh cache is answered on Winch's
+/// code while a detached `compile --background` compiles the plugin with
+/// Cranelift; that compile outlives the process, even one its deadline
+/// cuts short, and the next event loads Cranelift's code from the cache.
+#[test]
+fn a_hooks_compile_outlives_its_process_even_one_cut_by_the_deadline() {
+    let plugin = support::built_example("conventional-commits-py");
+    let cache = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let file = support::hook_file(
+        "PreToolUse",
+        "Bash",
+        &plugin,
+        json!({"on_failure": "block"}),
+    );
+    let event = json!({
+        "session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "cwd": project.path(),
+        "tool_input": {"command": "git commit -m 'fixed the parser'"},
+    })
+    .to_string();
+    let hook = |deadline: &str| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_wasm-hooks"));
+        command
+            .args(["-vv", "hook", "--deadline", deadline, "--cache-dir"])
+            .arg(cache.path())
+            .arg("-c")
+            .arg(&file.path)
+            .env("WASM_HOOKS_DAEMON", "off")
+            .env_remove("RUST_LOG");
+        support::output_fed(&mut command, &event)
+    };
+    let sha256 = wasm_hooks::PluginInfo::read(&plugin).unwrap().sha256;
+    let entry = runtime_with_cache(cache.path())
+        .cache_entry(&sha256)
+        .unwrap();
+
+    // Cut by a one-second deadline while Winch compiles (seconds for a
+    // Python component): blocked, the hooks' failure.
+    let cut = hook("1");
+    assert_eq!(cut.status.code(), Some(2), "blocked: {cut:?}");
+    assert!(
+        String::from_utf8_lossy(&cut.stderr).contains("no answer within the deadline of 1 s"),
+        "{cut:?}"
+    );
+    // Cranelift's compile goes on in its own process, and lands.
+    wait_for("the background compile's cache entry", || entry.is_file());
+
+    let warm = hook("50");
+    let said = String::from_utf8_lossy(&warm.stderr);
+    assert!(
+        said.contains("from_cache=true compiler=cranelift"),
+        "{said}"
+    );
+    assert!(
+        String::from_utf8_lossy(&warm.stdout).contains("Conventional Commits"),
+        "the plugin answered: {warm:?}"
+    );
 }

@@ -10,23 +10,43 @@ use crate::support::{self, registry::Registry};
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 use wasm_hooks_core::sha256_hex;
 
-/// One person: a home of their own (config, plugin store, trust).
+/// One person: a home of their own (config, plugin store, trust), and
+/// the tests' compile cache, or one of their own on a new machine.
 struct Person {
     home: tempfile::TempDir,
+    own_cache: bool,
 }
 
 impl Person {
     fn new() -> Self {
         let person = Self {
             home: tempfile::tempdir().unwrap(),
+            own_cache: false,
         };
         std::fs::create_dir_all(person.config_dir()).unwrap();
         person
+    }
+
+    /// A person on a machine where nothing was compiled yet: a compile
+    /// cache of their own, empty.
+    fn on_a_new_machine() -> Self {
+        Self {
+            own_cache: true,
+            ..Self::new()
+        }
+    }
+
+    /// Their compile cache.
+    fn compile_cache(&self) -> PathBuf {
+        if self.own_cache {
+            self.home.path().join(".cache/wasm-hooks")
+        } else {
+            support::toolchain_cache()
+        }
     }
 
     fn config_dir(&self) -> PathBuf {
@@ -57,7 +77,7 @@ impl Person {
             .env("XDG_CONFIG_HOME", self.home.path().join(".config"))
             .env("XDG_CACHE_HOME", self.home.path().join(".cache"))
             .env("XDG_STATE_HOME", self.home.path().join(".state"))
-            .env("WASM_HOOKS_CACHE_DIR", support::toolchain_cache())
+            .env("WASM_HOOKS_CACHE_DIR", self.compile_cache())
             .env("WASM_HOOKS_DAEMON", "off")
             .env_remove("XDG_RUNTIME_DIR")
             .env_remove("WASM_HOOKS_PLUGIN_STORE")
@@ -173,63 +193,6 @@ fn publish(person: &Person, wasm: &Path, reference: &str, key: Option<&Path>) ->
         .to_owned()
 }
 
-/// The example plugin `name` (Python or JS) built once per test binary,
-/// from a copy of its folder.
-fn built_example(name: &str) -> PathBuf {
-    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    static JS: OnceLock<PathBuf> = OnceLock::new();
-    let cell = if name.ends_with("-py") { &PYTHON } else { &JS };
-    cell.get_or_init(|| {
-        // Kept between runs beside the guests' build (not a temporary
-        // directory left behind by every run).
-        let dir = support::workspace_root()
-            .join("target/plugins/built-examples")
-            .join(name);
-        let _ = std::fs::remove_dir_all(&dir);
-        example_copy(name, &dir);
-        let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
-            .current_dir(&dir)
-            .arg("build")
-            .env("WASM_HOOKS_CACHE_DIR", support::toolchain_cache())
-            .env("XDG_CONFIG_HOME", "/nonexistent")
-            .output()
-            .unwrap();
-        ok("wasm-hooks build", out);
-        let wasm = dir
-            .join("build")
-            .join(format!("{}.wasm", name.replace('-', "_")));
-        assert!(wasm.is_file(), "{} was built", wasm.display());
-        wasm
-    })
-    .clone()
-}
-
-/// The example plugin `name` copied to `dir`, without its build and with
-/// its npm dependencies installed (`npm ci`), ready for `wasm-hooks build`.
-fn example_copy(name: &str, dir: &Path) {
-    copy_dir(
-        &support::workspace_root().join("example-plugins").join(name),
-        dir,
-    );
-    let _ = std::fs::remove_dir_all(dir.join("build"));
-    if dir.join("package-lock.json").is_file() {
-        support::npm_ci(dir);
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// A project (a git repository) whose hook file puts each `(plugin,
 /// config)` on PreToolUse `Bash`, failing closed.
 fn project(plugins: &[(&str, Value)]) -> tempfile::TempDir {
@@ -337,12 +300,12 @@ fn a_teammates_clone_is_answered_by_the_rust_python_and_js_plugins_pulled_and_ve
         ),
         (
             "hooks/commits-py",
-            built_example("conventional-commits-py"),
+            support::built_example("conventional-commits-py"),
             json!({"max_subject": 60}),
         ),
         (
             "hooks/deps-js",
-            built_example("new-dependencies-js"),
+            support::built_example("new-dependencies-js"),
             json!({"allowed": ["serde", "requests"]}),
         ),
     ];
@@ -361,13 +324,32 @@ fn a_teammates_clone_is_answered_by_the_rust_python_and_js_plugins_pulled_and_ve
     let lock = lock_of(project.path());
     assert_eq!(lock["plugins"].as_object().unwrap().len(), 3, "{lock}");
 
-    // The teammate: a home of their own, an empty store, the team's key.
-    let teammate = Person::new();
+    // The teammate: a home of their own, an empty store and an empty
+    // compile cache (a new machine), the team's key. Trusting pulls what
+    // the lock pins and compiles it for this machine, saying so.
+    let teammate = Person::on_a_new_machine();
     teammate.trusts_signer(&public);
     let clone = clone(project.path());
     let clone = clone.path().join("clone");
-    ok("trust", teammate.run(&clone, &["trust", "--yes"]));
-    let first = teammate.hook(&clone, &bash(&clone, "rm -rf /"));
+    let trusted = ok("trust", teammate.run(&clone, &["trust", "--yes"]));
+    for (reference, _) in &named {
+        assert!(
+            trusted.contains(&format!("{reference}: pulled")),
+            "{trusted}"
+        );
+    }
+    for (reference, _) in &named {
+        assert!(
+            trusted.contains(&format!("compiling {reference} (")),
+            "{trusted}"
+        );
+    }
+    // No event waits on the registry or the compiler: each plugin loads
+    // Cranelift's code from the cache.
+    let first = fed(
+        teammate.command(&clone, &["-vv", "hook"]),
+        bash(&clone, "rm -rf /").to_string().as_bytes(),
+    );
     let (verdict, why) = decision(&first);
     assert_eq!(verdict, "deny", "{}", text(&first));
     assert!(
@@ -388,15 +370,12 @@ fn a_teammates_clone_is_answered_by_the_rust_python_and_js_plugins_pulled_and_ve
     let out = teammate.hook(&clone, &bash(&clone, "ls"));
     assert_eq!(decision(&out).0, "allow", "{}", text(&out));
     said.push_str(&String::from_utf8_lossy(&out.stderr));
-    // Each plugin pulled once, on the first event that reached it, with
-    // one message.
-    for (reference, _) in &named {
-        assert_eq!(
-            said.matches(&format!("pulling {reference}")).count(),
-            1,
-            "{said}"
-        );
-    }
+    assert!(!said.contains("pulling"), "{said}");
+    assert_eq!(
+        said.matches("from_cache=true compiler=cranelift").count(),
+        3,
+        "{said}"
+    );
     for (_, entry) in lock["plugins"].as_object().unwrap() {
         let component = entry["component"]
             .as_str()
@@ -1116,10 +1095,10 @@ fn rebuilding_unchanged_python_and_js_sources_gives_the_same_sha256_named_by_the
         ("conventional-commits-py", "conventional_commits_py.wasm"),
         ("new-dependencies-js", "new_dependencies_js.wasm"),
     ] {
-        let first = std::fs::read(built_example(example)).unwrap();
+        let first = std::fs::read(support::built_example(example)).unwrap();
         let parent = tempfile::tempdir().unwrap();
         let dir = parent.path().join("a-folder-of-another-name");
-        example_copy(example, &dir);
+        support::example_copy(example, &dir);
         let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
             .current_dir(&dir)
             .arg("build")
@@ -1134,6 +1113,8 @@ fn rebuilding_unchanged_python_and_js_sources_gives_the_same_sha256_named_by_the
 }
 
 /// A teammate's daemon and `serve` pull on first use too: the same engine.
+/// (`trust` pulls what it trusts: the store is emptied after it, as a
+/// cleared cache would be.)
 #[test]
 fn the_daemon_and_serve_pull_a_locked_plugin_on_first_use() {
     let Pinned {
@@ -1147,6 +1128,7 @@ fn the_daemon_and_serve_pull_a_locked_plugin_on_first_use() {
     // the second reaches the plugin there.
     let teammate = Person::new();
     ok("trust", teammate.run(project.path(), &["trust", "--yes"]));
+    std::fs::remove_dir_all(teammate.store()).unwrap();
     let runtime = tempfile::tempdir().unwrap();
     let through_daemon = |event: &Value| {
         let mut command = teammate.command(project.path(), &["hook"]);
@@ -1178,6 +1160,7 @@ fn the_daemon_and_serve_pull_a_locked_plugin_on_first_use() {
     // Through serve, for a third person.
     let third = Person::new();
     ok("trust", third.run(project.path(), &["trust", "--yes"]));
+    std::fs::remove_dir_all(third.store()).unwrap();
     let mut serve = third.command(
         project.path(),
         &[

@@ -63,6 +63,10 @@ pub(crate) fn run(args: CacheCommandArgs) -> anyhow::Result<Exit> {
         "abandoned temporary files: {} ({stale})\n",
         survey.temporary.len()
     );
+    out += &format!(
+        "baseline (winch) builds that cranelift's replaced: {} ({stale})\n",
+        survey.superseded.len()
+    );
     if !args.prune && !survey.is_clean() {
         out += "run `wasm-hooks cache --prune` to remove what is stale\n";
     }

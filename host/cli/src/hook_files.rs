@@ -60,12 +60,15 @@ impl CacheArgs {
             .context("no cache directory: give --cache-dir, or set WASM_HOOKS_CACHE_DIR or HOME")
     }
 
-    /// How the wasm runtime is to be made: the cache flags applied, and no
+    /// How the wasm runtime is to be made: the cache flags applied, no
     /// pooling allocator (its set-up costs more than it saves in a process
-    /// that handles a few events; `serve` turns it back on).
+    /// that handles a few events; `serve` turns it back on), and a plugin
+    /// the cache does not hold run on Winch's code while a detached process
+    /// compiles it with Cranelift (`compile::detached`; the daemon and
+    /// `serve` compile on a thread of their own).
     pub(crate) fn runtime_options(&self) -> WasmRuntimeBuilder {
         let mut options = WasmRuntime::builder();
-        options.pooling(false);
+        options.pooling(false).tiering(super::compile::detached());
         if self.no_cache {
             options.no_cache();
         } else if let Some(dir) = &self.cache_dir {
@@ -76,6 +79,19 @@ impl CacheArgs {
 }
 
 impl HookFileArgs {
+    /// The hook files of `project` (its agent settings too when
+    /// `claude_settings`), with the compile cache `cache`: the default
+    /// search list, as `hook` reads it.
+    pub(crate) fn for_project(project: PathBuf, claude_settings: bool, cache: CacheArgs) -> Self {
+        Self {
+            configs: Vec::new(),
+            project_dir: Some(project),
+            claude_settings,
+            allow_urls: Vec::new(),
+            cache,
+        }
+    }
+
     /// How the wasm runtime is to be made; see [`CacheArgs::runtime_options`].
     pub(crate) fn runtime_options(&self) -> WasmRuntimeBuilder {
         self.cache.runtime_options()

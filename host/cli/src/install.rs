@@ -29,7 +29,8 @@ use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use wasm_hooks::{HookEngineBuilder, InstalledHook, Protocol};
 
-use super::{Exit, opencode_plugin, report};
+use super::hook_files::{CacheArgs, HookFileArgs};
+use super::{Exit, compile, opencode_plugin, report};
 
 /// Arguments of `wasm-hooks install` and `uninstall`.
 #[derive(Debug, Args)]
@@ -407,6 +408,9 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<Exit> {
         message.push_str(&hook_files_note(&args.project()?));
     }
     report::print(&message)?;
+    // The plugins its first events would load, compiled now.
+    let files = HookFileArgs::for_project(args.project()?, false, CacheArgs::default());
+    compile::engine_ahead(&files)?;
     Ok(Exit::GoOn)
 }
 

@@ -2,7 +2,9 @@
 //! beside a hook file, fetch what locks pin into the person's store, and
 //! move a pin on purpose. Each checks what it pulls (a wasm artifact, the
 //! pinned digest, a signature by a trusted key when the settings ask) and
-//! stores or writes nothing on a failure.
+//! stores or writes nothing on a failure; and compiles what it stored
+//! into the compile cache (`compile::ahead`), so that the plugin's first
+//! event loads it from there.
 
 use std::path::{Path, PathBuf};
 
@@ -10,8 +12,8 @@ use anyhow::{Context, bail};
 use clap::Args;
 use wasm_hooks::oci::{Fetcher, LOCK_FILE, Lock, LockEntry, PluginRef};
 
-use super::Exit;
 use super::hook_files::HookFileArgs;
+use super::{Exit, compile};
 
 /// Where the lock is: the flag every one of these commands shares.
 #[derive(Debug, Args)]
@@ -61,6 +63,28 @@ impl LockArgs {
             .collect();
         paths.dedup();
         Ok(paths)
+    }
+
+    /// Compile the components `entries` (by reference) pin, stored by
+    /// now, ahead into the compile cache; false when one failed (said on
+    /// stderr).
+    fn compile_ahead<'a>(
+        &self,
+        fetcher: &Fetcher,
+        entries: impl IntoIterator<Item = (&'a str, &'a LockEntry)>,
+    ) -> anyhow::Result<bool> {
+        let stored: Vec<(PathBuf, String, String)> = entries
+            .into_iter()
+            .filter_map(|(reference, entry)| {
+                let path = fetcher.stored(entry)?;
+                Some((path, entry.component_hex().to_owned(), reference.to_owned()))
+            })
+            .collect();
+        let failures = compile::pulled_ahead(self.files.cache(), &stored)?;
+        for failure in &failures {
+            eprintln!("wasm-hooks: {failure}");
+        }
+        Ok(failures.is_empty())
     }
 
     /// What pulls, under the user's and organisation's signer settings.
@@ -135,8 +159,11 @@ pub(crate) fn add(args: AddArgs) -> anyhow::Result<Exit> {
     let reference = PluginRef::parse(&args.reference).map_err(anyhow::Error::msg)?;
     let path = args.lock.lock_path()?;
     let mut lock = Lock::read(&path)?;
-    let entry = block_on(args.lock.fetcher()?.resolve(&reference))?.map_err(anyhow::Error::msg)?;
+    let fetcher = args.lock.fetcher()?;
+    let entry = block_on(fetcher.resolve(&reference))?.map_err(anyhow::Error::msg)?;
     println!("{reference}: pinned to {}", pinned(&entry));
+    args.lock
+        .compile_ahead(&fetcher, [(args.reference.as_str(), &entry)])?;
     lock.plugins.insert(reference.to_string(), entry);
     lock.write(&path)
         .with_context(|| format!("writing {}", path.display()))?;
@@ -160,6 +187,7 @@ pub(crate) fn update(args: UpdateArgs) -> anyhow::Result<Exit> {
         None => lock.plugins.keys().cloned().collect(),
     };
     let fetcher = args.lock.fetcher()?;
+    let mut moved = Vec::new();
     for text in references {
         let reference = PluginRef::parse(&text).map_err(anyhow::Error::msg)?;
         let entry = block_on(fetcher.resolve(&reference))?.map_err(anyhow::Error::msg)?;
@@ -170,10 +198,17 @@ pub(crate) fn update(args: UpdateArgs) -> anyhow::Result<Exit> {
             Some(old) => println!("{text}: {} -> {}", old.digest, pinned(&entry)),
             None => println!("{text}: pinned to {}", pinned(&entry)),
         }
+        moved.push((text.clone(), entry.clone()));
         lock.plugins.insert(text, entry);
     }
     lock.write(&path)
         .with_context(|| format!("writing {}", path.display()))?;
+    args.lock.compile_ahead(
+        &fetcher,
+        moved
+            .iter()
+            .map(|(reference, entry)| (reference.as_str(), entry)),
+    )?;
     Ok(Exit::GoOn)
 }
 
@@ -183,20 +218,51 @@ pub(crate) fn pull(args: PullArgs) -> anyhow::Result<Exit> {
         println!("no {LOCK_FILE} beside any hook file: nothing to pull");
         return Ok(Exit::GoOn);
     }
-    let fetcher = args.lock.fetcher()?;
+    pull_locks(&args.lock, locks)
+}
+
+/// `pull` for the hook files `files` read (`trust` pulls what it
+/// trusted): silent when no lock pins anything.
+pub(crate) fn pull_for(files: HookFileArgs) -> anyhow::Result<Exit> {
+    let lock = LockArgs { lock: None, files };
+    let locks = lock.lock_paths()?;
+    if locks.is_empty() {
+        return Ok(Exit::GoOn);
+    }
+    pull_locks(&lock, locks)
+}
+
+/// Pull what `locks` pin, and compile it ahead.
+fn pull_locks(args: &LockArgs, locks: Vec<PathBuf>) -> anyhow::Result<Exit> {
+    let fetcher = args.fetcher()?;
     let mut failed = 0;
+    let mut pulled = Vec::new();
     for path in locks {
-        failed += pull_lock(&fetcher, &path)?;
+        failed += pull_lock(&fetcher, &path, &mut pulled)?;
     }
     if failed > 0 {
         eprintln!("wasm-hooks: {failed} plugin(s) could not be pulled; nothing of them was stored");
-        return Ok(Exit::Failed);
     }
-    Ok(Exit::GoOn)
+    let compiled = args.compile_ahead(
+        &fetcher,
+        pulled
+            .iter()
+            .map(|(reference, entry)| (reference.as_str(), entry)),
+    )?;
+    Ok(if failed > 0 || !compiled {
+        Exit::Failed
+    } else {
+        Exit::GoOn
+    })
 }
 
-/// Pull what the lock at `path` pins; the number that failed.
-fn pull_lock(fetcher: &Fetcher, path: &Path) -> anyhow::Result<usize> {
+/// Pull what the lock at `path` pins, adding each entry stored to
+/// `pulled`; the number that failed.
+fn pull_lock(
+    fetcher: &Fetcher,
+    path: &Path,
+    pulled: &mut Vec<(String, LockEntry)>,
+) -> anyhow::Result<usize> {
     let lock = Lock::read(path)?;
     let mut failed = 0;
     for (text, entry) in &lock.plugins {
@@ -214,7 +280,11 @@ fn pull_lock(fetcher: &Fetcher, path: &Path) -> anyhow::Result<usize> {
                 .find(|key| fetcher.signers.fingerprints().contains(key));
             pinned(&entry)
         };
-        match block_on(fetcher.ensure(&reference, entry))? {
+        let result = block_on(fetcher.ensure(&reference, entry))?;
+        if result.is_ok() {
+            pulled.push((text.clone(), entry.clone()));
+        }
+        match result {
             Ok(_) if was_there => println!("{text}: {} already here", verified(entry)),
             Ok(_) => println!("{text}: pulled {}", verified(entry)),
             Err(e) => {

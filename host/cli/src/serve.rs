@@ -369,7 +369,9 @@ fn builders(
     // of its engine, which live reload builds again when one changes (two
     // reloaders would hash each change twice and rebuild after swapping).
     let mut options = args.hook_files.runtime_options();
-    options.pooling(true);
+    options
+        .pooling(true)
+        .tiering(wasm_hooks::Tiering::Background);
     if let Some(state) = state {
         options.shared_state(Arc::clone(state));
     }

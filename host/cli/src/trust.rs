@@ -13,8 +13,8 @@ use wasm_hooks::{
     HookEngine, HookEngineBuilder, HookSource, Shown, TrustStatus, TrustStore, UntrustedProjects,
 };
 
-use super::hook_files::CacheArgs;
-use super::{Exit, report};
+use super::hook_files::{CacheArgs, HookFileArgs};
+use super::{Exit, compile, plugins, report};
 
 /// Arguments of `wasm-hooks trust`.
 #[derive(Debug, Args)]
@@ -80,11 +80,15 @@ pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
         report::print(&message)?;
         return Ok(Exit::GoOn);
     }
+    // Its plugins are compiled for this machine as they are loaded (each
+    // with a progress line), once: the events after trusting load them.
+    let mut options = args.cache.runtime_options();
+    compile::ahead(&mut options);
     let mut builder = HookEngineBuilder::new();
     builder
         .project_dir(&project)
         .claude_settings(args.claude_settings)
-        .runtime_options(args.cache.runtime_options())
+        .runtime_options(options)
         .untrusted_projects(UntrustedProjects::TrustAll)
         .strict_project(true);
     // Built once: its hooks are what trusting would let run.
@@ -137,6 +141,15 @@ pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
         project.display(),
         trust.files.len()
     ))?;
+    // What it trusted, on this machine and compiled: its first event
+    // waits for no registry and no compiler.
+    let files = HookFileArgs::for_project(project, args.claude_settings, args.cache.clone());
+    if plugins::pull_for(files.clone())? != Exit::GoOn {
+        eprintln!(
+            "wasm-hooks: trusted, but what its locks pin could not all be pulled or compiled (above): the first event that needs one tries again, or run `wasm-hooks pull`"
+        );
+    }
+    compile::engine_ahead(&files)?;
     Ok(Exit::GoOn)
 }
 

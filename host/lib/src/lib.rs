@@ -111,7 +111,8 @@ pub use wasm_hooks_core::{
     escape_controls, read_audit_log, read_checked_audit_log, verify_audit_log, xdg_dir,
 };
 pub use wasm_hooks_wasm::{
-    CacheSurvey, CompileCache, GrantBase, GrantedDir, Grants, InstancePolicy, LimitOverrides,
-    MAX_HANDLES, MAX_INSTANCE_CALLS, Plugin, PluginInfo, WIT_PACKAGE, WasmHook, WasmLimits,
-    WasmRuntime, WasmRuntimeBuilder, embed_config_schema, stamp_wit,
+    CacheSurvey, CompileCache, CompileNote, CompiledAhead, Compiler, GrantBase, GrantedDir, Grants,
+    InstancePolicy, LimitOverrides, MAX_HANDLES, MAX_INSTANCE_CALLS, OptimizeJob, Plugin,
+    PluginInfo, Tiering, WIT_PACKAGE, WasmHook, WasmLimits, WasmRuntime, WasmRuntimeBuilder,
+    embed_config_schema, stamp_wit,
 };

@@ -1,12 +1,15 @@
 //! The on-disk cache of compiled plugins, so a fresh process deserializes a
 //! plugin (well under a millisecond) instead of compiling it (hundreds).
 //!
-//! An entry is `<dir>/<engine key>/<plugin sha256>.cwasm`: the engine key
+//! An entry is `<dir>/<compiler>-<engine key>/<plugin sha256>.cwasm`: the
+//! compiler (`cranelift` or `winch`, see `tier`) and the engine key, which
 //! covers wasmtime's version and every setting that changes compiled code
-//! (`Engine::precompile_compatibility_hash`), the plugin's hash covers its
-//! bytes, so a stale entry is never looked up. Entries are written to a
-//! temporary file and renamed into place, so a concurrent reader sees a
-//! whole entry or none. Each entry is wasmtime's artifact followed by a
+//! (`Engine::precompile_compatibility_hash`), name the directory; the
+//! plugin's hash covers its bytes, so a stale entry is never looked up.
+//! Entries are written to a temporary file and renamed into place, so a
+//! concurrent reader sees a whole entry or none; who compiles an entry
+//! holds its lock ([`EntryLock`], `<entry>.lock`), so two processes never
+//! compile the same plugin with the same compiler at once. Each entry is wasmtime's artifact followed by a
 //! trailer: a magic tag, the artifact's length and its CRC-32
 //! (hardware-accelerated; it guards against damage, the file's ownership
 //! against tampering). A truncated or corrupt file is recompiled, never
@@ -18,7 +21,7 @@
 //! `digests`).
 
 use std::io::Write;
-use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use wasmtime::Engine;
@@ -130,33 +133,110 @@ impl CompileCache {
 }
 
 impl CompileCache {
-    /// What the cache holds for the engine whose key is `engine_key`, its
-    /// digest records included.
-    pub(crate) fn survey(&self, engine_key: &str) -> std::io::Result<CacheSurvey> {
+    /// What the cache holds for the engines whose keys are `optimizing`
+    /// and `baseline` (see `tier`), its digest records included. Winch's
+    /// entries for which Cranelift's is there are superseded: never loaded
+    /// again.
+    pub(crate) fn survey(
+        &self,
+        optimizing: &str,
+        baseline: Option<&str>,
+    ) -> std::io::Result<CacheSurvey> {
         let mut survey = CacheSurvey::default();
         for dir in read_dir_if_any(&self.dir)? {
             let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
                 continue;
             };
-            if name == engine_key {
+            if name == optimizing || Some(name) == baseline {
                 for file in read_dir_if_any(&dir)? {
-                    if !is_temporary(&file) {
+                    if is_temporary(&file) {
+                        if is_abandoned(&file) {
+                            survey.temporary.push(file);
+                        }
+                        continue;
+                    }
+                    if file.extension().is_some_and(|e| e == "lock") {
+                        continue;
+                    }
+                    let superseded = name != optimizing
+                        && file
+                            .file_name()
+                            .is_some_and(|entry| self.dir.join(optimizing).join(entry).is_file());
+                    if superseded {
+                        survey.superseded.push(file);
+                    } else {
                         survey.entries += 1;
                         survey.entries_bytes += std::fs::metadata(&file).map_or(0, |m| m.len());
-                    } else if is_abandoned(&file) {
-                        survey.temporary.push(file);
                     }
                 }
-            } else if name.len() == 16
-                && name.bytes().all(|b| b.is_ascii_hexdigit())
-                && dir.is_dir()
-            {
+            } else if is_engine_dir(name) && dir.is_dir() {
                 survey.other_engines_bytes += bytes_in(&dir);
                 survey.other_engines.push(dir);
             }
         }
         self.digests.survey(&mut survey)?;
         Ok(survey)
+    }
+}
+
+/// Whether `name` is an engine's directory: `<compiler>-<16 hex digits>`,
+/// or the 16 hex digits alone of the layout before compilers were named.
+fn is_engine_dir(name: &str) -> bool {
+    let hash = ["cranelift-", "winch-"]
+        .iter()
+        .find_map(|compiler| name.strip_prefix(compiler))
+        .unwrap_or(name);
+    hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The lock of one cache entry, held while it is compiled: a file beside
+/// it (`<entry>.lock`), locked with `flock`, released when dropped or when
+/// its process ends however it ends. Lock files stay (removing one could
+/// let a third process lock a new file while the second holds the old).
+#[derive(Debug)]
+pub(crate) struct EntryLock(#[allow(dead_code, reason = "held for its lock")] std::fs::File);
+
+impl EntryLock {
+    /// The lock of `entry`, waiting for whoever holds it.
+    ///
+    /// # Errors
+    /// When the lock file cannot be made or locked.
+    pub(crate) fn wait(entry: &Path) -> std::io::Result<Self> {
+        let file = Self::file(entry)?;
+        file.lock()?;
+        Ok(Self(file))
+    }
+
+    /// The lock of `entry` if nobody holds it.
+    ///
+    /// # Errors
+    /// When the lock file cannot be made or locked.
+    pub(crate) fn try_take(entry: &Path) -> std::io::Result<Option<Self>> {
+        let file = Self::file(entry)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(Self(file))),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
+
+    /// The lock file of `entry`, made (mode 0600, its directory 0700) if
+    /// missing.
+    fn file(entry: &Path) -> std::io::Result<std::fs::File> {
+        if let Some(dir) = entry.parent() {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)?;
+        }
+        let mut name = entry.as_os_str().to_owned();
+        name.push(".lock");
+        std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(PathBuf::from(name))
     }
 }
 

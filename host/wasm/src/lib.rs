@@ -26,6 +26,7 @@ mod runtime;
 mod state;
 mod stdio;
 mod survey;
+mod tier;
 mod v0_1;
 mod v0_2;
 mod warm;
@@ -43,9 +44,10 @@ pub use cache::CompileCache;
 pub use grants::{GrantBase, GrantError, GrantedDir, Grants};
 pub use inspect::PluginInfo;
 pub use limits::{LimitOverrides, WasmLimits};
-pub use plugin::Plugin;
+pub use plugin::{CompiledAhead, Plugin};
 pub use runtime::{WasmRuntime, WasmRuntimeBuilder};
 pub use survey::CacheSurvey;
+pub use tier::{CompileNote, Compiler, OptimizeJob, Tiering};
 pub use warm::{InstancePolicy, MAX_INSTANCE_CALLS};
 
 use self::refusals::{Refusal, Refusals};
@@ -320,9 +322,8 @@ impl WasmHook {
         let mut wasi = WasiCtxBuilder::new();
         wasi.stdout(stdout.clone()).stderr(stderr.clone());
         self.grants.apply(&mut wasi)?;
-        let runtime = self.plugin.runtime();
         let mut store = Store::new(
-            runtime.engine(),
+            compiled.engine(),
             HostState {
                 wasi: wasi.build(),
                 table: handle_table(),
@@ -331,7 +332,7 @@ impl WasmHook {
                 config: self.config.clone(),
                 logs: LogLines::new(limits.output_bytes()),
                 kv: None,
-                refusals: Refusals::new(runtime.sandbox_root()),
+                refusals: Refusals::new(self.plugin.runtime().sandbox_root()),
             },
         );
         store.limiter(|s| &mut s.limiter);
@@ -373,14 +374,15 @@ impl Handler for WasmHook {
         let l = &self.limits;
         vec![
             format!(
-                "plugin {} (sha256 {}, {})",
+                "plugin {} (sha256 {}, {} by {})",
                 self.plugin.path().display(),
                 self.plugin.sha256(),
                 if self.plugin.from_cache() {
                     "from the compile cache"
                 } else {
                     "compiled"
-                }
+                },
+                self.plugin.compiler()
             ),
             format!("grants: {}", self.grants),
             format!(

@@ -1,6 +1,7 @@
 //! One plugin file, compiled and checked against the hook world, ready to
-//! instantiate; and its hot reload, which swaps the compiled version
-//! atomically while calls already running keep the one they started with.
+//! instantiate; and the swaps of its compiled version (hot reload of a
+//! changed file, Cranelift's code replacing Winch's: see `tier`), atomic,
+//! while calls already running keep the one they started with.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
@@ -8,6 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 use super::abi;
 use super::digests::FileId;
 use super::runtime::{Reload, WasmRuntime};
+use super::tier::Compiler;
 use super::world::{self, HookPre};
 use wasm_hooks_core::sha256_hex;
 use wasm_hooks_core::{Error, ReadRefused};
@@ -30,6 +32,8 @@ pub(super) struct PluginInner {
     /// The file as last looked at, loaded or not (so a broken file is not
     /// recompiled on every poll).
     seen: Mutex<FileId>,
+    /// Itself, for the optimising compile it asks for.
+    me: Weak<PluginInner>,
 }
 
 impl Compiled {
@@ -42,6 +46,16 @@ impl Compiled {
     pub(super) fn config_schema(&self) -> Option<&str> {
         self.config_schema.as_deref()
     }
+
+    /// The compiler that made it.
+    pub(super) fn compiler(&self) -> Compiler {
+        self.compiler
+    }
+
+    /// The engine its instances live in (its compiler's).
+    pub(super) fn engine(&self) -> &wasmtime::Engine {
+        &self.engine
+    }
 }
 
 /// One compiled version of a plugin.
@@ -51,6 +65,8 @@ pub(super) struct Compiled {
     /// The JSON Schema of its `config` it carries, if any.
     config_schema: Option<Arc<str>>,
     from_cache: bool,
+    compiler: Compiler,
+    engine: wasmtime::Engine,
 }
 
 impl std::fmt::Debug for Plugin {
@@ -74,19 +90,21 @@ impl Plugin {
         tracing::debug!(
             plugin = %path.display(),
             from_cache = compiled.from_cache,
+            compiler = %compiled.compiler,
             elapsed = ?started.elapsed(),
             "plugin loaded"
         );
-        Ok(Self {
-            inner: Arc::new(PluginInner {
-                path: path.to_owned(),
-                kv_name: Arc::from(path.to_string_lossy()),
-                pinned,
-                runtime,
-                current: RwLock::new(compiled),
-                seen: Mutex::new(id),
-            }),
-        })
+        let inner = Arc::new_cyclic(|me| PluginInner {
+            path: path.to_owned(),
+            kv_name: Arc::from(path.to_string_lossy()),
+            pinned,
+            runtime,
+            current: RwLock::new(compiled.clone()),
+            seen: Mutex::new(id),
+            me: me.clone(),
+        });
+        inner.optimize_if_baseline(&compiled);
+        Ok(Self { inner })
     }
 
     pub(super) fn runtime(&self) -> &WasmRuntime {
@@ -117,6 +135,12 @@ impl Plugin {
     /// than compiled.
     pub fn from_cache(&self) -> bool {
         self.current().from_cache
+    }
+
+    /// The compiler that made the version in use: Winch's code runs until
+    /// Cranelift's is there (see [`crate::Tiering`]).
+    pub fn compiler(&self) -> Compiler {
+        self.current().compiler
     }
 
     /// The version in use; a call holds on to it until it finishes.
@@ -160,11 +184,32 @@ impl Reload for PluginInner {
             // Touched, not changed.
             return Ok(false);
         }
-        let compiled = prepare(&self.runtime, path, &bytes, sha256)?;
+        let compiled = prepare(&self.runtime, path, &bytes, sha256, None)?;
         self.runtime.remember_digest(path, &id, &compiled);
         tracing::info!(plugin = %path.display(), sha256 = %compiled.sha256, "hot reload");
-        *self.current.write().unwrap_or_else(PoisonError::into_inner) = compiled;
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = compiled.clone();
+        self.optimize_if_baseline(&compiled);
         Ok(true)
+    }
+}
+
+impl PluginInner {
+    /// Ask for Cranelift's code of `compiled` if it is Winch's.
+    fn optimize_if_baseline(&self, compiled: &Compiled) {
+        if compiled.compiler == Compiler::Winch {
+            self.runtime
+                .optimize_later(&self.path, &compiled.sha256, self.me.clone());
+        }
+    }
+
+    /// Run `optimized` from now on, if it is Cranelift's code of the
+    /// version in use (a hot reload meanwhile keeps the newer file).
+    pub(super) fn upgrade_to(&self, optimized: &Arc<Compiled>) {
+        let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
+        if current.sha256 == optimized.sha256 && current.compiler == Compiler::Winch {
+            tracing::debug!(plugin = %self.path.display(), "cranelift's code replaces winch's");
+            *current = optimized.clone();
+        }
     }
 }
 
@@ -203,6 +248,68 @@ impl WasmRuntime {
     pub fn load_unwatched(&self, path: &Path, expected: Option<&str>) -> Result<Plugin, Error> {
         Plugin::load(self.clone(), path, expected.map(str::to_ascii_lowercase))
     }
+
+    /// Compile the plugin at `path` with Cranelift into the compile cache
+    /// now, whatever the runtime's [`crate::Tiering`], so that the first
+    /// event of every later process loads it from there; refused unless
+    /// its sha256 is `expected` (hex), when given. What was done.
+    ///
+    /// # Errors
+    /// As [`WasmRuntime::load_pinned`].
+    pub fn compile_ahead(
+        &self,
+        path: &Path,
+        expected: Option<&str>,
+    ) -> Result<CompiledAhead, Error> {
+        self.compile_ahead_with(Compiler::Cranelift, path, expected)
+    }
+
+    /// [`WasmRuntime::compile_ahead`] with this compiler (Winch's artifact
+    /// is what a plugin runs on until Cranelift's is there; benchmarks
+    /// compare the two).
+    ///
+    /// # Errors
+    /// As [`WasmRuntime::load_pinned`].
+    pub fn compile_ahead_with(
+        &self,
+        compiler: Compiler,
+        path: &Path,
+        expected: Option<&str>,
+    ) -> Result<CompiledAhead, Error> {
+        let pinned = expected.map(str::to_ascii_lowercase);
+        let (bytes, sha256) = read(path, pinned.as_deref())?;
+        let compiled = prepare(self, path, &bytes, sha256, Some(compiler))?;
+        Ok(CompiledAhead {
+            entry: self.cache_entry_of(compiler, &compiled.sha256),
+            sha256: compiled.sha256.clone(),
+            bytes: bytes.len() as u64,
+            compiled_now: !compiled.from_cache,
+        })
+    }
+}
+
+/// What [`WasmRuntime::compile_ahead`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompiledAhead {
+    /// The plugin's sha256 (hex).
+    pub sha256: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Its cache entry; none without a cache.
+    pub entry: Option<PathBuf>,
+    /// Whether it was compiled now (else the cache had it).
+    pub compiled_now: bool,
+}
+
+/// Cranelift's compile of the plugin at `path`, if its sha256 is still
+/// `sha256`, from the cache or compiled (and cached), linked.
+pub(super) fn optimized(
+    runtime: &WasmRuntime,
+    path: &Path,
+    sha256: &str,
+) -> Result<Arc<Compiled>, Error> {
+    let (bytes, sha256) = read(path, Some(sha256))?;
+    prepare(runtime, path, &bytes, sha256, Some(Compiler::Cranelift))
 }
 
 fn read_error(path: &Path, e: &std::io::Error) -> Error {
@@ -228,7 +335,7 @@ fn compile(
         return Ok(compiled);
     }
     let (bytes, sha256) = read(path, pinned)?;
-    let compiled = prepare(runtime, path, &bytes, sha256)?;
+    let compiled = prepare(runtime, path, &bytes, sha256, None)?;
     runtime.remember_digest(path, id, &compiled);
     Ok(compiled)
 }
@@ -247,11 +354,43 @@ fn known(
     if pinned.is_some_and(|pin| pin != sha256) {
         return None;
     }
-    if let Some(compiled) = runtime.linked(&sha256) {
-        return Some(compiled);
+    let linked = runtime.linked(&sha256);
+    if let Some(compiled) = &linked
+        && compiled.compiler == Compiler::Cranelift
+    {
+        return linked;
     }
-    let component = runtime.cached_component(&sha256)?;
-    link(runtime, path, &component, sha256, schema, true).ok()
+    if let Some(component) = runtime.cached_component(Compiler::Cranelift, &sha256) {
+        return link(
+            runtime,
+            path,
+            &component,
+            Compiler::Cranelift,
+            sha256,
+            schema,
+            true,
+        )
+        .ok();
+    }
+    // Winch's, while Cranelift's is being made: only where tiering would
+    // have compiled it (else the long way compiles Cranelift's now).
+    if !runtime.tiers() {
+        return None;
+    }
+    if linked.is_some() {
+        return linked;
+    }
+    let component = runtime.cached_component(Compiler::Winch, &sha256)?;
+    link(
+        runtime,
+        path,
+        &component,
+        Compiler::Winch,
+        sha256,
+        schema,
+        true,
+    )
+    .ok()
 }
 
 fn fail(path: &Path, message: String) -> Error {
@@ -300,13 +439,15 @@ fn read(path: &Path, pinned: Option<&str>) -> Result<(Vec<u8>, String), Error> {
     Ok((bytes, sha256))
 }
 
-/// Check the WIT stamps of `bytes`, get the compiled component and check
-/// that it fits the hook world.
+/// Check the WIT stamps of `bytes`, get the compiled component (`compiler`'s
+/// when given, else as the runtime tiers) and check that it fits the hook
+/// world.
 fn prepare(
     runtime: &WasmRuntime,
     path: &Path,
     bytes: &[u8],
     sha256: String,
+    compiler: Option<Compiler>,
 ) -> Result<Arc<Compiled>, Error> {
     let fail = |message| fail(path, message);
     let sections = abi::sections(bytes).map_err(|e| fail(format!("malformed component: {e}")))?;
@@ -317,9 +458,13 @@ fn prepare(
             expected: world::SERVED_TEXT,
         });
     }
-    let (component, from_cache) = runtime.component(path, bytes, &sha256).map_err(fail)?;
+    let (component, compiler, from_cache) = runtime
+        .component(path, bytes, &sha256, compiler)
+        .map_err(fail)?;
     let schema = sections.config_schema.map(Arc::from);
-    link(runtime, path, &component, sha256, schema, from_cache)
+    link(
+        runtime, path, &component, compiler, sha256, schema, from_cache,
+    )
 }
 
 /// Check that `component` fits the hook world and make it ready to
@@ -328,13 +473,14 @@ fn link(
     runtime: &WasmRuntime,
     path: &Path,
     component: &wasmtime::component::Component,
+    compiler: Compiler,
     sha256: String,
     config_schema: Option<Arc<str>>,
     from_cache: bool,
 ) -> Result<Arc<Compiled>, Error> {
     let fail = |message| fail(path, message);
-    let instance_pre = runtime
-        .inner
+    let backend = runtime.backend(compiler).map_err(fail)?;
+    let instance_pre = backend
         .linker
         .instantiate_pre(component)
         .map_err(|e| fail(format!("imports something this host does not provide: {e}")))?;
@@ -344,6 +490,8 @@ fn link(
         sha256,
         config_schema,
         from_cache,
+        compiler,
+        engine: backend.engine.clone(),
     });
     runtime.remember_linked(&compiled);
     Ok(compiled)

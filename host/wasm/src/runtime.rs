@@ -1,23 +1,28 @@
-//! The process-wide wasm runtime: one `wasmtime::Engine` (component model,
-//! fuel and epochs on), its allocator, one linker, the background epoch
-//! ticker, the compile cache, and the optional hot-reload watcher.
+//! The process-wide wasm runtime: one `wasmtime::Engine` per compiler
+//! (component model, fuel and epochs on; Cranelift's always, Winch's made
+//! when a plugin first needs it, see `tier`), their linkers and epoch
+//! tickers, the compile cache, the optimising compiles under way, and the
+//! optional hot-reload watcher.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 use wasmtime::component::{Component, Linker};
-use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime::{
+    Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Strategy,
+};
 
-use super::cache::CompileCache;
+use super::cache::{CompileCache, EntryLock};
 use super::digests::FileId;
 use super::kv::{KvScope, KvStore};
-use super::plugin::Compiled;
+use super::plugin::{Compiled, PluginInner};
 use super::refusals::{self, SandboxRoot};
 use super::state::HostState;
 use super::survey::CacheSurvey;
+use super::tier::{CompileNote, CompileProgress, Compiler, OptimizeJob, Tiering};
 use super::world::HookPre;
 use wasm_hooks_core::Error;
 use wasm_hooks_core::SharedState;
@@ -60,12 +65,22 @@ pub struct WasmRuntime {
 }
 
 pub(super) struct Runtime {
-    pub(super) engine: Engine,
-    pub(super) linker: Linker<HostState>,
+    /// Cranelift's engine: what every plugin runs on once compiled.
+    pub(super) optimizing: Backend,
+    /// Winch's, made on the first plugin the cache does not hold (never
+    /// with [`Tiering::Off`]); or why it could not be.
+    baseline: OnceLock<Result<Backend, String>>,
+    /// The wasm stack of every call, for the baseline engine's config.
+    max_wasm_stack_kb: usize,
     pooling: bool,
     cache: Option<CompileCache>,
-    /// sha256 (hex) of the engine's precompile compatibility hash.
-    engine_key: String,
+    /// Where a plugin the cache does not hold gets compiled by Cranelift.
+    tiering: Tiering,
+    /// Who is told of compiles as they go.
+    progress: Option<CompileProgress>,
+    /// The optimising compiles under way, by sha256, with the plugins
+    /// waiting to be swapped onto their result.
+    optimizing_now: Mutex<HashMap<String, Vec<Weak<PluginInner>>>>,
     /// Every plugin loaded, for hot reload.
     plugins: Mutex<Vec<Weak<dyn Reload>>>,
     /// Every plugin version linked, by sha256, so that loading it again
@@ -75,6 +90,33 @@ pub(super) struct Runtime {
     sandbox_root: SandboxRoot,
     /// See [`WasmRuntimeBuilder::like_a_process`].
     like_a_process: bool,
+}
+
+/// One compiler's engine, with its linker and its name in the cache.
+pub(super) struct Backend {
+    pub(super) engine: Engine,
+    pub(super) linker: Linker<HostState>,
+    /// `<compiler>-<16 hex digits of the engine's compatibility hash>`:
+    /// the cache directory of its artifacts.
+    pub(super) key: String,
+}
+
+impl Backend {
+    /// `engine` (made with `compiler`), linked with WASI and the hook
+    /// world, its epoch ticking.
+    fn new(engine: Engine, compiler: Compiler) -> Result<Self, Error> {
+        let mut linker = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)
+            .and_then(|()| HookPre::add_to_linker(&mut linker))
+            .and_then(|()| refusals::add_to_linker(&mut linker))
+            .map_err(runtime_error)?;
+        start_epoch_ticker(&engine);
+        Ok(Self {
+            key: format!("{compiler}-{}", engine_key(&engine)),
+            engine,
+            linker,
+        })
+    }
 }
 
 impl Runtime {
@@ -104,6 +146,7 @@ impl std::fmt::Debug for WasmRuntime {
         f.debug_struct("WasmRuntime")
             .field("pooling", &self.inner.pooling)
             .field("cache", &self.inner.cache)
+            .field("tiering", &self.inner.tiering)
             .finish_non_exhaustive()
     }
 }
@@ -112,8 +155,11 @@ impl std::fmt::Debug for WasmRuntime {
 ///
 /// Defaults: the pooling allocator where the machine can reserve its
 /// address space (on-demand allocation otherwise), the compile cache in
-/// [`CompileCache::default_dir`], a 512 KiB wasm stack, no hot reload.
-#[derive(Debug, Clone)]
+/// [`CompileCache::default_dir`], [`Tiering::Background`] (a plugin the
+/// cache does not hold runs on Winch's code until Cranelift's, compiled
+/// on a thread, replaces it), a 512 KiB wasm stack, no hot reload, no
+/// progress reports.
+#[derive(Clone)]
 pub struct WasmRuntimeBuilder {
     pooling: bool,
     cache: CacheChoice,
@@ -121,6 +167,21 @@ pub struct WasmRuntimeBuilder {
     hot_reload: Option<Duration>,
     shared_state: Option<Arc<dyn SharedState>>,
     like_a_process: bool,
+    tiering: Tiering,
+    progress: Option<CompileProgress>,
+}
+
+impl std::fmt::Debug for WasmRuntimeBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WasmRuntimeBuilder")
+            .field("pooling", &self.pooling)
+            .field("cache", &self.cache)
+            .field("max_wasm_stack_kb", &self.max_wasm_stack_kb)
+            .field("hot_reload", &self.hot_reload)
+            .field("like_a_process", &self.like_a_process)
+            .field("tiering", &self.tiering)
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -139,6 +200,8 @@ impl Default for WasmRuntimeBuilder {
             hot_reload: None,
             shared_state: None,
             like_a_process: false,
+            tiering: Tiering::default(),
+            progress: None,
         }
     }
 }
@@ -175,6 +238,23 @@ impl WasmRuntimeBuilder {
         self
     }
 
+    /// Where a plugin the compile cache does not hold gets its optimising
+    /// compile (see [`Tiering`]; default [`Tiering::Background`]).
+    pub fn tiering(&mut self, tiering: Tiering) -> &mut Self {
+        self.tiering = tiering;
+        self
+    }
+
+    /// Tell `progress` of every compile as it starts and ends (a command
+    /// that compiles ahead prints a line for each).
+    pub fn on_compile(
+        &mut self,
+        progress: impl Fn(&CompileNote<'_>) + Send + Sync + 'static,
+    ) -> &mut Self {
+        self.progress = Some(Arc::new(progress));
+        self
+    }
+
     /// Compile every plugin at load; read and write no cache.
     pub fn no_cache(&mut self) -> &mut Self {
         self.cache = CacheChoice::Off;
@@ -202,12 +282,7 @@ impl WasmRuntimeBuilder {
     /// When wasmtime cannot create an engine at all, or WASI cannot be linked.
     pub fn build(&self) -> Result<WasmRuntime, Error> {
         let started = Instant::now();
-        let mut config = Config::new();
-        config
-            .wasm_component_model(true)
-            .consume_fuel(true)
-            .epoch_interruption(true)
-            .max_wasm_stack(self.max_wasm_stack_kb.saturating_mul(1024));
+        let mut config = self.config(Compiler::Cranelift);
         let pooled = if self.pooling {
             config.allocation_strategy(InstanceAllocationStrategy::Pooling(pooling_config()));
             match Engine::new(&config) {
@@ -234,11 +309,6 @@ impl WasmRuntimeBuilder {
                 Engine::new(&config).map_err(runtime_error)?
             }
         };
-        let mut linker = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_async(&mut linker)
-            .and_then(|()| HookPre::add_to_linker(&mut linker))
-            .and_then(|()| refusals::add_to_linker(&mut linker))
-            .map_err(runtime_error)?;
         let cache = match &self.cache {
             CacheChoice::Default => CompileCache::default_dir().map(CompileCache::new),
             CacheChoice::Dir(dir) => Some(CompileCache::new(dir)),
@@ -246,11 +316,14 @@ impl WasmRuntimeBuilder {
         };
         let runtime = WasmRuntime {
             inner: Arc::new(Runtime {
-                engine_key: engine_key(&engine),
-                engine,
-                linker,
+                optimizing: Backend::new(engine, Compiler::Cranelift)?,
+                baseline: OnceLock::new(),
+                max_wasm_stack_kb: self.max_wasm_stack_kb,
                 pooling,
                 cache,
+                tiering: self.tiering.clone(),
+                progress: self.progress.clone(),
+                optimizing_now: Mutex::default(),
                 plugins: Mutex::default(),
                 linked: Mutex::default(),
                 sandbox_root: SandboxRoot::new().map_err(|e| Error::Runtime {
@@ -264,13 +337,33 @@ impl WasmRuntimeBuilder {
                 None => KvStore::default(),
             }),
         };
-        start_epoch_ticker(&runtime.inner.engine);
         if let Some(interval) = self.hot_reload {
             start_watcher(&runtime, interval);
         }
         tracing::debug!(elapsed = ?started.elapsed(), "wasm runtime ready");
         Ok(runtime)
     }
+
+    /// The engine settings of `compiler`'s engine (its allocator apart):
+    /// the same limits are compiled into either.
+    fn config(&self, compiler: Compiler) -> Config {
+        config_for(compiler, self.max_wasm_stack_kb)
+    }
+}
+
+/// See [`WasmRuntimeBuilder::config`].
+fn config_for(compiler: Compiler, max_wasm_stack_kb: usize) -> Config {
+    let mut config = Config::new();
+    config
+        .wasm_component_model(true)
+        .consume_fuel(true)
+        .epoch_interruption(true)
+        .max_wasm_stack(max_wasm_stack_kb.saturating_mul(1024))
+        .strategy(match compiler {
+            Compiler::Cranelift => Strategy::Cranelift,
+            Compiler::Winch => Strategy::Winch,
+        });
+    config
 }
 
 impl WasmRuntime {
@@ -282,13 +375,10 @@ impl WasmRuntime {
         Self::builder().build()
     }
 
-    /// A builder, to choose the allocator, the cache, the stack, hot reload.
+    /// A builder, to choose the allocator, the cache, the tiering, the
+    /// stack, hot reload.
     pub fn builder() -> WasmRuntimeBuilder {
         WasmRuntimeBuilder::default()
-    }
-
-    pub(super) fn engine(&self) -> &Engine {
-        &self.inner.engine
     }
 
     /// Whether a hook may keep a warm instance between calls (not in a
@@ -308,7 +398,7 @@ impl WasmRuntime {
     }
 
     /// The plugin version with this sha256 if this runtime linked it
-    /// before.
+    /// before: Cranelift's, or Winch's while Cranelift's is not there.
     pub(super) fn linked(&self, sha256: &str) -> Option<Arc<Compiled>> {
         let linked = self
             .inner
@@ -318,9 +408,10 @@ impl WasmRuntime {
         linked.get(sha256).cloned()
     }
 
-    /// Keep `compiled` for [`WasmRuntime::linked`]; past
-    /// [`MAX_LINKED`] versions the oldest are forgotten all at once (a
-    /// long-running host that sees a plugin rebuilt many times).
+    /// Keep `compiled` for [`WasmRuntime::linked`] (Cranelift's replaces
+    /// Winch's, never the other way); past [`MAX_LINKED`] versions the
+    /// oldest are forgotten all at once (a long-running host that sees a
+    /// plugin rebuilt many times).
     pub(super) fn remember_linked(&self, compiled: &Arc<Compiled>) {
         let mut linked = self
             .inner
@@ -330,7 +421,12 @@ impl WasmRuntime {
         if linked.len() >= MAX_LINKED {
             linked.clear();
         }
-        linked.insert(compiled.sha256().to_owned(), compiled.clone());
+        let better = linked
+            .get(compiled.sha256())
+            .is_none_or(|known| known.compiler() == Compiler::Winch);
+        if better {
+            linked.insert(compiled.sha256().to_owned(), compiled.clone());
+        }
     }
 
     /// Whether instances come from the pooling allocator.
@@ -343,21 +439,40 @@ impl WasmRuntime {
         self.inner.cache.as_ref()
     }
 
-    /// What the compile cache holds for this runtime's engine, and what of
-    /// it is stale; none without a cache.
+    /// What the compile cache holds for this runtime's engines, and what
+    /// of it is stale; none without a cache.
     ///
     /// # Errors
     /// When the cache directory cannot be read.
     pub fn survey_cache(&self) -> Option<std::io::Result<CacheSurvey>> {
         let rt = &self.inner;
-        Some(rt.cache.as_ref()?.survey(&rt.engine_key))
+        let cache = rt.cache.as_ref()?;
+        let baseline = self.backend(Compiler::Winch).ok().map(|b| b.key.as_str());
+        Some(cache.survey(&rt.optimizing.key, baseline))
     }
 
-    /// Where the compiled form of a plugin with this sha256 is (or would
-    /// be) cached; none without a cache.
+    /// Whether another process (or thread) is compiling the plugin with
+    /// this sha256 with Cranelift into the cache now (it holds the
+    /// entry's lock): a compile that would only wait for it can be left
+    /// to it.
+    pub fn compile_in_progress(&self, plugin_sha256: &str) -> bool {
+        self.cache_entry(plugin_sha256)
+            .is_some_and(|entry| matches!(EntryLock::try_take(&entry), Ok(None)))
+    }
+
+    /// Where Cranelift's compiled form of a plugin with this sha256 is (or
+    /// would be) cached; none without a cache.
     pub fn cache_entry(&self, plugin_sha256: &str) -> Option<PathBuf> {
+        self.cache_entry_of(Compiler::Cranelift, plugin_sha256)
+    }
+
+    /// Where `compiler`'s compiled form of a plugin with this sha256 is
+    /// (or would be) cached; none without a cache (or without Winch's
+    /// engine, which the machine may refuse).
+    pub fn cache_entry_of(&self, compiler: Compiler, plugin_sha256: &str) -> Option<PathBuf> {
         let cache = self.inner.cache.as_ref()?;
-        Some(cache.entry(&self.inner.engine_key, plugin_sha256))
+        let backend = self.backend(compiler).ok()?;
+        Some(cache.entry(&backend.key, plugin_sha256))
     }
 
     /// Watch a loaded plugin for [`WasmRuntime::reload_changed`].
@@ -378,9 +493,6 @@ impl WasmRuntime {
         self.inner.reload_changed()
     }
 
-    /// The compiled component of `bytes` (whose sha256 is `sha256`): from
-    /// the cache when it holds a usable entry, compiled (and cached)
-    /// otherwise. The flag says whether it came from the cache.
     /// The sha256 of the plugin at `path` as of `id`, if the digest index
     /// has it.
     pub(super) fn known_digest(
@@ -401,15 +513,38 @@ impl WasmRuntime {
         }
     }
 
-    /// The cached compiled plugin with this sha256, if the cache has a good
-    /// one (a damaged one is logged, and left for the next compile to
-    /// overwrite).
-    pub(super) fn cached_component(&self, sha256: &str) -> Option<Component> {
+    /// The engine (and linker) of `compiler`; Winch's is made on first
+    /// use.
+    pub(super) fn backend(&self, compiler: Compiler) -> Result<&Backend, String> {
         let rt = &self.inner;
-        let cache = rt.cache.as_ref()?;
-        let entry = cache.entry(&rt.engine_key, sha256);
+        match compiler {
+            Compiler::Cranelift => Ok(&rt.optimizing),
+            Compiler::Winch => rt
+                .baseline
+                .get_or_init(|| {
+                    let mut config = config_for(Compiler::Winch, rt.max_wasm_stack_kb);
+                    // Its plugins run until Cranelift's code replaces them:
+                    // no pool of its own.
+                    config.allocation_strategy(InstanceAllocationStrategy::OnDemand);
+                    Engine::new(&config)
+                        .map_err(runtime_error)
+                        .and_then(|engine| Backend::new(engine, Compiler::Winch))
+                        .map_err(|e| format!("the baseline compiler: {e}"))
+                })
+                .as_ref()
+                .map_err(Clone::clone),
+        }
+    }
+
+    /// The cached artifact of the plugin with this sha256 made by
+    /// `compiler`, if the cache has a good one (a damaged one is logged,
+    /// and left for the next compile to overwrite).
+    pub(super) fn cached_component(&self, compiler: Compiler, sha256: &str) -> Option<Component> {
+        let cache = self.inner.cache.as_ref()?;
+        let backend = self.backend(compiler).ok()?;
+        let entry = cache.entry(&backend.key, sha256);
         cache
-            .load(&rt.engine, &entry)
+            .load(&backend.engine, &entry)
             .inspect_err(|e| {
                 tracing::warn!(entry = %entry.display(), "compile cache: {e}; recompiling");
             })
@@ -417,28 +552,180 @@ impl WasmRuntime {
             .flatten()
     }
 
-    /// The compiled plugin, from the cache or compiled (and then cached);
-    /// true when it came from the cache.
+    /// The compiled plugin to run now, of `bytes` (whose sha256 is
+    /// `sha256`): `compiler`'s when given (from the cache or compiled);
+    /// else Cranelift's from the cache; else, with tiering, Winch's (from
+    /// the cache or compiled), Cranelift's being the caller's to ask for
+    /// ([`WasmRuntime::optimize_later`]); else Cranelift's, compiled now.
+    /// With the compiler that made it, and whether it came from the cache.
     pub(super) fn component(
         &self,
         path: &Path,
         bytes: &[u8],
         sha256: &str,
-    ) -> Result<(Component, bool), String> {
-        if let Some(component) = self.cached_component(sha256) {
-            return Ok((component, true));
+        compiler: Option<Compiler>,
+    ) -> Result<(Component, Compiler, bool), String> {
+        if compiler.is_none()
+            && let Some(component) = self.cached_component(Compiler::Cranelift, sha256)
+        {
+            return Ok((component, Compiler::Cranelift, true));
         }
-        let rt = &self.inner;
-        let started = Instant::now();
-        let component = Component::new(&rt.engine, bytes).map_err(|e| format!("compiling: {e}"))?;
-        tracing::debug!(plugin = %path.display(), elapsed = ?started.elapsed(), "compiled");
-        if let Some(cache) = &rt.cache {
-            let entry = cache.entry(&rt.engine_key, sha256);
-            if let Err(e) = cache.store(&entry, &component) {
-                tracing::warn!(entry = %entry.display(), "compile cache: cannot write: {e}");
+        let compiler = match compiler {
+            Some(compiler) => compiler,
+            None if !self.tiers() => Compiler::Cranelift,
+            None => {
+                self.optimize_elsewhere(path, sha256);
+                Compiler::Winch
             }
+        };
+        let (component, from_cache) = self.compile(compiler, path, bytes, sha256)?;
+        Ok((component, compiler, from_cache))
+    }
+
+    /// `compiler`'s compile of `bytes`, from the cache or made now and
+    /// cached; one process at a time per plugin and compiler (a lock in
+    /// the cache: who waits for it finds the entry made). True when it
+    /// came from the cache.
+    pub(super) fn compile(
+        &self,
+        compiler: Compiler,
+        path: &Path,
+        bytes: &[u8],
+        sha256: &str,
+    ) -> Result<(Component, bool), String> {
+        let backend = self.backend(compiler)?;
+        let cache = self.inner.cache.as_ref();
+        let entry = cache.map(|cache| cache.entry(&backend.key, sha256));
+        let _lock = match &entry {
+            Some(entry) => {
+                let lock = EntryLock::wait(entry)
+                    .inspect_err(|e| {
+                        tracing::debug!(entry = %entry.display(), "compile cache: no lock ({e})");
+                    })
+                    .ok();
+                // Whoever held the lock may have made the entry meanwhile.
+                if let Some(component) = self.cached_component(compiler, sha256) {
+                    return Ok((component, true));
+                }
+                lock
+            }
+            None => None,
+        };
+        self.note(&CompileNote::Started {
+            plugin: path,
+            bytes: bytes.len() as u64,
+            compiler,
+        });
+        let started = Instant::now();
+        let compiled = Component::new(&backend.engine, bytes);
+        let elapsed = started.elapsed();
+        self.note(&CompileNote::Finished {
+            plugin: path,
+            compiler,
+            elapsed,
+        });
+        let component = compiled.map_err(|e| format!("compiling ({compiler}): {e}"))?;
+        tracing::debug!(plugin = %path.display(), %compiler, ?elapsed, "compiled");
+        if let (Some(cache), Some(entry)) = (cache, entry)
+            && let Err(e) = cache.store(&entry, &component)
+        {
+            tracing::warn!(entry = %entry.display(), "compile cache: cannot write: {e}");
         }
         Ok((component, false))
+    }
+
+    /// Whether a plugin the cache does not hold runs on Winch's code first.
+    pub(super) fn tiers(&self) -> bool {
+        !matches!(self.inner.tiering, Tiering::Off)
+    }
+
+    /// Tell whoever asked of a compile's progress.
+    fn note(&self, note: &CompileNote<'_>) {
+        if let Some(progress) = &self.inner.progress {
+            progress(note);
+        }
+    }
+
+    /// Have Cranelift compile the plugin at `path` (sha256 `sha256`), now
+    /// running on Winch's code, as [`Tiering`] says: on a thread of this
+    /// runtime, then swapped into `plugin` (and every other plugin of this
+    /// runtime waiting for the same bytes); or by the job given, once per
+    /// plugin and runtime (started before Winch's compile, see
+    /// [`WasmRuntime::component`]: so that a process cut short by its
+    /// deadline while compiling leaves it under way).
+    pub(super) fn optimize_later(&self, path: &Path, sha256: &str, plugin: Weak<PluginInner>) {
+        let mut now = self
+            .inner
+            .optimizing_now
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(waiting) = now.get_mut(sha256) {
+            waiting.push(plugin);
+            return;
+        }
+        match &self.inner.tiering {
+            Tiering::Off => {}
+            Tiering::Elsewhere(_) => {
+                drop(now);
+                self.optimize_elsewhere(path, sha256);
+            }
+            Tiering::Background => {
+                now.insert(sha256.to_owned(), vec![plugin]);
+                drop(now);
+                let (runtime, path, sha256) = (self.clone(), path.to_owned(), sha256.to_owned());
+                let spawned = std::thread::Builder::new()
+                    .name("wasm-hooks-optimize".into())
+                    .spawn(move || runtime.optimize_now(&path, &sha256));
+                if let Err(e) = spawned {
+                    tracing::warn!("no thread to compile with cranelift ({e}); winch's code stays");
+                }
+            }
+        }
+    }
+
+    /// Hand the plugin at `path` to [`Tiering::Elsewhere`]'s job, once
+    /// per plugin and runtime (and never without a cache to leave it in).
+    fn optimize_elsewhere(&self, path: &Path, sha256: &str) {
+        let (Tiering::Elsewhere(job), Some(cache)) = (&self.inner.tiering, &self.inner.cache)
+        else {
+            return;
+        };
+        let mut now = self
+            .inner
+            .optimizing_now
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if now.contains_key(sha256) {
+            return;
+        }
+        now.insert(sha256.to_owned(), Vec::new());
+        drop(now);
+        job(&OptimizeJob {
+            plugin: path,
+            sha256,
+            cache_dir: cache.dir(),
+        });
+    }
+
+    /// Cranelift's compile of the plugin at `path`, swapped into every
+    /// plugin waiting for it (see [`WasmRuntime::optimize_later`]).
+    fn optimize_now(&self, path: &Path, sha256: &str) {
+        let optimized = super::plugin::optimized(self, path, sha256);
+        let waiting = self
+            .inner
+            .optimizing_now
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(sha256)
+            .unwrap_or_default();
+        match optimized {
+            Ok(compiled) => {
+                for plugin in waiting.iter().filter_map(Weak::upgrade) {
+                    plugin.upgrade_to(&compiled);
+                }
+            }
+            Err(e) => tracing::warn!("compiling with cranelift: {e}; winch's code stays in use"),
+        }
     }
 }
 

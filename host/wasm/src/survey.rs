@@ -22,17 +22,23 @@ pub struct CacheSurvey {
     pub stale_records: Vec<PathBuf>,
     /// Temporary files of writes that never finished (older than an hour).
     pub temporary: Vec<PathBuf>,
+    /// Winch's entries for plugins Cranelift has compiled since: never
+    /// loaded again.
+    pub superseded: Vec<PathBuf>,
 }
 
 impl CacheSurvey {
     /// Whether there is anything to prune.
     pub fn is_clean(&self) -> bool {
-        self.other_engines.is_empty() && self.stale_records.is_empty() && self.temporary.is_empty()
+        self.other_engines.is_empty()
+            && self.stale_records.is_empty()
+            && self.temporary.is_empty()
+            && self.superseded.is_empty()
     }
 
     /// Remove what this survey found stale: other engines' directories,
     /// digest records that no longer match their file, abandoned temporary
-    /// files. This engine's entries stay.
+    /// files, superseded baseline entries. This engine's entries stay.
     ///
     /// # Errors
     /// When something cannot be removed (what was removed before stays
@@ -41,7 +47,12 @@ impl CacheSurvey {
         for dir in &self.other_engines {
             std::fs::remove_dir_all(dir)?;
         }
-        for file in self.stale_records.iter().chain(&self.temporary) {
+        for file in self
+            .stale_records
+            .iter()
+            .chain(&self.temporary)
+            .chain(&self.superseded)
+        {
             match std::fs::remove_file(file) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
                 _ => {}

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 use wasm_hooks::{
-    Decision, Event, EventName, EventPattern, HookEngine, HookResult, HookSpec, WasmRuntime,
+    Decision, Event, EventName, EventPattern, HookEngine, HookResult, HookSpec, Tiering,
+    WasmRuntime,
 };
 
 use super::BenchArgs;
@@ -141,6 +142,7 @@ pub(super) fn run_all(args: &BenchArgs) -> anyhow::Result<Vec<Summary>> {
         &rt, &exe, served, &cache, n, &stdin,
     )?);
     out.extend(plugin_loads(&plugin, &cache, spawns)?);
+    out.extend(super::tiers::cases(&rt, args, dir.path(), &event)?);
     out.push(throughput(&wasm, &event, n)?);
     if let Some(spin) = &args.spin {
         out.push(deadline_overshoot(
@@ -261,10 +263,12 @@ pub(super) fn hook_file(dir: &Path, name: &str, hook: Value) -> anyhow::Result<P
     Ok(path)
 }
 
-/// An engine for `file`, as a long-running host would have it (pooling).
+/// An engine for `file`, as a long-running host would have it (pooling),
+/// its plugins on Cranelift's code from the start (the compilers are
+/// compared in `tiers`).
 pub(super) fn engine(file: &Path, cache: &Path) -> anyhow::Result<HookEngine> {
     let mut options = WasmRuntime::builder();
-    options.cache_dir(cache);
+    options.cache_dir(cache).tiering(Tiering::Off);
     Ok(HookEngine::builder()
         .hook_file(file)
         .runtime_options(options)
@@ -370,13 +374,16 @@ fn processes(
 /// cache.
 fn plugin_loads(plugin: &Path, cache: &Path, n: usize) -> anyhow::Result<[Summary; 3]> {
     let mut options = WasmRuntime::builder();
-    options.pooling(false).no_cache();
+    options.pooling(false).no_cache().tiering(Tiering::Off);
     let compiling = options.build()?;
     let compiles = (0..(n / 20).max(3))
         .map(|_| timed(|| compiling.load(plugin)))
         .collect::<Result<_, _>>()?;
     let mut options = WasmRuntime::builder();
-    options.pooling(false).cache_dir(cache);
+    options
+        .pooling(false)
+        .cache_dir(cache)
+        .tiering(Tiering::Off);
     // A new process: a runtime of its own (not timed), the plugin mapped
     // from the compile cache and linked.
     let mut loads = Vec::with_capacity(n);

@@ -7,6 +7,7 @@ mod guests;
 mod serve;
 mod soak;
 mod stats;
+mod tiers;
 
 use std::path::PathBuf;
 
@@ -45,6 +46,11 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_name = "N", default_value_t = 200)]
     processes: usize,
 
+    /// Runs per case that compiles a plugin (seconds each for a guest):
+    /// the compilers' cases.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    compile_runs: usize,
+
     /// Instead of the cases: soak `serve` with this many events (e.g.
     /// 1000000) from --soak-clients concurrent keep-alive clients, on
     /// loopback; every answer is checked, and serve's memory sampled.
@@ -81,8 +87,8 @@ fn render(results: &[Summary]) -> String {
         .find(|r| r.name == cases::WASM_CASE)
         .map(|r| r.p50_us);
     let mut out = format!(
-        "{:<58} {:>7} {:>11} {:>11} {:>11}  {:>10}  {:>8}\n",
-        "case", "n", "p50", "p99", "mean", "p50 / wasm", "faults"
+        "{:<58} {:>7} {:>11} {:>11} {:>11}  {:>10}  {:>8}  {:>8}\n",
+        "case", "n", "p50", "p99", "mean", "p50 / wasm", "faults", "peak MB"
     );
     for r in results {
         let ratio = match wasm {
@@ -92,16 +98,20 @@ fn render(results: &[Summary]) -> String {
         let faults = r
             .faults_per_event
             .map_or_else(|| "-".to_owned(), |f| format!("{f:.1}"));
+        let peak = r
+            .peak_kb
+            .map_or_else(|| "-".to_owned(), |kb| format!("{}", kb / 1024));
         let _ = writeln!(
             out,
-            "{:<58} {:>7} {:>11} {:>11} {:>11}  {:>10}  {:>8}",
+            "{:<58} {:>7} {:>11} {:>11} {:>11}  {:>10}  {:>8}  {:>8}",
             r.name,
             r.n,
             stats::human(r.p50_us),
             stats::human(r.p99_us),
             stats::human(r.mean_us),
             ratio,
-            faults
+            faults,
+            peak
         );
     }
     out

@@ -17,6 +17,10 @@ pub(crate) struct Summary {
     /// in-process (copy-on-write faults are most of a large guest's cost).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) faults_per_event: Option<f64>,
+    /// The largest resident memory of the processes it ran, in KiB (the
+    /// compile cases).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) peak_kb: Option<u64>,
 }
 
 impl Summary {
@@ -36,7 +40,14 @@ impl Summary {
             p99_us: at(0.99),
             mean_us: micros(total) / n as f64,
             faults_per_event: None,
+            peak_kb: None,
         }
+    }
+
+    /// This summary, with the peak resident memory of its processes.
+    pub(crate) fn with_peak_kb(mut self, kb: u64) -> Self {
+        self.peak_kb = Some(kb);
+        self
     }
 
     /// This summary, with `faults` page faults taken over its events.
@@ -64,6 +75,7 @@ impl Summary {
             p99_us: us,
             mean_us: us,
             faults_per_event: None,
+            peak_kb: None,
         }
     }
 }

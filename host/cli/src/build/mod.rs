@@ -2,9 +2,10 @@
 //! Rust crate (`Cargo.toml`: cargo for wasm32-wasip2), a Python one
 //! (`app.py`: componentize-py) or a JavaScript one (`app.js`:
 //! componentize-js) — installing the toolchain it needs and saying what it
-//! installs, then print each component's path, size, sha256 and WIT world.
-//! Python and JavaScript components are stamped with their world, as the
-//! Rust SDK stamps its plugins. Nothing is written through a symbolic
+//! installs, then print each component's path, size, sha256 and WIT world,
+//! and compile it ahead into the compile cache (so its first event loads
+//! it from there). Python and JavaScript components are stamped with their
+//! world, as the Rust SDK stamps its plugins. Nothing is written through a symbolic
 //! link in the plugin's folder (see `write`).
 
 pub(crate) mod inputs;
@@ -23,8 +24,8 @@ use anyhow::{Context, bail};
 use clap::Args;
 use wasm_hooks::PluginInfo;
 
-use super::Exit;
 use super::hook_files::CacheArgs;
+use super::{Exit, compile};
 
 /// Arguments of `wasm-hooks build`.
 #[derive(Debug, Args)]
@@ -46,7 +47,8 @@ pub(crate) struct BuildArgs {
 
 pub(crate) fn run(args: BuildArgs) -> anyhow::Result<Exit> {
     let schema = config_schema(&args.dir)?.is_some();
-    for path in components(&args.dir, !args.debug, &args.cache)? {
+    let components = components(&args.dir, !args.debug, &args.cache)?;
+    for path in &components {
         let info = PluginInfo::read(&path)?;
         println!("{}", path.display());
         println!("  size:   {} bytes", info.size);
@@ -63,6 +65,11 @@ pub(crate) fn run(args: BuildArgs) -> anyhow::Result<Exit> {
             );
         }
     }
+    let runtime = compile::ahead_runtime(&args.cache)?;
+    let failures = compile::plugins_ahead(&runtime, components.iter().map(|p| (p.as_path(), None)));
+    if let Some(failure) = failures.first() {
+        bail!("{failure}");
+    }
     Ok(Exit::GoOn)
 }
 
@@ -73,6 +80,9 @@ pub(crate) fn components(
     release: bool,
     cache: &CacheArgs,
 ) -> anyhow::Result<Vec<PathBuf>> {
+    // Absolute: the tools run elsewhere, and esbuild takes a bare relative
+    // path for a package name.
+    let dir = &std::path::absolute(dir)?;
     let components = if dir.join("Cargo.toml").is_file() {
         rust::build(&dir.join("Cargo.toml"), release)?
     } else if dir.join(python::APP).is_file() {

@@ -327,6 +327,7 @@ impl Daemon {
         let runtime = cache
             .runtime_options()
             .pooling(true)
+            .tiering(wasm_hooks::Tiering::Background)
             .like_a_process()
             .build()
             .map_err(|e| format!("starting the wasm runtime: {e}"))?;
