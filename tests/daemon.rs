@@ -579,7 +579,7 @@ fn two_claude_code_sessions_share_one_daemon_and_each_hook_sees_its_own_session(
 fn the_daemon_builds_an_engine_once_and_again_when_each_kind_of_input_changes() {
     let place = Place::new();
     let home = tempfile::tempdir().unwrap();
-    let managed = tempfile::tempdir().unwrap();
+    let managed = support::managed_dir();
     std::fs::create_dir_all(home.path().join("config/wasm-hooks")).unwrap();
     // A project whose command hook (not sandboxed) runs only when trusted.
     let project = support::project_blocking_make();

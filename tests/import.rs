@@ -71,7 +71,7 @@ fn claude_codes_command_hooks_move_into_the_hook_file_and_still_block() {
         .success()
         .stdout(
             predicate::str::contains("1 command hook moves")
-                .and(predicate::str::contains("wasm-hooks trust --project-dir")),
+                .and(predicate::str::contains("trusted as they were moved")),
         );
     let hooks = support::read_json(&dir.join(".wasm-hooks/hooks.json"));
     assert_eq!(
@@ -98,8 +98,8 @@ fn claude_codes_command_hooks_move_into_the_hook_file_and_still_block() {
         settings["hooks"]["Stop"][0]["hooks"][0]["type"], "prompt",
         "what import does not move stays"
     );
-    // Trusted, the moved guard blocks as it did in Claude Code.
-    wasm_hooks(dir, state.path(), &["trust", "--yes"]).success();
+    // Trusted as it was moved (it ran with the person's rights in Claude
+    // Code), the moved guard blocks as it did there, with no `trust`.
     let event = |command: &str, tool: &str| {
         json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": dir,
             "tool_name": tool, "tool_input": {"command": command}})
@@ -161,4 +161,84 @@ fn nothing_is_moved_when_wasm_hooks_cannot_be_installed_in_their_place() {
         codex
     );
     assert!(!dir.join(".wasm-hooks").exists());
+}
+
+/// The import gap (#42): at no step of `init`, `import` and `trust` is the
+/// person's own guard off. Before the import the agent runs it (it is in
+/// its settings); from the import on, wasm-hooks does, trusted as moved,
+/// while the rest of the project's hook file waits for `trust`.
+#[test]
+fn a_force_push_is_denied_at_every_step_of_init_import_and_trust() {
+    let project = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let dir = project.path();
+    std::fs::create_dir_all(dir.join(".claude")).unwrap();
+    let settings = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "./no-force-push.sh"}]}]}}"#;
+    std::fs::write(dir.join(".claude/settings.json"), settings).unwrap();
+    std::fs::write(
+        dir.join("no-force-push.sh"),
+        "#!/bin/sh\ngrep -q 'push --force' && { echo 'no force push' >&2; exit 2; }\nexit 0\n",
+    )
+    .unwrap();
+    Command::new("chmod")
+        .args(["+x", "no-force-push.sh"])
+        .current_dir(dir)
+        .assert()
+        .success();
+    let ran = dir.join("project-command-ran");
+    let force_push_denied = |step: &str| {
+        let in_agent = [".claude/settings.json", ".claude/settings.local.json"]
+            .iter()
+            .any(|f| {
+                std::fs::read_to_string(dir.join(f)).is_ok_and(|t| t.contains("no-force-push.sh"))
+            });
+        if in_agent {
+            return; // Claude Code runs it itself.
+        }
+        let event = json!({"hook_event_name": "PreToolUse", "session_id": step, "cwd": dir,
+            "tool_name": "Bash", "tool_input": {"command": "git push --force origin main"}});
+        let out = Command::cargo_bin("wasm-hooks")
+            .unwrap()
+            .env("XDG_CONFIG_HOME", "/nonexistent")
+            .env("XDG_STATE_HOME", state.path())
+            .env("WASM_HOOKS_DAEMON", "off")
+            .current_dir(dir)
+            .args(["hook", "--protocol", "claude"])
+            .write_stdin(event.to_string())
+            .output()
+            .unwrap();
+        let answer: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        assert_eq!(
+            answer["hookSpecificOutput"]["permissionDecision"], "deny",
+            "{step}: {answer}"
+        );
+    };
+    force_push_denied("before");
+    wasm_hooks(dir, state.path(), &["init"]).success();
+    force_push_denied("init");
+    // A command hook of the project's own, added before the import: not
+    // trusted by it.
+    let starter = std::fs::read_to_string(dir.join(".wasm-hooks/hooks.json")).unwrap();
+    let mut starter: Value = serde_json::from_str(&starter).unwrap();
+    starter["hooks"]["PostToolUse"] = json!([{"hooks": [{"type": "command",
+        "command": format!("touch {}", ran.display())}]}]);
+    std::fs::write(dir.join(".wasm-hooks/hooks.json"), starter.to_string()).unwrap();
+    wasm_hooks(dir, state.path(), &["import", "claude", "--yes"]).success();
+    force_push_denied("import");
+    let post = json!({"hook_event_name": "PostToolUse", "session_id": "post", "cwd": dir,
+        "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": {}});
+    Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .env("XDG_STATE_HOME", state.path())
+        .env("WASM_HOOKS_DAEMON", "off")
+        .current_dir(dir)
+        .args(["hook"])
+        .write_stdin(post.to_string())
+        .assert()
+        .success();
+    assert!(!ran.exists(), "the import trusted only what it moved");
+    wasm_hooks(dir, state.path(), &["trust", "--yes"]).success();
+    force_push_denied("trust");
 }

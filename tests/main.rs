@@ -46,6 +46,7 @@ mod session;
 mod silencing;
 mod soak;
 mod trust;
+mod trust_holds;
 mod validate;
 mod wasm_runtime;
 mod wit_versions;

@@ -901,7 +901,7 @@ fn a_project_cannot_add_plugin_signers_for_itself() {
 fn the_organisation_can_require_every_plugin_signed_by_its_keys() {
     let registry = Registry::start();
     let admin = Person::new();
-    let managed = tempfile::tempdir().unwrap();
+    let managed = support::managed_dir();
     let (org_key, org_pub) = keygen(&admin, managed.path(), "org");
     let (user_key, user_pub) = keygen(&admin, managed.path(), "user");
     std::fs::write(

@@ -417,7 +417,7 @@ fn every_kind_of_input_an_engine_is_built_from_is_followed() {
     home.deny("rm -rf");
     // A project whose command hook (not sandboxed) runs only when trusted.
     let project = support::project_blocking_make();
-    let managed = tempfile::tempdir().unwrap();
+    let managed = support::managed_dir();
     let mut command = home.command();
     command
         .env("WASM_HOOKS_MANAGED_DIR", managed.path())

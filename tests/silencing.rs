@@ -60,10 +60,21 @@ fn a_broken_project_hook_file_does_not_silence_the_users_and_managed_hooks() {
         told.contains("left out") && told.contains(&broken.display().to_string()),
         "the person is told which file was left out: {answer}"
     );
-    // The guard events too: the person's guard answers, not a failure.
+    // The guard events too: the person's guard answers; and, as the
+    // project has no version the person trusted to answer for the broken
+    // file, what it may guard is blocked, naming it (#42).
     repo.write_users("hooks.json", &users_command_guard().to_string());
-    assert!(denied(&repo.bash("rm -rf build")));
-    assert!(!denied(&repo.bash("ls")), "no blanket block either");
+    let answer = repo.bash("rm -rf build");
+    assert!(denied(&answer));
+    assert!(
+        answer.to_string().contains("the person refuses rm -rf"),
+        "the person's guard ran: {answer}"
+    );
+    let answer = repo.bash("ls");
+    assert!(
+        denied(&answer) && answer.to_string().contains(&broken.display().to_string()),
+        "{answer}"
+    );
     // `validate` and `list` still refuse the broken file.
     repo.wasm_hooks(&["validate"]).assert().code(1);
     repo.wasm_hooks(&["list"]).assert().code(1);
@@ -464,12 +475,19 @@ fn the_managed_layer_cannot_be_moved_by_a_variable_to_a_folder_others_can_write(
         !ran.exists(),
         "a folder others can write is no managed layer"
     );
-    // Only root can write it: the organisation's, and it runs (when the
-    // tests run as root, as here and in CI, the folder is root's).
+    // Only root can write it, but it is not under /etc/wasm-hooks: for
+    // root (as here and in CI) every folder it cloned is root's, so that
+    // is no managed layer either.
     std::fs::set_permissions(planted.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     if std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(planted.path()).unwrap()) != 0 {
         return;
     }
+    assert!(hook_on_bash(&repo, &managed).status.success());
+    assert!(!ran.exists(), "root's folder outside /etc/wasm-hooks");
+    // The organisation's, under the system path: it runs.
+    let organisation = crate::support::managed_dir();
+    std::fs::write(organisation.path().join("hooks.json"), hooks.to_string()).unwrap();
+    let managed = [("WASM_HOOKS_MANAGED_DIR", organisation.path().as_os_str())];
     assert!(hook_on_bash(&repo, &managed).status.success());
     assert!(ran.exists());
 }
@@ -478,7 +496,7 @@ fn the_managed_layer_cannot_be_moved_by_a_variable_to_a_folder_others_can_write(
 fn an_allowed_mcp_server_name_matches_no_file_of_that_name_and_loads_no_other_code() {
     use std::os::unix::fs::PermissionsExt as _;
     let repo = Repository::new(&json!({}));
-    let managed = tempfile::tempdir().unwrap();
+    let managed = crate::support::managed_dir();
     std::fs::set_permissions(managed.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     if std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(managed.path()).unwrap()) != 0 {
         return; // Only root's folder is a managed layer.

@@ -406,7 +406,7 @@ fn m1_limits_a_hook_file_asks_for_are_cut_to_the_persons_ceilings() {
 #[test]
 fn a_managed_layer_is_always_trusted_cannot_be_switched_off_and_may_run_alone() {
     let repo = Repository::new(&json!({}));
-    let managed = tempfile::tempdir().unwrap();
+    let managed = support::managed_dir();
     let deny_rm = json!({"type": "inline", "name": "org-guard", "rules": [
         {"field": "tool_input.command", "operator": "contains", "value": "rm -rf",
          "action": "deny", "reason": "the organisation forbids it"}]});

@@ -36,9 +36,13 @@ const GUEST_PACKAGES: &[&str] = &[
     "compat-sdk-0-1-plugin",
 ];
 
-/// Where `build` installs componentize-py and componentize-js for the
-/// tests, and keeps Python and JS builds: kept between runs (beside the
-/// guests' build), so each is downloaded once per checkout.
+/// The tests' compile cache (`WASM_HOOKS_CACHE_DIR`), where `build` also
+/// installs componentize-py and componentize-js and keeps Python and JS
+/// builds: kept between runs, so each is downloaded once per machine, and
+/// each component compiled ahead once (by the `build` that makes it).
+/// Outside the checkout, in a folder of this user's own: wasm-hooks
+/// honours the variable only for such a directory (a repository's own
+/// folder must not hold the native code its hooks run).
 ///
 /// Its builds are emptied once per test run, at first use: a build kept
 /// from an earlier run would answer for one that no longer works.
@@ -46,11 +50,37 @@ pub fn toolchain_cache() -> PathBuf {
     static CACHE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     CACHE
         .get_or_init(|| {
-            let cache = workspace_root().join("target/plugins/toolchains");
+            use std::os::unix::fs::DirBuilderExt as _;
+            let checkout =
+                wasm_hooks_core::sha256_hex(workspace_root().as_os_str().as_encoded_bytes());
+            let cache = std::env::temp_dir().join(format!("wasm-hooks-tests-{}", &checkout[..12]));
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&cache)
+                .unwrap();
             let _ = std::fs::remove_dir_all(cache.join("builds"));
             cache
         })
         .clone()
+}
+
+/// A directory for a managed layer: one only root can write, under
+/// `/etc/wasm-hooks` when the tests run as root (as in CI; root's own
+/// folders elsewhere are no managed layer: a repository root cloned is
+/// root's too), a plain temporary one otherwise (which wasm-hooks does not
+/// take for the organisation's).
+pub fn managed_dir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt as _;
+    // SAFETY: geteuid has no preconditions.
+    let dir = if unsafe { libc::geteuid() } == 0 {
+        std::fs::create_dir_all(wasm_hooks::MANAGED_DIR).unwrap();
+        tempfile::tempdir_in(wasm_hooks::MANAGED_DIR).unwrap()
+    } else {
+        tempfile::tempdir().unwrap()
+    };
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir
 }
 
 pub fn workspace_root() -> PathBuf {

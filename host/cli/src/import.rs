@@ -3,23 +3,24 @@
 //! wasm-hooks hook file, where they behave as before (matchers, timeouts,
 //! `if`, `async`), and leave wasm-hooks' own entry in the agent's
 //! settings. The diff of every file is shown first and nothing is written
-//! until the person says so; the moved hooks then run only once the
-//! person trusts the project's hook files (`wasm-hooks trust`, asked for
-//! here).
+//! until the person says so. The moved hooks ran with the person's rights
+//! in the agent's settings: the import trusts exactly them, as moved (the
+//! version of the project the person trusts gains them, before anything is
+//! written), so there is no moment at which they are off; nothing else of
+//! the project's hook files becomes trusted by it.
 //!
 //! Claude Code's shared `settings.json` goes to `.wasm-hooks/hooks.json`,
 //! its uncommitted `settings.local.json` to the uncommitted
 //! `.wasm-hooks/hooks.local.json`; the user's settings to the user's
 //! `hooks.json` in wasm-hooks' config directory.
 
-use std::io::IsTerminal as _;
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::Args;
 
 use super::install::{self, Agent, InstallArgs};
-use super::trust::{self, TrustArgs};
+use super::trust;
 use super::{Exit, report};
 
 /// Arguments of `wasm-hooks import`.
@@ -115,6 +116,9 @@ struct Change {
     file: PathBuf,
     old: String,
     new: String,
+    /// For a project's hook file: the hooks moved into it, which the
+    /// import trusts as they are (they ran with the person's rights).
+    moved: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// What an import would change: every file's new text, notes on what
@@ -165,11 +169,13 @@ impl ImportArgs {
                 file: from,
                 old: text,
                 new: imported.settings,
+                moved: None,
             });
             plan.changes.push(Change {
                 file: to,
                 old: hook_file,
                 new: with_hooks,
+                moved: (!self.user).then_some(imported.hooks),
             });
         }
         Ok(plan)
@@ -212,6 +218,12 @@ pub(crate) fn run(args: ImportArgs) -> anyhow::Result<Exit> {
         report::print("nothing written\n")?;
         return Ok(Exit::GoOn);
     }
+    // The moved hooks ran with the person's rights: they are trusted as
+    // moved, before anything is written, so that no event between the
+    // move and a `trust` finds them off. Nothing else of the project is.
+    if !args.user {
+        trust_moved(&args.project()?, &changes)?;
+    }
     for change in &changes {
         install::write(&change.file, &change.old, &change.new)?;
         if change.file.ends_with(".wasm-hooks/hooks.local.json") {
@@ -222,17 +234,34 @@ pub(crate) fn run(args: ImportArgs) -> anyhow::Result<Exit> {
     if args.user {
         return Ok(Exit::GoOn);
     }
-    // The moved hooks are the project's now: they run once the person
-    // trusts its hook files, which is asked (never assumed) where there
-    // is someone to ask.
-    if std::io::stdin().is_terminal() {
-        return trust::run(TrustArgs::asking(args.project()?));
-    }
-    report::print(&format!(
-        "the moved hooks run once you trust the project's hook files: `wasm-hooks trust --project-dir {}` shows them and asks\n",
-        args.project()?.display()
-    ))?;
+    report::print(
+        "the moved hooks run as before (trusted as they were moved); the rest of the project's hook files as your trust of them says (`wasm-hooks trust --show`)\n",
+    )?;
     Ok(Exit::GoOn)
+}
+
+/// Trust the hooks each change moved into a project hook file, as moved:
+/// the version of the file the person trusted (nothing when none) with
+/// them added.
+fn trust_moved(project: &std::path::Path, changes: &[Change]) -> anyhow::Result<()> {
+    let mut builder = wasm_hooks::HookEngineBuilder::new();
+    builder.project_dir(project);
+    let record = wasm_hooks::TrustStore::user().and_then(|store| store.record(project));
+    for change in changes {
+        let Some(moved) = &change.moved else {
+            continue;
+        };
+        let trusted = record
+            .as_ref()
+            .and_then(|r| r.text(&change.file))
+            .unwrap_or_default();
+        let text = wasm_hooks::add_hook_groups(trusted, moved)
+            .with_context(|| format!("{}: the version you trusted", change.file.display()))?;
+        builder
+            .trust_hook_file_as(&change.file, &text)
+            .with_context(|| format!("trusting the hooks moved into {}", change.file.display()))?;
+    }
+    Ok(())
 }
 
 /// A unified diff of one file's change, with its name.

@@ -49,21 +49,6 @@ pub(crate) struct TrustArgs {
     cache: CacheArgs,
 }
 
-impl TrustArgs {
-    /// `trust` of `project`'s hook files, shown and asked.
-    pub(crate) fn asking(project: PathBuf) -> Self {
-        Self {
-            project_dir: Some(project),
-            claude_settings: false,
-            yes: false,
-            accept_unpinned: false,
-            show: false,
-            revoke: false,
-            cache: CacheArgs::default(),
-        }
-    }
-}
-
 pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
     let store =
         TrustStore::user().context("no state directory: neither XDG_STATE_HOME nor HOME is set")?;
@@ -119,6 +104,15 @@ pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
         } else {
             Exit::Failed
         });
+    }
+    if !trust.changes.is_empty() {
+        let mut since = String::from(
+            "Since you trusted it (the version you trusted answers until you accept this):\n",
+        );
+        for change in &trust.changes {
+            since.push_str(&format!("  {change}\n"));
+        }
+        report::print(&since)?;
     }
     report::print(&what_would_run(&engine, &trust.files, &trust.unpinned))?;
     if args.yes && !args.accept_unpinned && !trust.unpinned.is_empty() {

@@ -43,7 +43,7 @@ pub use audit::{
 };
 pub use closure::FnHandler;
 pub use digest::sha256_hex;
-pub use dirs::xdg_dir;
+pub use dirs::{NotPersonal, Owner, personal_dir, personal_dir_from_env, xdg_dir};
 pub use dispatch::{HookHandle, HookRegistry, Review};
 pub use dispatch_limits::DispatchLimits;
 pub use error::{Error, HookError};

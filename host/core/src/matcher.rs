@@ -95,6 +95,20 @@ impl EventPattern {
         }
     }
 
+    /// The pattern for every event that guards an action
+    /// ([`EventName::guards_action`]), every tool.
+    pub fn guarding_actions() -> Self {
+        let mut events = EventSet::default();
+        for (name, _) in CATALOGUE {
+            if name.guards_action() {
+                events.insert(*name);
+            }
+        }
+        Self {
+            alternatives: vec![Alternative { events, tool: None }],
+        }
+    }
+
     /// The tool each alternative of the pattern names (`bash` in
     /// `tool:pre_execute:bash`), `None` for one that names none.
     pub fn tools(&self) -> impl Iterator<Item = Option<&str>> + '_ {

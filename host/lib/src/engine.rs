@@ -27,7 +27,7 @@ use crate::once::OnceMarks;
 use crate::project_trust::{self, ProjectNotice, ProjectTrust, Reviews, SkippedHook};
 use crate::shared_state::SharedState;
 use crate::stop_loop::{DEFAULT_STOP_LOOP_LIMIT, StopLoopGuard};
-use crate::trust::{TrustStatus, TrustStore, UntrustedProjects};
+use crate::trust::{TrustRecord, TrustStatus, TrustStore, UntrustedProjects};
 use wasm_hooks_core::{
     AuditKey, AuditLog, DispatchLimits, Error, HookId, HookRegistry, OnFailure, Redactor, Review,
 };
@@ -151,26 +151,17 @@ pub const MANAGED_DIR: &str = "/etc/wasm-hooks";
 
 /// The managed layer's directory: `WASM_HOOKS_MANAGED_DIR` when it names a
 /// directory only root can write (owned by root, not writable by its group
-/// or others), else [`MANAGED_DIR`]. The managed layer is the
-/// organisation's and always trusted: a variable anyone can set (an
-/// agent's settings `env`, a repository's) must not move it to a folder
-/// they wrote, nor remove it.
+/// or others), outside every project, and, for root (whose clone of a
+/// repository is root's), under [`MANAGED_DIR`]; else [`MANAGED_DIR`]. The
+/// managed layer is the organisation's and always trusted: a variable
+/// anyone can set (an agent's settings `env`, a repository's) must not
+/// move it to a folder they wrote, nor remove it.
 fn managed_dir_from_env() -> PathBuf {
-    use std::os::unix::fs::MetadataExt as _;
-    let Some(dir) = std::env::var_os("WASM_HOOKS_MANAGED_DIR").map(PathBuf::from) else {
-        return PathBuf::from(MANAGED_DIR);
-    };
-    let only_root_writes = std::fs::metadata(&dir)
-        .is_ok_and(|meta| meta.is_dir() && meta.uid() == 0 && meta.mode() & 0o022 == 0);
-    if only_root_writes {
-        dir
-    } else {
-        tracing::warn!(
-            dir = %dir.display(),
-            "WASM_HOOKS_MANAGED_DIR ignored: not a directory only root can write; the managed layer stays in {MANAGED_DIR}"
-        );
-        PathBuf::from(MANAGED_DIR)
-    }
+    wasm_hooks_core::personal_dir_from_env(
+        "WASM_HOOKS_MANAGED_DIR",
+        wasm_hooks_core::Owner::Root(MANAGED_DIR),
+    )
+    .unwrap_or_else(|| PathBuf::from(MANAGED_DIR))
 }
 
 impl Default for HookEngineBuilder {
@@ -691,8 +682,7 @@ impl HookEngineBuilder {
         let managed = self
             .managed_settings()
             .map_err(|e| LoadError::new(vec![e]))?;
-        let project_dir = (self.project_dir.clone())
-            .unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
+        let project_dir = self.project();
         let project_may_pull = Arc::new(AtomicBool::new(false));
         let mut loader = Loader::new(
             self.kind_settings(&settings, &managed, &project_dir, project_may_pull.clone()),
@@ -719,11 +709,11 @@ impl HookEngineBuilder {
         for (layer, read) in layers.iter().zip(loaded) {
             match read {
                 Ok(mut hooks) => {
-                    if let Some(sha256) = hooks.sha256.take() {
-                        read_as.insert(layer.path.clone(), sha256);
+                    if let Some(sha256) = &hooks.sha256 {
+                        read_as.insert(layer.path.clone(), sha256.clone());
                     }
                     warnings.append(&mut hooks.warnings);
-                    found.push((layer.scope, hooks));
+                    found.push((layer.clone(), hooks));
                 }
                 Err(errs) if layer.scope == Scope::Project && !self.strict_project => {
                     tracing::warn!(file = %layer.path.display(), "left out a project hook file that does not load");
@@ -735,13 +725,41 @@ impl HookEngineBuilder {
         if !errors.is_empty() {
             return Err(LoadError { errors, warnings });
         }
-        let trust = self.weigh_trust(project_dir, &layers, settings_files, &found, read_as);
+        let record = self
+            .trust_store
+            .as_ref()
+            .and_then(|store| store.record(&project_dir));
+        let project_settings = settings_files.clone();
+        let mut trust = self.weigh_trust(
+            project_dir,
+            (&layers, settings_files),
+            &found,
+            read_as,
+            record.as_ref(),
+        );
         let policy = self
             .untrusted_projects
             .or(settings.untrusted_projects)
             .unwrap_or_default();
         let trusted = trust.as_ref().is_none_or(|t| t.status.is_trusted())
             || policy == UntrustedProjects::TrustAll;
+        let (found, held) = self.hold_trusted_version(
+            &mut loader,
+            found,
+            (trust.as_mut(), record.as_ref()),
+            !trusted,
+        );
+        // The project's `config.*` counts while it is as trusted.
+        let settings_trusted = trusted
+            || held
+                && record
+                    .as_ref()
+                    .is_some_and(|r| project_settings.iter().all(|f| r.holds(f)));
+        // A project with nothing the person trusted to answer for a file
+        // that does not load blocks what that file may guard.
+        let broken_guard = (!trusted && !held && policy != UntrustedProjects::SkipAll)
+            .then(|| project_trust::broken_project_guard(&left_out))
+            .flatten();
         // Only a trusted project's hooks make wasm-hooks reach a registry.
         project_may_pull.store(trusted, Ordering::Relaxed);
         // What may not run is left out of each layer before they merge, so
@@ -754,6 +772,7 @@ impl HookEngineBuilder {
             self.sandboxed_answer_in_full,
         );
         let (mut hooks, switched_off) = config::merge(found);
+        hooks.extend(broken_guard.map(|spec| (Scope::Project, LoadedHook::standing_in(spec))));
         if managed.block_on_failure {
             for (scope, hook) in &mut hooks {
                 if *scope == Scope::Managed {
@@ -766,7 +785,7 @@ impl HookEngineBuilder {
             managed_limits: managed.limits,
             hooks,
             trust,
-            trusted,
+            trusted: settings_trusted,
             skipped,
             warnings,
             switched_off,
@@ -774,16 +793,132 @@ impl HookEngineBuilder {
         })
     }
 
+    /// The project: the one given, else the current directory.
+    fn project(&self) -> PathBuf {
+        (self.project_dir.clone()).unwrap_or_else(|| std::env::current_dir().unwrap_or_default())
+    }
+
+    /// Make the project's hook file `file` read as `text` part of the
+    /// version of the project the person trusts, with every file its
+    /// hooks run as it is now; the rest of what they trusted stays as it
+    /// was (and is recorded for the first time if nothing was). What
+    /// `import` does with the hooks it moves out of an agent's settings:
+    /// they ran with the person's rights there, so they go on doing so,
+    /// and nothing else of the project becomes trusted.
+    ///
+    /// # Errors
+    /// When `text` does not load, or the record cannot be written (naming
+    /// the file).
+    pub fn trust_hook_file_as(&self, file: &std::path::Path, text: &str) -> Result<(), LoadError> {
+        let store = self.trust_store.as_ref().ok_or_else(|| {
+            LoadError::new(vec![Error::Config {
+                path: file.to_owned(),
+                line: None,
+                column: None,
+                message: "no state directory to record trust in (set HOME or XDG_STATE_HOME)"
+                    .to_owned(),
+            }])
+        })?;
+        let (settings, _, _) = self.settings().map_err(LoadError::new)?;
+        let managed = self
+            .managed_settings()
+            .map_err(|e| LoadError::new(vec![e]))?;
+        let project = self.project();
+        let mut loader = Loader::new(
+            self.kind_settings(&settings, &managed, &project, Arc::default()),
+            self.once_marks("once"),
+            false,
+        );
+        let hooks = loader
+            .load_text(file, text, Scope::Project)
+            .map_err(LoadError::new)?;
+        let runs: Vec<PathBuf> = hooks
+            .hooks
+            .iter()
+            .flat_map(|hook| hook.executes.iter().cloned())
+            .collect();
+        store
+            .trust_version(&project, file, text, &runs)
+            .map(drop)
+            .map_err(|e| {
+                LoadError::new(vec![Error::Config {
+                    path: file.to_owned(),
+                    line: None,
+                    column: None,
+                    message: format!("recording its trust: {e}"),
+                }])
+            })
+    }
+
+    /// The project's layers as the version the person trusted holds them
+    /// when its files changed since (`record`'s texts; see
+    /// [`project_trust::hold`]), `trust`'s changes said; the layers as
+    /// found otherwise, or when not `apply` (the changes are still said:
+    /// `trust` shows them). True when the trusted version answers.
+    fn hold_trusted_version(
+        &self,
+        loader: &mut Loader,
+        found: Vec<(Layer, FileHooks)>,
+        (trust, record): (Option<&mut ProjectTrust>, Option<&TrustRecord>),
+        apply: bool,
+    ) -> (Vec<(Scope, FileHooks)>, bool) {
+        let changed = trust
+            .as_ref()
+            .is_some_and(|t| matches!(t.status, TrustStatus::Changed(_)));
+        let (Some(trust), Some(record)) =
+            (trust, record.filter(|r| changed && !r.texts.is_empty()))
+        else {
+            return (
+                found.into_iter().map(|(l, h)| (l.scope, h)).collect(),
+                false,
+            );
+        };
+        let searched: Vec<PathBuf> = self
+            .layers_searched()
+            .into_iter()
+            .filter(|layer| layer.scope == Scope::Project)
+            .map(|layer| layer.path)
+            .collect();
+        let (project, rest): (Vec<_>, Vec<_>) = found
+            .into_iter()
+            .partition(|(layer, _)| layer.scope == Scope::Project);
+        let project = project.into_iter().map(|(l, h)| (l.path, h)).collect();
+        let (held, changes) = project_trust::hold(loader, record, &searched, project, apply);
+        trust.changes = changes;
+        // Layer order: the organisation's, the project's, the person's.
+        let (managed, user): (Vec<_>, Vec<_>) = rest
+            .into_iter()
+            .map(|(l, h)| (l.scope, h))
+            .partition(|(scope, _)| *scope == Scope::Managed);
+        let held_layers = held.into_iter().map(|h| (Scope::Project, h));
+        (
+            managed.into_iter().chain(held_layers).chain(user).collect(),
+            apply,
+        )
+    }
+
+    /// Every hook file looked for, there or not, with its scope, in layer
+    /// order (see [`HookEngineBuilder::layers`]).
+    fn layers_searched(&self) -> Vec<Layer> {
+        match &self.project_dir {
+            Some(project) if self.files.is_empty() => {
+                config::searched_files(project, self.user_config().as_deref(), self.claude_settings)
+            }
+            _ => self.layers(),
+        }
+    }
+
     /// The project's trust: every file of its layers decides what they
     /// run, the scripts of hooks a higher layer also has among them (trust
-    /// is weighed before layers merge); none without a project file.
+    /// is weighed before layers merge), against `record`; none without a
+    /// project file.
     fn weigh_trust(
         &self,
         project_dir: PathBuf,
-        layers: &[Layer],
-        settings_files: Vec<PathBuf>,
-        found: &[(Scope, FileHooks)],
+        (layers, settings_files): (&[Layer], Vec<PathBuf>),
+        found: &[(Layer, FileHooks)],
         read: BTreeMap<PathBuf, String>,
+        record: Option<&TrustRecord>,
     ) -> Option<ProjectTrust> {
         let mut files: Vec<PathBuf> = layers
             .iter()
@@ -793,7 +928,7 @@ impl HookEngineBuilder {
             .chain(
                 found
                     .iter()
-                    .filter(|(scope, _)| *scope == Scope::Project)
+                    .filter(|(layer, _)| layer.scope == Scope::Project)
                     .flat_map(|(_, file)| file.hooks.iter())
                     .flat_map(|hook| hook.executes.iter().cloned()),
             )
@@ -802,7 +937,7 @@ impl HookEngineBuilder {
         files.dedup();
         let unpinned = found
             .iter()
-            .filter(|(scope, _)| *scope == Scope::Project)
+            .filter(|(layer, _)| layer.scope == Scope::Project)
             .flat_map(|(_, file)| file.hooks.iter())
             .flat_map(|hook| {
                 hook.unpinned
@@ -810,17 +945,15 @@ impl HookEngineBuilder {
                     .map(move |what| format!("hook `{}`: {what}", hook.spec.id))
             })
             .collect();
-        (!files.is_empty()).then(|| {
-            let status = match &self.trust_store {
-                Some(store) => store.status_as_read(&project_dir, &files, &read),
-                None => TrustStatus::Never,
-            };
+        (!files.is_empty() || record.is_some()).then(|| {
+            let status = TrustStore::status_of(record, &files, &read);
             ProjectTrust {
                 project: project_dir,
                 files,
                 status,
                 read,
                 unpinned,
+                changes: Vec::new(),
             }
         })
     }

@@ -79,7 +79,7 @@ pub use handlers::prompt::{PromptDefaults, PromptHook, PromptSettings, Provider}
 pub use handlers::setup::{RuleProblem, SetupError};
 pub use inputs::InputStamps;
 pub use policy::{Expectation, ExpectedDecision, Mismatch, PolicyTest, read_fixtures};
-pub use project_trust::{ProjectTrust, SkippedHook};
+pub use project_trust::{HookChange, ProjectTrust, SkippedHook};
 pub use protocol::{
     AGENT_TIMEOUT_SECS, Answer, Imported, InstalledHook, Protocol, SettingsError, TOKEN_VARIABLE,
     add_hook_groups, failing_open, install as install_hooks, take_command_hooks,
@@ -100,7 +100,9 @@ pub use session::{
 };
 pub use shared_state::{RedisState, SESSION_TTL, SharedState};
 pub use stop_loop::DEFAULT_STOP_LOOP_LIMIT;
-pub use trust::{FileStamp, TrustRecord, TrustStatus, TrustStore, UntrustedProjects};
+pub use trust::{
+    FileStamp, MAX_TRUSTED_TEXT_BYTES, TrustRecord, TrustStatus, TrustStore, UntrustedProjects,
+};
 pub use wasm_hooks_core::{
     Approval, Attributed, AuditEntry, AuditKey, AuditKind, AuditLine, AuditLog, Break, CATALOGUE,
     CheckedLine, Context, Decision, DispatchLimits, Error, Event, EventError, EventName,

@@ -4,18 +4,28 @@
 //! untrusted hooks ([`wasm_hooks_core::HookSpec::trusted`]), or nothing
 //! does; and the person is told once per session what was skipped (or
 //! left out as broken) and the command that trusts it.
+//!
+//! Trust holds through change ([`hold`]): when a trusted project's files
+//! differ from the version the person trusted, that version answers. Its
+//! hooks run as trusted, a removed one included; one whose script or
+//! plugin changed fails by its `on_failure` (a guard blocks, naming the
+//! file); hooks new or changed since run as an untrusted project's do
+//! (sandboxed only, and only to add safety), until the person trusts the
+//! change. A project with no version to hold whose file does not load
+//! blocks the events that guard an action ([`BrokenProject`]).
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use wasm_hooks_core::{
-    Attributed, Error, Event, Handler, HandlerFuture, HookError, HookId, HookOutput, HookSpec,
-    Outcome, Reply, Review, sha256_hex,
+    Attributed, Error, Event, EventPattern, Handler, HandlerFuture, HookError, HookId, HookOutput,
+    HookSpec, OnFailure, Outcome, Reply, Review, Shown, sha256_hex,
 };
 
-use crate::config::{FileHooks, Scope};
+use crate::config::{FileHooks, HookIdentity, Loader, Scope};
 use crate::once::OnceMarks;
-use crate::trust::{TrustStatus, UntrustedProjects};
+use crate::trust::{TrustRecord, TrustStatus, UntrustedProjects};
 
 /// The handler of a hook that was left out: never runs it.
 #[derive(Debug)]
@@ -31,6 +41,267 @@ impl Handler for LeftOut {
             result,
             output: HookOutput::default(),
         }))
+    }
+}
+
+/// The handler of a trusted hook whose script or plugin changed since the
+/// person trusted it: fails (so its `on_failure` decides: a guard blocks)
+/// naming the files, never runs what changed.
+#[derive(Debug)]
+struct RunsChanged(Vec<PathBuf>);
+
+impl Handler for RunsChanged {
+    fn handle<'a>(&'a self, hook: &'a HookId, _: &'a Event) -> HandlerFuture<'a> {
+        let files: Vec<String> = self
+            .0
+            .iter()
+            .map(|f| Shown(&f.to_string_lossy()).to_string())
+            .collect();
+        let result = Err(HookError::Failed {
+            hook: hook.clone(),
+            message: format!(
+                "not run: {} changed since you trusted this project (`wasm-hooks trust` shows the change and accepts it)",
+                files.join(", ")
+            ),
+        });
+        Box::pin(std::future::ready(Reply {
+            result,
+            output: HookOutput::default(),
+        }))
+    }
+}
+
+/// The handler standing for a project's files that do not load, where no
+/// version the person trusted can answer for them: fails naming each
+/// file, line and problem.
+#[derive(Debug)]
+struct BrokenProject(String);
+
+impl Handler for BrokenProject {
+    fn handle<'a>(&'a self, hook: &'a HookId, _: &'a Event) -> HandlerFuture<'a> {
+        let result = Err(HookError::Failed {
+            hook: hook.clone(),
+            message: self.0.clone(),
+        });
+        Box::pin(std::future::ready(Reply {
+            result,
+            output: HookOutput::default(),
+        }))
+    }
+}
+
+/// The guard that a project's files that do not load (`problems`, each
+/// naming its file and line) leave where no version the person trusted can
+/// answer: on every event that guards an action it fails, and blocks
+/// (`on_failure: block`) naming them; other events are not blocked (the
+/// notice names what was left out), and every other layer's hooks still
+/// run on every event. None when every file loads.
+pub(crate) fn broken_project_guard(problems: &[Error]) -> Option<HookSpec> {
+    if problems.is_empty() {
+        return None;
+    }
+    let listed: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    let message = format!(
+        "this project's hook or config files do not load, and it has no version you trusted to answer instead, so what it may guard is blocked until they are fixed (your own and the organisation's hooks still ran): {}",
+        listed.join("; ")
+    );
+    let mut spec = HookSpec::new(
+        BROKEN_PROJECT,
+        EventPattern::guarding_actions(),
+        Arc::new(BrokenProject(message)),
+    )
+    .with_on_failure(OnFailure::Block);
+    spec.description = Some("stands for the project's files that do not load".to_owned());
+    Some(spec)
+}
+
+/// The name of [`broken_project_guard`]'s hook.
+const BROKEN_PROJECT: &str = "wasm-hooks/broken-project-files";
+
+/// How one of a project's hooks differs from the version the person
+/// trusted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HookChange {
+    /// New since: it runs as an untrusted project's hook until trusted.
+    Added(HookId),
+    /// Changed since (the same name, another hook): the trusted version
+    /// runs, the new one as an untrusted project's hook.
+    Changed(HookId),
+    /// Removed since: it keeps running until the removal is trusted.
+    Removed(HookId),
+    /// The files it runs (a script, a plugin) changed: it fails by its
+    /// `on_failure` until trusted.
+    RunsChanged {
+        /// The hook.
+        hook: HookId,
+        /// What changed.
+        files: Vec<PathBuf>,
+    },
+}
+
+impl std::fmt::Display for HookChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HookChange::Added(hook) => {
+                write!(f, "+ `{hook}`: new (runs sandboxed only until trusted)")
+            }
+            HookChange::Changed(hook) => write!(
+                f,
+                "~ `{hook}`: changed (the trusted version runs; the new one sandboxed only)"
+            ),
+            HookChange::Removed(hook) => {
+                write!(
+                    f,
+                    "- `{hook}`: removed (still runs until the removal is trusted)"
+                )
+            }
+            HookChange::RunsChanged { hook, files } => {
+                let files: Vec<String> = files
+                    .iter()
+                    .map(|f| Shown(&f.to_string_lossy()).to_string())
+                    .collect();
+                write!(
+                    f,
+                    "! `{hook}`: {} changed (it fails by its on_failure until trusted)",
+                    files.join(", ")
+                )
+            }
+        }
+    }
+}
+
+/// The project's layers as the version the person trusted holds them
+/// (`record`'s texts): for each of its hook files `searched` (in layer
+/// order) whose text differs from the trusted one, the trusted version's
+/// hooks (marked held) and the current file's hooks that are not among
+/// them (new or changed: pending, and their `enabled: false` entries
+/// dropped: a pending change only adds safety); a file as trusted is read
+/// as it is, its hooks held. A held hook whose files changed gets a
+/// handler that fails naming them. With how each hook differs. When not
+/// `apply`, the current files' layers as found (the changes still said).
+pub(crate) fn hold(
+    loader: &mut Loader,
+    record: &TrustRecord,
+    searched: &[PathBuf],
+    mut current: Vec<(PathBuf, FileHooks)>,
+    apply: bool,
+) -> (Vec<FileHooks>, Vec<HookChange>) {
+    let mut layers = Vec::new();
+    let mut changes = Vec::new();
+    for path in searched {
+        let now = current
+            .iter()
+            .position(|(file, _)| file == path)
+            .map(|at| current.remove(at).1);
+        let trusted_text = record.text(path);
+        let same = match (trusted_text, &now) {
+            (Some(text), Some(now)) => now.sha256.as_deref() == Some(&*sha256_hex(text.as_bytes())),
+            _ => false,
+        };
+        if same {
+            let mut now = now.unwrap_or_default();
+            for hook in &mut now.hooks {
+                hold_hook(hook, record, &mut changes);
+            }
+            if !apply {
+                now.hooks.iter_mut().for_each(|hook| hook.held = false);
+            }
+            layers.push(now);
+            continue;
+        }
+        let trusted =
+            trusted_text.and_then(|text| match loader.load_text(path, text, Scope::Project) {
+                Ok(trusted) => Some(trusted),
+                Err(problems) => {
+                    // Trusted when it loaded: this build reads it otherwise (a
+                    // kind's fields changed); nothing of it can answer.
+                    tracing::warn!(
+                        file = %path.display(),
+                        "the trusted version of this file no longer loads: {}",
+                        problems.first().map(ToString::to_string).unwrap_or_default()
+                    );
+                    None
+                }
+            });
+        let mut trusted = trusted.unwrap_or_default();
+        // A file there that did not load is said by its own notice, not
+        // as every hook of it removed.
+        let broken = now.is_none() && path.is_file();
+        let mut now = now.unwrap_or_default();
+        if !broken {
+            changes.extend(differences(&trusted, &now));
+        }
+        for hook in &mut trusted.hooks {
+            hold_hook(hook, record, &mut changes);
+        }
+        if apply {
+            let kept: HashSet<HookIdentity> =
+                trusted.hooks.iter().map(|h| h.identity.clone()).collect();
+            now.hooks.retain(|hook| !kept.contains(&hook.identity));
+            now.disabled.clear();
+            layers.push(trusted);
+        }
+        layers.push(now);
+    }
+    (layers, changes)
+}
+
+/// How `now`'s hooks differ from `trusted`'s: by identity (the same hook
+/// is unchanged), then by name (another hook under a trusted name is a
+/// change; a trusted name no hook has now, a removal).
+fn differences(trusted: &FileHooks, now: &FileHooks) -> Vec<HookChange> {
+    let ids = |file: &FileHooks| -> HashSet<HookIdentity> {
+        file.hooks.iter().map(|h| h.identity.clone()).collect()
+    };
+    let names = |file: &FileHooks| -> HashSet<HookId> {
+        file.hooks.iter().map(|h| h.spec.id.clone()).collect()
+    };
+    let (trusted_ids, trusted_names) = (ids(trusted), names(trusted));
+    let (now_ids, now_names) = (ids(now), names(now));
+    let mut changes: Vec<HookChange> = now
+        .hooks
+        .iter()
+        .filter(|hook| !trusted_ids.contains(&hook.identity))
+        .map(|hook| {
+            let id = hook.spec.id.clone();
+            if trusted_names.contains(&id) {
+                HookChange::Changed(id)
+            } else {
+                HookChange::Added(id)
+            }
+        })
+        .collect();
+    changes.extend(
+        trusted
+            .hooks
+            .iter()
+            .filter(|hook| !now_ids.contains(&hook.identity) && !now_names.contains(&hook.spec.id))
+            .map(|hook| HookChange::Removed(hook.spec.id.clone())),
+    );
+    changes
+}
+
+/// Mark `hook` as the trusted version's; when a file it runs is not as
+/// trusted, make it fail naming the files, and say so in `changes`.
+fn hold_hook(
+    hook: &mut crate::config::LoadedHook,
+    record: &TrustRecord,
+    changes: &mut Vec<HookChange>,
+) {
+    hook.held = true;
+    let changed: Vec<PathBuf> = hook
+        .executes
+        .iter()
+        .filter(|file| !record.holds(file))
+        .cloned()
+        .collect();
+    if !changed.is_empty() {
+        changes.push(HookChange::RunsChanged {
+            hook: hook.spec.id.clone(),
+            files: changed.clone(),
+        });
+        hook.spec.handler = Arc::new(RunsChanged(changed));
     }
 }
 
@@ -52,6 +323,9 @@ pub struct ProjectTrust {
     /// What its hooks run that trust cannot pin (`hook `x`: runs `$TOOL`,
     /// which names a variable`): trusting it trusts these as they will be.
     pub unpinned: Vec<String>,
+    /// How its hooks differ from the version the person trusted, when its
+    /// files changed since (what `wasm-hooks trust` would accept).
+    pub changes: Vec<HookChange>,
 }
 
 /// A hook that does not run: its project is not trusted, the
@@ -79,15 +353,20 @@ impl SkippedHook {
         Self { spec, kind, why }
     }
 
-    /// Whether it was left out because its project is not trusted (not
-    /// switched off, nor below a managed-only policy).
+    /// Whether it was left out because its project is not trusted, or
+    /// because it changed since (not switched off, nor below a
+    /// managed-only policy).
     pub fn for_trust(&self) -> bool {
-        self.why == UNTRUSTED
+        self.why == UNTRUSTED || self.why == PENDING
     }
 }
 
 /// Why a project's hook is left out.
 const UNTRUSTED: &str = "the project is not trusted (`wasm-hooks trust`)";
+/// Why a project's new or changed hook is left out while the version the
+/// person trusted answers.
+const PENDING: &str =
+    "new or changed since you trusted the project (`wasm-hooks trust` shows the change)";
 /// Why a user's or project's hook is left out under a managed-only policy.
 const MANAGED_ONLY: &str = "the organisation runs its managed hooks only";
 
@@ -106,6 +385,9 @@ pub(crate) fn apply(
 ) -> (Vec<(Scope, FileHooks)>, Vec<SkippedHook>) {
     let trusted =
         trust.is_none_or(|t| t.status.is_trusted()) || policy == UntrustedProjects::TrustAll;
+    let holding = layers
+        .iter()
+        .any(|(_, found)| found.hooks.iter().any(|hook| hook.held));
     let mut skipped = Vec::new();
     let layers = layers
         .into_iter()
@@ -114,13 +396,15 @@ pub(crate) fn apply(
             for mut hook in hooks {
                 let why = if managed_only && scope != Scope::Managed {
                     MANAGED_ONLY
-                } else if scope >= Scope::User || trusted {
+                } else if scope >= Scope::User || trusted || hook.held {
                     found.hooks.push(hook);
                     continue;
                 } else if policy == UntrustedProjects::SandboxedOnly && hook.sandboxed {
                     hook.spec.trusted = in_full;
                     found.hooks.push(hook);
                     continue;
+                } else if holding {
+                    PENDING
                 } else {
                     UNTRUSTED
                 };
@@ -169,6 +453,9 @@ impl ProjectNotice {
         settings_ignored: bool,
         marks: Arc<OnceMarks>,
     ) -> Option<Self> {
+        if !trust.changes.is_empty() {
+            return Some(Self::pending(trust, marks));
+        }
         let skipped: Vec<&SkippedHook> = skipped.iter().filter(|s| s.why == UNTRUSTED).collect();
         if skipped.is_empty() && !settings_ignored {
             return None;
@@ -191,6 +478,21 @@ impl ProjectNotice {
             shlex::try_quote(&trust.project.to_string_lossy()).unwrap_or_default()
         );
         Some(Self { message, marks })
+    }
+}
+
+impl ProjectNotice {
+    /// The notice of a project whose files changed since the person
+    /// trusted it: the trusted version answers; what differs; the one
+    /// command that accepts it.
+    fn pending(trust: &ProjectTrust, marks: Arc<OnceMarks>) -> Self {
+        let changes: Vec<String> = trust.changes.iter().map(ToString::to_string).collect();
+        let message = format!(
+            "this project's hook files or what they run changed since you trusted it: the version you trusted still answers until you accept the change ({}). Review and accept it with `wasm-hooks trust --project-dir {}`",
+            changes.join("; "),
+            shlex::try_quote(&trust.project.to_string_lossy()).unwrap_or_default()
+        );
+        Self { message, marks }
     }
 }
 

@@ -6,11 +6,13 @@
 //! project), the sha256 of every file that decides what runs: the project's
 //! hook files and `config.*`, and every file those hooks run or read as
 //! code (plugins, scripts named in commands, an MCP server's program and
-//! its `.mcp.json`). The project stays trusted while that set of files is
-//! the same and each still has its hash; any change, added or removed file
-//! makes it untrusted again. A file whose identity (inode, size, change
-//! times) is as recorded is not hashed again, so the check costs a `stat`
-//! per file.
+//! its `.mcp.json`); and the text of its hook files and `config.*`
+//! themselves (at most [`MAX_TRUSTED_TEXT_BYTES`]): the version the person
+//! accepted, which keeps answering after the files change until the person
+//! accepts the change (see `project_trust`). The project is trusted as it
+//! is while that set of files is the same and each still has its hash. A
+//! file whose identity (inode, size, change times) is as recorded is not
+//! hashed again, so the check costs a `stat` per file.
 //!
 //! What is checked is what was read: the hook and settings files an engine
 //! was built from are checked by the hash of the bytes it parsed
@@ -77,6 +79,30 @@ pub struct TrustRecord {
     pub project: PathBuf,
     /// Every file trusted, with what it was.
     pub files: BTreeMap<PathBuf, FileStamp>,
+    /// The text of its hook and settings files as trusted: the version
+    /// that answers until the person trusts a change (none in a record
+    /// written before wasm-hooks kept them).
+    #[serde(default)]
+    pub texts: BTreeMap<PathBuf, String>,
+}
+
+/// The most text of a project's hook and settings files a trust record
+/// keeps (`MAX_TRUSTED_TEXT_BYTES`): 4 MiB, four of the largest hook files
+/// wasm-hooks reads. Trusting more is refused, naming this limit.
+pub const MAX_TRUSTED_TEXT_BYTES: usize = 4 << 20;
+
+impl TrustRecord {
+    /// Whether `file` is as it was trusted (absent when it was absent).
+    pub fn holds(&self, file: &Path) -> bool {
+        self.files
+            .get(&real(file))
+            .is_some_and(|stamp| stamp.matches(file))
+    }
+
+    /// The trusted text of `file`, if the record keeps one.
+    pub fn text(&self, file: &Path) -> Option<&str> {
+        self.texts.get(&real(file)).map(String::as_str)
+    }
 }
 
 /// One trusted file as it was: its hash, and its identity, which spares
@@ -94,13 +120,16 @@ pub struct FileStamp {
 
 impl FileStamp {
     /// The file at `path` as it is now: its hash and its identity from
-    /// one open file, which must not change while it is read.
-    fn of(path: &Path) -> std::io::Result<Self> {
+    /// one open file, which must not change while it is read; and its
+    /// bytes (none when it is absent).
+    fn of(path: &Path) -> std::io::Result<(Self, Option<Vec<u8>>)> {
         use std::io::Read as _;
         let mut file = match std::fs::File::open(path) {
             // A plugin not built (or pulled) yet: trusted as absent, so
             // whatever appears there later is weighed again.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::absent()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok((Self::absent(), None));
+            }
             opened => opened?,
         };
         let before = Self::identity(&file.metadata()?);
@@ -109,10 +138,20 @@ impl FileStamp {
         if Self::identity(&file.metadata()?) != before {
             return Err(std::io::Error::other("it changed while it was read"));
         }
-        Ok(Self {
+        let stamp = Self {
             sha256: sha256_hex(&bytes),
             ..before
-        })
+        };
+        Ok((stamp, Some(bytes)))
+    }
+
+    /// The stamp of a version that is not (or not yet) on disk: its hash
+    /// only, so that it matches the file once the file holds these bytes.
+    fn of_text(text: &str) -> Self {
+        Self {
+            sha256: sha256_hex(text.as_bytes()),
+            ..Self::absent()
+        }
     }
 
     /// The stamp of a file that is not there.
@@ -182,21 +221,15 @@ impl TrustStore {
         serde_json::from_str(&text).ok()
     }
 
-    /// Whether `project` is trusted with exactly these `files` as they are.
-    pub fn status(&self, project: &Path, files: &[PathBuf]) -> TrustStatus {
-        self.status_as_read(project, files, &BTreeMap::new())
-    }
-
-    /// Whether `project` is trusted with exactly these `files`, those of
-    /// `read` as they were read (their sha256, hex): the bytes an engine
-    /// parsed, whatever is on disk by now.
-    pub fn status_as_read(
-        &self,
-        project: &Path,
+    /// Whether `project` is trusted with exactly these `files` by
+    /// `record` (what [`TrustStore::record`] gave), those of `read` as
+    /// they were read; see [`TrustStore::status_as_read`].
+    pub fn status_of(
+        record: Option<&TrustRecord>,
         files: &[PathBuf],
         read: &BTreeMap<PathBuf, String>,
     ) -> TrustStatus {
-        let Some(record) = self.record(project) else {
+        let Some(record) = record else {
             return TrustStatus::Never;
         };
         let read: BTreeMap<PathBuf, &String> = read.iter().map(|(f, sha)| (real(f), sha)).collect();
@@ -219,6 +252,23 @@ impl TrustStore {
         }
     }
 
+    /// Whether `project` is trusted with exactly these `files` as they are.
+    pub fn status(&self, project: &Path, files: &[PathBuf]) -> TrustStatus {
+        self.status_as_read(project, files, &BTreeMap::new())
+    }
+
+    /// Whether `project` is trusted with exactly these `files`, those of
+    /// `read` as they were read (their sha256, hex): the bytes an engine
+    /// parsed, whatever is on disk by now.
+    pub fn status_as_read(
+        &self,
+        project: &Path,
+        files: &[PathBuf],
+        read: &BTreeMap<PathBuf, String>,
+    ) -> TrustStatus {
+        Self::status_of(self.record(project).as_ref(), files, read)
+    }
+
     /// Trust `project` with these `files` as they are now.
     ///
     /// # Errors
@@ -229,11 +279,13 @@ impl TrustStore {
 
     /// Trust `project` with these `files` as they are now, those of `read`
     /// only if they are still as they were read (their sha256, hex): what
-    /// the person was shown is what is recorded.
+    /// the person was shown is what is recorded, and the text of those
+    /// (the hook and settings files) is kept as the trusted version.
     ///
     /// # Errors
-    /// When a file cannot be read, changed since it was read, or the
-    /// record cannot be written.
+    /// When a file cannot be read, changed since it was read, the texts
+    /// kept would pass [`MAX_TRUSTED_TEXT_BYTES`], or the record cannot be
+    /// written.
     pub fn trust_as_read(
         &self,
         project: &Path,
@@ -242,25 +294,76 @@ impl TrustStore {
     ) -> std::io::Result<TrustRecord> {
         let read: BTreeMap<PathBuf, &String> = read.iter().map(|(f, sha)| (real(f), sha)).collect();
         let mut stamps = BTreeMap::new();
+        let mut texts = BTreeMap::new();
         for file in files {
             let file = real(file);
             let failed = |e: std::io::Error| {
                 std::io::Error::new(e.kind(), format!("{}: {e}", file.display()))
             };
-            let stamp = FileStamp::of(&file).map_err(failed)?;
-            if read.get(&file).is_some_and(|sha| **sha != stamp.sha256) {
-                return Err(failed(std::io::Error::other(
-                    "it changed since it was read and shown; run `wasm-hooks trust` again",
-                )));
+            let (stamp, bytes) = FileStamp::of(&file).map_err(failed)?;
+            if let Some(sha) = read.get(&file) {
+                if **sha != stamp.sha256 {
+                    return Err(failed(std::io::Error::other(
+                        "it changed since it was read and shown; run `wasm-hooks trust` again",
+                    )));
+                }
+                if let Some(bytes) = bytes {
+                    let text = String::from_utf8(bytes)
+                        .map_err(|_| failed(std::io::Error::other("not UTF-8")))?;
+                    texts.insert(file.clone(), text);
+                }
             }
             stamps.insert(file, stamp);
         }
-        let record = TrustRecord {
+        self.write(TrustRecord {
             project: real(project),
             files: stamps,
-        };
+            texts,
+        })
+    }
+
+    /// Add to `project`'s trusted version (a new record when it has none)
+    /// the hook file `file` as `text` (which need not be on disk: `import`
+    /// trusts exactly the hooks it moved, whatever else the file holds),
+    /// and `runs`, the files its hooks run, as they are now.
+    ///
+    /// # Errors
+    /// As [`TrustStore::trust_as_read`].
+    pub fn trust_version(
+        &self,
+        project: &Path,
+        file: &Path,
+        text: &str,
+        runs: &[PathBuf],
+    ) -> std::io::Result<TrustRecord> {
+        let mut record = self.record(project).unwrap_or_else(|| TrustRecord {
+            project: real(project),
+            files: BTreeMap::new(),
+            texts: BTreeMap::new(),
+        });
+        let file = real(file);
+        record.files.insert(file.clone(), FileStamp::of_text(text));
+        record.texts.insert(file, text.to_owned());
+        for run in runs {
+            let run = real(run);
+            let (stamp, _) = FileStamp::of(&run)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", run.display())))?;
+            record.files.insert(run, stamp);
+        }
+        self.write(record)
+    }
+
+    /// Write `record` in place of `project`'s, atomically.
+    fn write(&self, record: TrustRecord) -> std::io::Result<TrustRecord> {
+        let kept: usize = record.texts.values().map(String::len).sum();
+        if kept > MAX_TRUSTED_TEXT_BYTES {
+            return Err(std::io::Error::other(format!(
+                "its hook and settings files hold {kept} bytes; trust keeps at most {MAX_TRUSTED_TEXT_BYTES} (MAX_TRUSTED_TEXT_BYTES)"
+            )));
+        }
+        let project = record.project.clone();
         state_dir::create_private_dir(&self.dir)?;
-        let target = self.record_file(project);
+        let target = self.record_file(&project);
         let temporary = target.with_extension(format!("tmp-{}", std::process::id()));
         let text = serde_json::to_string_pretty(&record).expect("a record serializes");
         std::fs::write(&temporary, text)?;

@@ -58,13 +58,14 @@ impl CompileCache {
         &self.digests
     }
 
-    /// The default directory: `$WASM_HOOKS_CACHE_DIR`, else
-    /// `$XDG_CACHE_HOME/wasm-hooks`, else `~/.cache/wasm-hooks`; none when
-    /// none of these is set.
+    /// The default directory: `$WASM_HOOKS_CACHE_DIR` when it names a
+    /// directory of the person's own outside every project
+    /// ([`wasm_hooks_core::personal_dir`]: the agent may hand a
+    /// repository's variables to its hooks, and a cache entry is native
+    /// code), else `$XDG_CACHE_HOME/wasm-hooks`, else
+    /// `~/.cache/wasm-hooks`; none when none of these is set.
     pub fn default_dir() -> Option<PathBuf> {
-        std::env::var_os("WASM_HOOKS_CACHE_DIR")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
+        wasm_hooks_core::personal_dir_from_env("WASM_HOOKS_CACHE_DIR", wasm_hooks_core::Owner::Me)
             .or_else(|| {
                 wasm_hooks_core::xdg_dir("XDG_CACHE_HOME", ".cache").map(|d| d.join("wasm-hooks"))
             })

@@ -140,6 +140,37 @@ pub(crate) struct LoadedHook {
     pub(crate) sandboxed: bool,
     /// What it runs that trust cannot pin (see `handlers::runs`).
     pub(crate) unpinned: Vec<String>,
+    /// For a project's hook: whether it belongs to the version of the
+    /// project the person trusted, which answers while its files change
+    /// (see `project_trust::hold`); set by trust, never by the file.
+    pub(crate) held: bool,
+}
+
+impl LoadedHook {
+    /// A hook wasm-hooks stands in a layer itself (no entry of a file):
+    /// its identity is its name.
+    pub(crate) fn standing_in(spec: HookSpec) -> Self {
+        Self {
+            identity: HookIdentity {
+                kind: "wasm-hooks",
+                handler: spec.id.to_string(),
+                events: spec.events.clone(),
+                matcher: String::new(),
+                condition: None,
+                priority: spec.priority,
+                on_failure: spec.on_failure,
+                background: spec.background,
+                once: false,
+                every_shell: spec.every_shell,
+            },
+            spec,
+            kind: "wasm-hooks",
+            executes: Vec::new(),
+            sandboxed: false,
+            unpinned: Vec::new(),
+            held: true,
+        }
+    }
 }
 
 /// One file being read: where problems are reported, and what it yields.
@@ -489,14 +520,29 @@ impl Loader {
     /// Each [`Error`] names the file and where in it.
     pub(crate) fn load_file(&mut self, path: &Path, scope: Scope) -> Result<FileHooks, Vec<Error>> {
         let text = read_text(path, "the hook file").map_err(|e| vec![e])?;
+        self.load_text(path, &text, scope)
+    }
+
+    /// Read `text` as the hook file at `path` (a version of it that need
+    /// not be on disk: the one the person trusted), as
+    /// [`Loader::load_file`] reads the file.
+    ///
+    /// # Errors
+    /// Each [`Error`] names the file and where in it.
+    pub(crate) fn load_text(
+        &mut self,
+        path: &Path,
+        text: &str,
+        scope: Scope,
+    ) -> Result<FileHooks, Vec<Error>> {
         let sha256 =
             (scope == Scope::Project).then(|| wasm_hooks_core::sha256_hex(text.as_bytes()));
-        let doc: FileDoc = parse(path, &text).map_err(|e| vec![e])?;
+        let doc: FileDoc = parse(path, text).map_err(|e| vec![e])?;
         let mut read = FileRead {
             path,
             scope,
             base: path.parent().unwrap_or(Path::new(".")),
-            locator: Locator::new(&text),
+            locator: Locator::new(text),
             found: FileHooks::default(),
             errors: Vec::new(),
         };
@@ -730,6 +776,7 @@ fn loaded(
         executes,
         sandboxed,
         unpinned,
+        held: false,
     }
 }
 

@@ -24,18 +24,20 @@ impl PluginStore {
         Self { dir: dir.into() }
     }
 
-    /// The user's store (`WASM_HOOKS_PLUGIN_STORE` when it is an absolute
-    /// path, else `$XDG_CACHE_HOME/wasm-hooks/plugins`), if there is a
-    /// home. A relative path would be the project's, which must not be
-    /// able to vouch for a signature.
+    /// The user's store (`WASM_HOOKS_PLUGIN_STORE` when it names a
+    /// directory of the person's own outside every project, see
+    /// [`wasm_hooks_core::personal_dir`], else
+    /// `$XDG_CACHE_HOME/wasm-hooks/plugins`), if there is a home. A folder
+    /// a repository wrote must not be able to vouch for a signature.
     pub fn default_dir() -> Option<PathBuf> {
-        std::env::var_os("WASM_HOOKS_PLUGIN_STORE")
-            .map(PathBuf::from)
-            .filter(|v| v.is_absolute())
-            .or_else(|| {
-                wasm_hooks_core::xdg_dir("XDG_CACHE_HOME", ".cache")
-                    .map(|d| d.join("wasm-hooks").join("plugins"))
-            })
+        wasm_hooks_core::personal_dir_from_env(
+            "WASM_HOOKS_PLUGIN_STORE",
+            wasm_hooks_core::Owner::Me,
+        )
+        .or_else(|| {
+            wasm_hooks_core::xdg_dir("XDG_CACHE_HOME", ".cache")
+                .map(|d| d.join("wasm-hooks").join("plugins"))
+        })
     }
 
     /// Where the component with `digest` (`sha256:…`) is, if stored.
