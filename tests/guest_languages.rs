@@ -670,3 +670,71 @@ fn the_python_and_js_examples_decide_through_hook_and_serve() {
         }
     }
 }
+
+/// Building someone's Python plugin runs nothing of theirs on this
+/// machine (#42): a dependency that is a local path (or a URL, or a VCS
+/// checkout) would be built by its own build backend, so it is refused,
+/// unless the person passes `--allow-local-dependencies`, which says what
+/// then runs.
+#[test]
+fn a_local_python_dependency_is_refused_before_its_build_backend_runs() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = scaffold(parent.path(), "python");
+    let evil = dir.join("evilpkg");
+    std::fs::create_dir_all(&evil).unwrap();
+    let stolen = parent.path().join("stolen");
+    std::fs::write(
+        evil.join("setup.py"),
+        format!(
+            "open({:?}, 'w').write('the build backend ran')\nfrom setuptools import setup\nsetup(name='evilpkg', version='1')\n",
+            stolen.display().to_string()
+        ),
+    )
+    .unwrap();
+    let manifest = dir.join("pyproject.toml");
+    for dependency in [
+        "./evilpkg",
+        "evilpkg @ file:///tmp/evilpkg",
+        "git+https://example.com/x.git",
+    ] {
+        let declared = std::fs::read_to_string(&manifest).unwrap().replace(
+            "dependencies = []",
+            &format!("dependencies = [{}]", serde_json::json!(dependency)),
+        );
+        let original = std::fs::read_to_string(&manifest).unwrap();
+        std::fs::write(&manifest, &declared).unwrap();
+        let out = wasm_hooks(&dir, &["build"]);
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{dependency}: {said}");
+        assert!(
+            said.contains("pyproject.toml")
+                && said.contains(dependency)
+                && said.contains("--allow-local-dependencies"),
+            "{dependency}: {said}"
+        );
+        std::fs::write(&manifest, original).unwrap();
+    }
+    assert!(!stolen.exists(), "nothing of the plugin's ran");
+}
+
+/// A Rust plugin with a build script of its own is said before it is
+/// built: cargo runs it on this machine, with the person's rights.
+#[test]
+fn a_rust_plugins_build_script_is_said_before_it_runs() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = scaffold(parent.path(), "rust");
+    std::fs::write(dir.join("build.rs"), "fn main() {}\n").unwrap();
+    // A dependency cargo cannot find: it stops before compiling anything.
+    let manifest = dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap().replace(
+        "[dependencies]",
+        "[dependencies]\nnot-here = { path = \"not-here\" }",
+    );
+    std::fs::write(&manifest, text).unwrap();
+    let out = wasm_hooks(&dir, &["build"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("has a build script (build.rs)") && said.contains("with your rights"),
+        "{said}"
+    );
+}

@@ -142,7 +142,7 @@ fn claude_codes_command_hooks_move_into_the_hook_file_and_still_block() {
 }
 
 #[test]
-fn nothing_is_moved_when_wasm_hooks_cannot_be_installed_in_their_place() {
+fn codex_hooks_move_and_wasm_hooks_is_installed_by_its_absolute_path() {
     let project = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
     let dir = project.path();
@@ -150,17 +150,21 @@ fn nothing_is_moved_when_wasm_hooks_cannot_be_installed_in_their_place() {
     let codex = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}]}}"#;
     std::fs::write(dir.join(".codex/hooks.json"), codex).unwrap();
     // wasm-hooks is not on this test's PATH, and Codex has no uncommitted
-    // file for its path: the install would be refused, so the move is.
-    wasm_hooks(dir, state.path(), &["import", "codex", "--yes"])
-        .code(1)
-        .stderr(predicate::str::contains(
-            "nothing was moved: wasm-hooks could not be installed in their place",
-        ));
-    assert_eq!(
-        std::fs::read_to_string(dir.join(".codex/hooks.json")).unwrap(),
-        codex
+    // file: its own file gets the absolute path, which no PATH changes.
+    wasm_hooks(dir, state.path(), &["import", "codex", "--yes"]).success();
+    let installed = support::read_json(&dir.join(".codex/hooks.json"));
+    let command = installed["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(
+        command.starts_with('/') && command.ends_with("wasm-hooks hook --protocol codex"),
+        "{installed}"
     );
-    assert!(!dir.join(".wasm-hooks").exists());
+    let moved = support::read_json(&dir.join(".wasm-hooks/hooks.json"));
+    assert_eq!(
+        moved["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "./guard.sh"
+    );
 }
 
 /// The import gap (#42): at no step of `init`, `import` and `trust` is the

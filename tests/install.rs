@@ -1,6 +1,8 @@
 //! `wasm-hooks install|uninstall claude` on settings files that already
 //! hold hooks and other settings: merged, backed up, idempotent, and
-//! reversed exactly.
+//! reversed exactly; every entry runs wasm-hooks by its absolute path
+//! (#42: a repository's `PATH` must not choose what answers), in the
+//! uncommitted file where the agent has one.
 
 use crate::support;
 
@@ -76,20 +78,34 @@ fn settings(project: &Path) -> String {
     std::fs::read_to_string(project.join(".claude/settings.json")).unwrap()
 }
 
+/// The uncommitted Claude Code settings, which a project install writes.
+fn local_settings(project: &Path) -> String {
+    std::fs::read_to_string(project.join(".claude/settings.local.json")).unwrap()
+}
+
+/// The command an install writes for `agent`: this wasm-hooks by its
+/// absolute path.
+fn installed_command(agent: &str) -> String {
+    format!(
+        "{} hook --protocol {agent}",
+        assert_cmd::cargo::cargo_bin("wasm-hooks").display()
+    )
+}
+
 #[test]
 fn install_merges_backs_up_and_uninstall_restores_the_bytes() {
     let project = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(project.path().join(".claude")).unwrap();
-    std::fs::write(project.path().join(".claude/settings.json"), SETTINGS).unwrap();
+    std::fs::write(project.path().join(".claude/settings.local.json"), SETTINGS).unwrap();
 
     wasm_hooks(&["install", "claude"], project.path())
         .success()
         .stdout(predicate::str::contains(
             "installed wasm-hooks on 12 events",
         ));
-    let installed = settings(project.path());
+    let installed = local_settings(project.path());
     assert_eq!(
-        std::fs::read_to_string(project.path().join(".claude/settings.json.bak")).unwrap(),
+        std::fs::read_to_string(project.path().join(".claude/settings.local.json.bak")).unwrap(),
         SETTINGS
     );
     // Untouched parts survive byte for byte.
@@ -105,17 +121,18 @@ fn install_merges_backs_up_and_uninstall_restores_the_bytes() {
     let post = value["hooks"]["PostToolUse"].as_array().unwrap();
     assert_eq!(post.len(), 2, "the existing group is kept, ours added");
     let command = post[1]["hooks"][0]["command"].as_str().unwrap();
-    assert_eq!(
-        command, "wasm-hooks hook --protocol claude",
-        "no path of this machine in a committed file"
-    );
+    assert_eq!(command, installed_command("claude"), "by its absolute path");
     assert!(value["hooks"]["SessionStart"][0]["hooks"][0]["command"].is_string());
 
-    // The installed command really works as Claude Code would run it.
-    let bin = bin_dir();
+    // The installed command really works as Claude Code would run it, a
+    // repository's PATH (another `wasm-hooks` first) changing nothing.
+    let planted = tempfile::tempdir().unwrap();
+    let fake = planted.path().join("wasm-hooks");
+    std::fs::write(&fake, "#!/bin/sh\necho '{\"planted\": true}'\n").unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     Command::new("sh")
         .args(["-c", command])
-        .env("PATH", path_with(bin.path()))
+        .env("PATH", path_with(planted.path()))
         .current_dir(project.path())
         .env("XDG_CONFIG_HOME", "/nonexistent")
         .write_stdin(support::fixture("PreToolUse").to_string())
@@ -126,12 +143,12 @@ fn install_merges_backs_up_and_uninstall_restores_the_bytes() {
     wasm_hooks(&["install", "claude"], project.path())
         .success()
         .stdout(predicate::str::starts_with("already installed"));
-    assert_eq!(settings(project.path()), installed, "idempotent");
+    assert_eq!(local_settings(project.path()), installed, "idempotent");
 
     wasm_hooks(&["uninstall", "claude"], project.path())
         .success()
         .stdout(predicate::str::contains("removed 12 wasm-hooks entries"));
-    assert_eq!(settings(project.path()), SETTINGS);
+    assert_eq!(local_settings(project.path()), SETTINGS);
     wasm_hooks(&["uninstall", "claude"], project.path())
         .success()
         .stdout(predicate::str::starts_with("no wasm-hooks entries"));
@@ -179,16 +196,16 @@ fn a_settings_file_of_the_wrong_shape_is_left_alone() {
     let project = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(project.path().join(".claude")).unwrap();
     std::fs::write(
-        project.path().join(".claude/settings.json"),
+        project.path().join(".claude/settings.local.json"),
         r#"{"hooks": []}"#,
     )
     .unwrap();
     wasm_hooks(&["install", "claude"], project.path())
         .code(1)
         .stderr(predicate::str::contains(
-            "settings.json: `hooks` is not an object",
+            "settings.local.json: `hooks` is not an object",
         ));
-    assert_eq!(settings(project.path()), r#"{"hooks": []}"#);
+    assert_eq!(local_settings(project.path()), r#"{"hooks": []}"#);
 }
 
 #[test]
@@ -256,8 +273,12 @@ fn with_a_runtime_dir_the_small_client_is_installed_in_place_of_the_full_command
             .assert()
     };
     with_client(&["install", "claude"]).success();
-    let installed = settings(project.path());
+    let installed = local_settings(project.path());
     let value: Value = serde_json::from_str(&installed).unwrap();
+    let client_command = format!(
+        "{} --protocol claude",
+        assert_cmd::cargo::cargo_bin("wasm-hooks-hook").display()
+    );
     for event in ["PreToolUse", "Stop", "SessionStart"] {
         let ours: Vec<&str> = value["hooks"][event]
             .as_array()
@@ -269,14 +290,14 @@ fn with_a_runtime_dir_the_small_client_is_installed_in_place_of_the_full_command
             .collect();
         assert_eq!(
             ours,
-            ["wasm-hooks-hook --protocol claude"],
+            [client_command.as_str()],
             "{event}: the older full command is replaced, not doubled"
         );
     }
     // The installed command answers as the full one does (no daemon here:
     // it hands the event to `wasm-hooks hook`).
     Command::new("sh")
-        .args(["-c", "wasm-hooks-hook --protocol claude"])
+        .args(["-c", &client_command])
         .env("PATH", path_with(bin.path()))
         .env("XDG_CONFIG_HOME", "/nonexistent")
         .env("WASM_HOOKS_DAEMON", "off")
@@ -288,20 +309,21 @@ fn with_a_runtime_dir_the_small_client_is_installed_in_place_of_the_full_command
     with_client(&["uninstall", "claude"])
         .success()
         .stdout(predicate::str::contains("removed 12 wasm-hooks entries"));
-    assert_eq!(settings(project.path()), SETTINGS);
+    assert_eq!(settings(project.path()), SETTINGS, "never touched");
+    let local: Value = serde_json::from_str(&local_settings(project.path())).unwrap();
+    assert_eq!(local, serde_json::json!({}));
 }
 
 #[test]
-fn off_path_a_project_install_goes_to_the_uncommitted_claude_settings() {
+fn a_project_install_goes_to_the_uncommitted_claude_settings_by_absolute_path() {
     let project = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(project.path().join(".claude")).unwrap();
     std::fs::write(project.path().join(".claude/settings.json"), SETTINGS).unwrap();
     wasm_hooks_off_path(&["install", "claude"], project.path())
         .success()
         .stdout(
-            predicate::str::contains("settings.local.json").and(predicate::str::contains(
-                "a committed file must not hold this machine's path",
-            )),
+            predicate::str::contains("settings.local.json")
+                .and(predicate::str::contains("which a committed file must not")),
         );
     assert_eq!(
         settings(project.path()),
@@ -338,7 +360,7 @@ fn codex_and_gemini_get_their_own_files_events_and_next_steps() {
     let codex: Value = support::read_json(&project.path().join(".codex/hooks.json"));
     assert_eq!(
         codex["hooks"]["PreToolUse"][0],
-        serde_json::json!({"matcher": "*", "hooks": [{"type": "command", "command": "wasm-hooks hook --protocol codex", "timeout": 60}]}),
+        serde_json::json!({"matcher": "*", "hooks": [{"type": "command", "command": installed_command("codex"), "timeout": 60}]}),
         "Codex takes no setting that would make a failure block"
     );
     assert!(
@@ -352,23 +374,21 @@ fn codex_and_gemini_get_their_own_files_events_and_next_steps() {
     let gemini: Value = support::read_json(&project.path().join(".gemini/settings.json"));
     assert_eq!(
         gemini["hooks"]["BeforeTool"][0]["hooks"][0]["command"],
-        "wasm-hooks hook --protocol gemini"
+        installed_command("gemini")
     );
     assert!(
         gemini["hooks"].get("PreToolUse").is_none(),
         "Gemini's own names"
     );
 
-    // Off PATH there is no uncommitted file to fall back on: refused, with
-    // the way out.
+    // Whatever PATH says: the absolute path.
     let other = tempfile::tempdir().unwrap();
-    wasm_hooks_off_path(&["install", "gemini"], other.path())
-        .code(1)
-        .stderr(
-            predicate::str::contains("put this wasm-hooks on PATH")
-                .and(predicate::str::contains("--user")),
-        );
-    assert!(!other.path().join(".gemini").exists());
+    wasm_hooks_off_path(&["install", "gemini"], other.path()).success();
+    let gemini: Value = support::read_json(&other.path().join(".gemini/settings.json"));
+    assert_eq!(
+        gemini["hooks"]["BeforeTool"][0]["hooks"][0]["command"],
+        installed_command("gemini")
+    );
     let home = tempfile::tempdir().unwrap();
     Command::cargo_bin("wasm-hooks")
         .unwrap()
@@ -408,41 +428,45 @@ fn install_warns_when_the_projects_hook_files_do_not_load() {
 }
 
 #[test]
-fn off_path_then_on_path_each_event_is_hooked_once_and_the_local_file_is_git_ignored() {
+fn an_older_install_by_bare_name_is_warned_of_and_moved_to_the_absolute_path_once() {
     let project = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(project.path().join(".git")).unwrap();
+    std::fs::create_dir_all(project.path().join(".claude")).unwrap();
     std::fs::write(project.path().join(".gitignore"), "target").unwrap();
-    wasm_hooks_off_path(&["install", "claude"], project.path())
+    // What an older wasm-hooks wrote when it was on PATH: the bare name,
+    // in the committed file, which a repository's `env.PATH` can turn into
+    // its own program.
+    let bare = wasm_hooks::InstalledHook::Command("wasm-hooks hook --protocol claude".into());
+    let older = wasm_hooks::install_hooks("{}", wasm_hooks::Protocol::Claude, &bare)
+        .unwrap()
+        .unwrap();
+    std::fs::write(project.path().join(".claude/settings.json"), older).unwrap();
+    wasm_hooks(&["validate"], project.path()).stdout(predicate::str::contains(
+        "installed as `wasm-hooks`, found through PATH",
+    ));
+    wasm_hooks(&["install", "claude"], project.path())
         .success()
-        .stdout(predicate::str::contains(
-            "added /.claude/settings.local.json to",
-        ));
+        .stdout(
+            predicate::str::contains("removed 12 older wasm-hooks entries").and(
+                predicate::str::contains("added /.claude/settings.local.json to"),
+            ),
+        );
     assert_eq!(
         std::fs::read_to_string(project.path().join(".gitignore")).unwrap(),
         "target\n/.claude/settings.local.json\n"
     );
-    // On PATH now: the committed file gets the bare name, and the
-    // uncommitted one loses ours, so no event runs twice.
+    let committed: Value = serde_json::from_str(&settings(project.path())).unwrap();
+    assert_eq!(committed, serde_json::json!({}), "no event is hooked twice");
+    let local: Value = support::read_json(&project.path().join(".claude/settings.local.json"));
+    assert_eq!(
+        local["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        installed_command("claude")
+    );
+    wasm_hooks(&["validate"], project.path())
+        .stdout(predicate::str::contains("found through PATH").not());
     wasm_hooks(&["install", "claude"], project.path())
         .success()
-        .stdout(predicate::str::contains(
-            "removed 12 older wasm-hooks entries",
-        ));
-    let local: Value = support::read_json(&project.path().join(".claude/settings.local.json"));
-    assert_eq!(local, serde_json::json!({}));
-    let committed: Value = serde_json::from_str(&settings(project.path())).unwrap();
-    assert_eq!(
-        committed["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
-        "wasm-hooks hook --protocol claude"
-    );
-    // And back off PATH: the committed file loses ours in turn.
-    wasm_hooks_off_path(&["install", "claude"], project.path())
-        .success()
-        .stdout(predicate::str::contains(
-            "removed 12 older wasm-hooks entries",
-        ));
-    let committed: Value = serde_json::from_str(&settings(project.path())).unwrap();
-    assert_eq!(committed, serde_json::json!({}));
+        .stdout(predicate::str::starts_with("already installed"));
     assert_eq!(
         std::fs::read_to_string(project.path().join(".gitignore")).unwrap(),
         "target\n/.claude/settings.local.json\n",
@@ -455,12 +479,16 @@ fn copilot_and_cursor_get_their_own_files_events_and_entries() {
     let project = tempfile::tempdir().unwrap();
     wasm_hooks(&["install", "copilot"], project.path())
         .success()
-        .stdout(predicate::str::contains(".github/hooks/wasm-hooks.json"));
-    let copilot: Value = support::read_json(&project.path().join(".github/hooks/wasm-hooks.json"));
+        .stdout(predicate::str::contains(
+            ".github/hooks/wasm-hooks.local.json",
+        ));
+    let copilot: Value =
+        support::read_json(&project.path().join(".github/hooks/wasm-hooks.local.json"));
     assert_eq!(copilot["version"], 1);
+    let exe = assert_cmd::cargo::cargo_bin("wasm-hooks");
     assert_eq!(
         copilot["hooks"]["preToolUse"],
-        serde_json::json!([{"type": "command", "exec": "wasm-hooks",
+        serde_json::json!([{"type": "command", "exec": exe,
             "args": ["hook", "--protocol", "copilot", "--agent-event", "preToolUse"], "timeoutSec": 60}])
     );
     assert_eq!(copilot["hooks"]["agentStop"][0]["args"][4], "agentStop");
@@ -473,11 +501,11 @@ fn copilot_and_cursor_get_their_own_files_events_and_entries() {
     let cursor: Value = support::read_json(&project.path().join(".cursor/hooks.json"));
     assert_eq!(
         cursor["hooks"]["beforeShellExecution"],
-        serde_json::json!([{"command": "wasm-hooks hook --protocol cursor", "timeout": 60, "failClosed": true}])
+        serde_json::json!([{"command": installed_command("cursor"), "timeout": 60, "failClosed": true}])
     );
     assert_eq!(
         cursor["hooks"]["stop"],
-        serde_json::json!([{"command": "wasm-hooks hook --protocol cursor", "timeout": 60, "loop_limit": 8}]),
+        serde_json::json!([{"command": installed_command("cursor"), "timeout": 60, "loop_limit": 8}]),
         "Cursor's cap on follow-ups agrees with wasm-hooks' own stop-loop limit"
     );
     wasm_hooks(&["install", "cursor"], project.path())
@@ -495,7 +523,7 @@ fn copilot_and_cursor_get_their_own_files_events_and_entries() {
 fn installed_guards(agent: &str, project: &Path) -> Vec<(String, bool)> {
     match agent {
         "claude" => {
-            let value: Value = serde_json::from_str(&settings(project)).unwrap();
+            let value: Value = serde_json::from_str(&local_settings(project)).unwrap();
             [
                 "PreToolUse",
                 "PreSkillShellCommand",
@@ -513,7 +541,7 @@ fn installed_guards(agent: &str, project: &Path) -> Vec<(String, bool)> {
             .collect()
         }
         "copilot" => {
-            let value = support::read_json(&project.join(".github/hooks/wasm-hooks.json"));
+            let value = support::read_json(&project.join(".github/hooks/wasm-hooks.local.json"));
             // Copilot CLI denies a preToolUse whose hook fails to start or
             // exits non-zero.
             let entry = &value["hooks"]["preToolUse"][0];
@@ -550,19 +578,31 @@ fn installed_guards(agent: &str, project: &Path) -> Vec<(String, bool)> {
 fn with_the_program_missing_every_installed_guard_blocks() {
     for agent in ["claude", "copilot", "cursor"] {
         let project = tempfile::tempdir().unwrap();
-        wasm_hooks(&["install", agent], project.path()).success();
+        // Installed by a copy of wasm-hooks, which then goes.
+        let bin = tempfile::tempdir().unwrap();
+        let copy = bin.path().join("wasm-hooks");
+        std::fs::copy(assert_cmd::cargo::cargo_bin("wasm-hooks"), &copy).unwrap();
+        Command::new(&copy)
+            .env("XDG_CONFIG_HOME", "/nonexistent")
+            .env_remove("XDG_RUNTIME_DIR")
+            .args(["install", agent, "--project-dir"])
+            .arg(project.path())
+            .assert()
+            .success();
+        drop(bin);
         for (command, blocks_on_failure) in installed_guards(agent, project.path()) {
             assert!(blocks_on_failure, "{agent}: {command}");
-            // The agent runs it with wasm-hooks gone from PATH: it fails
-            // (127), which the setting above turns into a block.
+            // The agent runs it with wasm-hooks gone: it fails (127),
+            // which the setting above turns into a block.
             let gone = Command::new("sh")
                 .args(["-c", &command])
-                .env("PATH", "/usr/bin:/bin")
                 .write_stdin(support::fixture("PreToolUse").to_string())
                 .output()
                 .unwrap();
             assert_eq!(gone.status.code(), Some(127), "{agent}: {command}");
         }
+        let said = explain_bash_ls(project.path());
+        assert!(said.contains("is not there"), "explain warns: {said}");
     }
     // Gemini CLI blocks on a failing hook by itself; Codex cannot be made
     // to: install says so.
@@ -610,7 +650,7 @@ fn explain_says_which_installs_let_a_tool_run_when_wasm_hooks_is_missing() {
     assert!(line("Claude Code").contains("(12 events): a failing or missing wasm-hooks blocks"));
     assert!(line("Codex").contains("lets the tool run"), "{text}");
     // An entry of an older install, without `onFailure`, is named.
-    let file = project.path().join(".claude/settings.json");
+    let file = project.path().join(".claude/settings.local.json");
     let older = std::fs::read_to_string(&file).unwrap().replacen(
         r#""onFailure": "block""#,
         r#""onFailure": "continue""#,
@@ -658,14 +698,26 @@ fn opencode_gets_a_plugin_that_blocks_through_wasm_hooks_and_when_it_is_missing(
         .to_string(),
     )
     .unwrap();
-    wasm_hooks(&["install", "opencode"], dir)
+    // Installed by a copy of wasm-hooks, which goes later on.
+    let bin = tempfile::tempdir().unwrap();
+    let exe = bin.path().join("wasm-hooks");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("wasm-hooks"), &exe).unwrap();
+    Command::new(&exe)
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .env_remove("XDG_RUNTIME_DIR")
+        .args(["install", "opencode", "--project-dir"])
+        .arg(dir)
+        .assert()
         .success()
         .stdout(predicate::str::contains("installed wasm-hooks on a plugin"));
-    let plugin = dir.join(".opencode/plugin/wasm-hooks.js");
+    let plugin = dir.join(".opencode/plugin/wasm-hooks.local.js");
     let text = std::fs::read_to_string(&plugin).unwrap();
     assert!(
-        text.contains(r#"const COMMAND = ["wasm-hooks","hook","--protocol","opencode"];"#),
-        "no path of this machine in a committed file"
+        text.contains(&format!(
+            r#"const COMMAND = [{},"hook","--protocol","opencode"];"#,
+            serde_json::json!(exe)
+        )),
+        "by its absolute path: {text}"
     );
     std::fs::write(dir.join("harness.mjs"), OPENCODE_HARNESS).unwrap();
     let state = tempfile::tempdir().unwrap();
@@ -696,12 +748,12 @@ fn opencode_gets_a_plugin_that_blocks_through_wasm_hooks_and_when_it_is_missing(
             .map(|l| serde_json::from_str::<Value>(l).unwrap())
             .collect::<Vec<_>>()
     };
-    let bin = bin_dir();
-    let answered = run(&path_with(bin.path()));
+    let answered = run(std::ffi::OsStr::new("/usr/bin:/bin"));
     assert_eq!(answered[0]["blocked"], "no rm -rf here", "{answered:?}");
     assert_eq!(answered[1]["ran"], "echo rewritten", "{answered:?}");
     assert_eq!(answered[2]["ran"], "ls", "{answered:?}");
-    // wasm-hooks gone from PATH: every tool call is blocked, none runs.
+    // wasm-hooks gone: every tool call is blocked, none runs.
+    drop(bin);
     let missing = run(std::ffi::OsStr::new("/usr/bin:/bin"));
     for call in &missing {
         assert!(
@@ -724,13 +776,21 @@ fn install_never_writes_through_a_symlink_a_repository_planted() {
     let victim = outside.path().join("authorized_keys");
     std::fs::write(&victim, "keep\n").unwrap();
     std::fs::create_dir_all(project.path().join(".claude")).unwrap();
-    std::fs::write(project.path().join(".claude/settings.json"), SETTINGS).unwrap();
-    std::os::unix::fs::symlink(&victim, project.path().join(".claude/settings.json.bak")).unwrap();
+    std::fs::write(project.path().join(".claude/settings.local.json"), SETTINGS).unwrap();
+    std::os::unix::fs::symlink(
+        &victim,
+        project.path().join(".claude/settings.local.json.bak"),
+    )
+    .unwrap();
     wasm_hooks(&["install", "claude"], project.path())
         .code(1)
         .stderr(predicate::str::contains(
             "is a symbolic link: not written through",
         ));
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep\n");
-    assert_eq!(settings(project.path()), SETTINGS, "nothing half-done");
+    assert_eq!(
+        local_settings(project.path()),
+        SETTINGS,
+        "nothing half-done"
+    );
 }

@@ -49,4 +49,5 @@ mod trust;
 mod trust_holds;
 mod validate;
 mod wasm_runtime;
+mod what_runs;
 mod wit_versions;

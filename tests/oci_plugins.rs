@@ -1198,3 +1198,54 @@ fn the_daemon_and_serve_pull_a_locked_plugin_on_first_use() {
         "serve pulled into the store"
     );
 }
+
+/// A project that requires signed plugins, cloned by a teammate who has
+/// not added the team's signer key yet (#42): `pull` and the hook's
+/// failure both name the missing key, not "run `wasm-hooks pull`".
+#[test]
+fn a_teammate_missing_the_signer_key_is_told_so_at_pull_and_by_the_hook() {
+    let registry = Registry::start();
+    let author = Person::new();
+    let keys = tempfile::tempdir().unwrap();
+    let (private, public) = keygen(&author, keys.path(), "team");
+    author.trusts_signer(&public);
+    let reference = registry.reference("hooks/deny:1");
+    publish(
+        &author,
+        &support::plugin("deny-dangerous-commands"),
+        &reference,
+        Some(&private),
+    );
+    let project = project(&[(&reference, json!({}))]);
+    std::fs::write(
+        project.path().join(".wasm-hooks/config.yaml"),
+        "require_signed_plugins: true\n",
+    )
+    .unwrap();
+    ok("add", author.run(project.path(), &["add", &reference]));
+
+    let teammate = Person::new();
+    let pulled = failed("pull", teammate.run(project.path(), &["pull"]));
+    assert!(
+        pulled.contains("you have no signer keys") && pulled.contains("plugin_signers"),
+        "{pulled}"
+    );
+    let trusted = ok("trust", teammate.run(project.path(), &["trust", "--yes"]));
+    assert!(trusted.contains("you have no signer keys"), "{trusted}");
+    let out = teammate.hook(project.path(), &bash(project.path(), "rm -rf /"));
+    let (verdict, why) = decision(&out);
+    assert_eq!(verdict, "deny", "{}", text(&out));
+    assert!(
+        why.contains("you have no signer keys") && !why.contains("run `wasm-hooks pull` to fetch"),
+        "{why}"
+    );
+    // With the key, all is well.
+    teammate.trusts_signer(&public);
+    ok("pull", teammate.run(project.path(), &["pull"]));
+    let out = teammate.hook(project.path(), &bash(project.path(), "rm -rf /"));
+    assert!(
+        decision(&out).1.contains("dangerous pattern"),
+        "{}",
+        text(&out)
+    );
+}

@@ -210,3 +210,28 @@ fn a_never_trusted_project_whose_file_does_not_load_blocks_guard_events_only() {
     assert_ne!(after["decision"], "block", "{after}");
     assert!(repo.path().join("users-hook-ran.post").exists());
 }
+
+/// What an untrusted project's hook says when it fails reaches the model
+/// marked as the project's, like its answers (#42): here the remedy of a
+/// plugin it has not built, an instruction to run a command.
+#[test]
+fn an_untrusted_projects_failure_message_carries_its_marker() {
+    let repo = Repository::new(&hook_file(&[json!({"matcher": "Bash", "hooks": [
+        {"type": "wasm", "name": "missing", "plugin": "plugin/build/missing.wasm",
+         "on_failure": "block"}]})]));
+    std::fs::create_dir_all(repo.path().join(".wasm-hooks/plugin")).unwrap();
+    std::fs::write(
+        repo.path().join(".wasm-hooks/plugin/Cargo.toml"),
+        "[package]\nname = \"missing\"\n",
+    )
+    .unwrap();
+    let answer = repo.bash("ls");
+    let why = answer["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        why.contains("[from the untrusted project's hook `missing`]")
+            && why.contains("wasm-hooks build"),
+        "{answer}"
+    );
+}

@@ -238,9 +238,11 @@ impl InstallArgs {
         Ok(std::iter::once(file).chain(local).collect())
     }
 
-    /// Where to install and what: a bare `wasm-hooks` when that runs this
-    /// program, else its full path, in a file that is not committed.
-    /// Check that this install can be made (`import` asks before it
+    /// Where to install and what: the absolute path of this program
+    /// (never a bare name: the agent may run its hooks with a
+    /// repository's `PATH`, which would then choose what answers for
+    /// wasm-hooks), in the file that is not committed where the agent has
+    /// one. Check that this install can be made (`import` asks before it
     /// moves anything: hooks moved out of the agent's settings with no
     /// wasm-hooks entry in their place would run nowhere).
     pub(crate) fn check(&self) -> anyhow::Result<()> {
@@ -265,55 +267,43 @@ impl InstallArgs {
         }
         let exe = std::env::current_exe().context("finding the wasm-hooks executable")?;
         let program = Program::for_exe(&exe);
-        let command = |program_path: &str| {
-            InstalledHook::Command(format!(
-                "{program_path}{} --protocol {}",
-                program.subcommand,
-                agent.word()
-            ))
-        };
-        if on_path_as(program.name, &program.path) {
-            let file = self.files()?.remove(0);
-            return Ok(Plan {
-                file,
-                hook: command(program.name),
-                because: None,
-            });
-        }
         let path = program
             .path
             .to_str()
             .context("the executable's path is not UTF-8")?;
         let quoted = shlex::try_quote(path).context("quoting the executable's path")?;
+        let hook = InstalledHook::Command(format!(
+            "{quoted}{} --protocol {}",
+            program.subcommand,
+            agent.word()
+        ));
         if self.user {
             return Ok(Plan {
                 file: self.home()?,
-                hook: command(&quoted),
+                hook,
                 because: None,
             });
         }
-        let not_found = format!(
-            "`{}` on PATH is not {} (or there is none), and a committed file must not hold this machine's path",
-            program.name,
-            program.path.display()
-        );
-        match agent.local_file(&agent.file_in(&self.project()?)) {
-            Some(file) => Ok(Plan {
+        let shared = agent.file_in(&self.project()?);
+        Ok(match agent.local_file(&shared) {
+            Some(file) => Plan {
                 file,
-                hook: command(&quoted),
-                because: Some(not_found),
-            }),
-            None => bail!(
-                "{not_found}: put this wasm-hooks on PATH (`cargo install`, or a link in a PATH directory) and install again, or install for yourself only with --user"
-            ),
-        }
+                hook,
+                because: Some(
+                    "it holds this machine's path to wasm-hooks, which a committed file must not (each teammate runs `wasm-hooks install` once)".to_owned(),
+                ),
+            },
+            None => Plan {
+                file: shared,
+                hook,
+                because: None,
+            },
+        })
     }
 }
 
 /// The program an installed command hook runs.
 struct Program {
-    /// Its name on `PATH`.
-    name: &'static str,
     /// Where it is.
     path: PathBuf,
     /// What follows the program: ` hook` for `wasm-hooks`.
@@ -329,30 +319,15 @@ impl Program {
         let client = exe.with_file_name("wasm-hooks-hook");
         if super::daemon::runtime_dir().is_some() && is_executable(&client) {
             return Self {
-                name: "wasm-hooks-hook",
                 path: client,
                 subcommand: "",
             };
         }
         Self {
-            name: "wasm-hooks",
             path: exe.to_owned(),
             subcommand: " hook",
         }
     }
-}
-
-/// Whether `name`, looked up on `PATH` as a shell would, is `exe`.
-fn on_path_as(name: &str, exe: &Path) -> bool {
-    let Some(path) = std::env::var_os("PATH") else {
-        return false;
-    };
-    let exe = exe.canonicalize().unwrap_or_else(|_| exe.to_owned());
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| is_executable(candidate))
-        .and_then(|found| found.canonicalize().ok())
-        .is_some_and(|found| found == exe)
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -420,44 +395,122 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<Exit> {
 pub(crate) fn installs_in(project: &Path) -> Vec<String> {
     let ours = InstalledHook::Command("wasm-hooks hook".to_owned());
     let mut lines = Vec::new();
+    for (agent, file, text) in agent_settings(project) {
+        let Ok(Some((_, count))) = removed(agent, &text, &ours) else {
+            continue;
+        };
+        // Entry by entry: an older install, or a command told to fail
+        // open, is named, never vouched for.
+        let open = wasm_hooks::failing_open(&text, agent.protocol()).unwrap_or_default();
+        let failing = if !agent.protocol().entries_fail_closed() {
+            format!(
+                "a failing or missing wasm-hooks lets the tool run: {} has no setting to block on a hook's failure",
+                agent.name()
+            )
+        } else if open.is_empty() {
+            "a failing or missing wasm-hooks blocks the action".to_owned()
+        } else {
+            format!(
+                "a failing or missing wasm-hooks lets {} through: `wasm-hooks install {}` again brings these entries up to date",
+                open.join(", "),
+                agent.word()
+            )
+        };
+        let what = match agent {
+            Agent::Opencode => "a plugin".to_owned(),
+            _ => format!("{count} events"),
+        };
+        lines.push(format!(
+            "{:<12} {} ({what}): {failing}",
+            agent.name(),
+            file.display()
+        ));
+        lines.extend(
+            install_problems(agent, &text)
+                .into_iter()
+                .map(|problem| format!("{:<12} warning: {problem}", "")),
+        );
+    }
+    lines
+}
+
+/// Every agent settings file of `project` there is: its agent, path and
+/// text.
+fn agent_settings(project: &Path) -> Vec<(Agent, PathBuf, String)> {
+    let mut found = Vec::new();
     for agent in Agent::value_variants() {
         let file = agent.file_in(project);
         for file in std::iter::once(file.clone()).chain(agent.local_file(&file)) {
-            let Ok(text) = std::fs::read_to_string(&file) else {
-                continue;
-            };
-            let Ok(Some((_, count))) = removed(*agent, &text, &ours) else {
-                continue;
-            };
-            // Entry by entry: an older install, or a command told to fail
-            // open, is named, never vouched for.
-            let open = wasm_hooks::failing_open(&text, agent.protocol()).unwrap_or_default();
-            let failing = if !agent.protocol().entries_fail_closed() {
-                format!(
-                    "a failing or missing wasm-hooks lets the tool run: {} has no setting to block on a hook's failure",
-                    agent.name()
-                )
-            } else if open.is_empty() {
-                "a failing or missing wasm-hooks blocks the action".to_owned()
-            } else {
-                format!(
-                    "a failing or missing wasm-hooks lets {} through: `wasm-hooks install {}` again brings these entries up to date",
-                    open.join(", "),
-                    agent.word()
-                )
-            };
-            let what = match agent {
-                Agent::Opencode => "a plugin".to_owned(),
-                _ => format!("{count} events"),
-            };
-            lines.push(format!(
-                "{:<12} {} ({what}): {failing}",
-                agent.name(),
-                file.display()
-            ));
+            if let Ok(text) = std::fs::read_to_string(&file) {
+                found.push((*agent, file, text));
+            }
         }
     }
-    lines
+    found
+}
+
+/// What is wrong with the programs `agent`'s settings `text` run for
+/// wasm-hooks, each with the command that mends it.
+fn install_problems(agent: Agent, text: &str) -> Vec<String> {
+    wasm_hooks::installed_programs(text, agent.protocol())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|program| installed_program_problem(program))
+        .map(|problem| {
+            format!(
+                "{problem}: `wasm-hooks install {}` writes this wasm-hooks' path",
+                agent.word()
+            )
+        })
+        .collect()
+}
+
+/// What is wrong with wasm-hooks' entries in `project`'s agent settings
+/// (see [`installed_program_problem`]), naming each file: `validate`'s
+/// warnings.
+pub(crate) fn install_warnings(project: &Path) -> Vec<String> {
+    agent_settings(project)
+        .into_iter()
+        .flat_map(|(agent, file, text)| {
+            install_problems(agent, &text)
+                .into_iter()
+                .map(move |problem| format!("{}: {problem}", file.display()))
+        })
+        .collect()
+}
+
+/// What is wrong with `program`, the program an installed entry runs, if
+/// anything: a bare name (found through `PATH`, which a repository's
+/// settings can set for the agent's hooks), a path that is gone or not
+/// executable, or another wasm-hooks than this one.
+pub(crate) fn installed_program_problem(program: &str) -> Option<String> {
+    let path = Path::new(program);
+    if !path.is_absolute() {
+        return Some(format!(
+            "installed as `{program}`, found through PATH, which a repository's settings can change for the agent's hooks"
+        ));
+    }
+    if !is_executable(path) {
+        return Some(format!(
+            "the installed program {program} is not there (or not executable)"
+        ));
+    }
+    let this = std::env::current_exe().ok()?;
+    let ours = [this.clone(), this.with_file_name("wasm-hooks-hook")];
+    let same = |a: &Path, b: &Path| {
+        a.canonicalize()
+            .ok()
+            .zip(b.canonicalize().ok())
+            .is_some_and(|(a, b)| a == b)
+    };
+    if ours.iter().any(|o| same(o, path)) {
+        None
+    } else {
+        Some(format!(
+            "the installed program {program} is another wasm-hooks than this one ({})",
+            this.display()
+        ))
+    }
 }
 
 /// Remove our entries from the scope's other file (the committed one when

@@ -89,9 +89,25 @@ impl LockArgs {
 
     /// What pulls, under the user's and organisation's signer settings.
     fn fetcher(&self) -> anyhow::Result<Fetcher> {
-        self.files
-            .builder(&[])?
-            .plugin_fetcher()
+        self.fetcher_for(None)
+    }
+
+    /// What pulls what the lock at `lock` pins: the project's own under
+    /// its settings too (their `require_signed_plugins`), so that a
+    /// teammate missing the key is told at `pull`, not at every event.
+    fn fetcher_for(&self, lock: Option<&Path>) -> anyhow::Result<Fetcher> {
+        let builder = self.files.builder(&[])?;
+        let project = match self.files.project_dir() {
+            Some(dir) => dir.to_owned(),
+            None => std::env::current_dir()?,
+        };
+        let projects = lock.is_some_and(|lock| lock.starts_with(&project));
+        let fetcher = if projects {
+            builder.project_plugin_fetcher()
+        } else {
+            builder.plugin_fetcher()
+        };
+        fetcher
             .map_err(|errors| {
                 anyhow::anyhow!(
                     "{}",
@@ -238,6 +254,7 @@ fn pull_locks(args: &LockArgs, locks: Vec<PathBuf>) -> anyhow::Result<Exit> {
     let mut failed = 0;
     let mut pulled = Vec::new();
     for path in locks {
+        let fetcher = args.fetcher_for(Some(&path))?;
         failed += pull_lock(&fetcher, &path, &mut pulled)?;
     }
     if failed > 0 {

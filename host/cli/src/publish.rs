@@ -50,7 +50,7 @@ pub(crate) fn run(args: PublishArgs) -> anyhow::Result<Exit> {
         None => None,
     };
     let wasm = if args.plugin.is_dir() {
-        let mut built = super::build::components(&args.plugin, true, &args.cache)?;
+        let mut built = super::build::components(&args.plugin, true, &args.cache, false)?;
         if built.len() != 1 {
             bail!(
                 "{} builds {} components: publish one of them by its path",

@@ -32,16 +32,27 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
     let mut builder = args.hook_files.builder(&args.files)?;
     builder.strict_project(true);
     let files = builder.files();
+    // What the agents' settings run for wasm-hooks, checked too.
+    let installs = match args.hook_files.project_dir() {
+        Some(dir) => super::install::install_warnings(dir),
+        None => super::install::install_warnings(&std::env::current_dir()?),
+    };
     if files.is_empty() {
-        report::print("no hook files found\n")?;
-        return Ok(Exit::GoOn);
+        let mut text: String = installs.iter().map(|w| format!("warning: {w}\n")).collect();
+        text.push_str("no hook files found\n");
+        report::print(&text)?;
+        let failed = args.deny_warnings && !installs.is_empty();
+        return Ok(if failed { Exit::Failed } else { Exit::GoOn });
     }
     match builder.build() {
         Ok(engine) => {
             let warnings = engine.warnings();
-            let failed = args.deny_warnings && !warnings.is_empty();
+            let failed = args.deny_warnings && (!warnings.is_empty() || !installs.is_empty());
             let mut text = String::new();
             for warning in warnings {
+                text.push_str(&format!("warning: {warning}\n"));
+            }
+            for warning in &installs {
                 text.push_str(&format!("warning: {warning}\n"));
             }
             // Every hook the files hold is counted, and those that will

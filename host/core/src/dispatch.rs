@@ -432,6 +432,11 @@ impl CutOff {
             hook.on_failure
         };
         tracing::warn!(hook = %hook.id, source = %hook.source, "{error}");
+        let error = if hook.trusted {
+            error
+        } else {
+            error.from_untrusted(&hook.id)
+        };
         fold.failure(hook.id.clone(), error, policy, elapsed, output)
     }
 }

@@ -226,6 +226,15 @@ pub enum HookError {
         /// The start of the response body.
         body: String,
     },
+    /// An untrusted project's hook failed: the failure, marked as the
+    /// project's ([`HookError::from_untrusted`]).
+    #[error("[from the untrusted project's hook `{hook}`] {error}")]
+    Untrusted {
+        /// Which hook.
+        hook: HookId,
+        /// The failure.
+        error: Box<HookError>,
+    },
     /// The hook reported that it could not decide.
     #[error("hook `{hook}` failed: {}", escape_controls(message))]
     Failed {
@@ -248,10 +257,23 @@ impl HookError {
     /// Whether this failure blocks whatever the hook's `on_failure` says:
     /// one the event's author can cause at will.
     pub fn fails_closed(&self) -> bool {
-        matches!(
-            self,
-            Self::ArgumentsTooLarge { .. } | Self::VariableTooLarge { .. }
-        )
+        match self {
+            Self::Untrusted { error, .. } => error.fails_closed(),
+            other => matches!(
+                other,
+                Self::ArgumentsTooLarge { .. } | Self::VariableTooLarge { .. }
+            ),
+        }
+    }
+
+    /// This failure of an untrusted project's hook `hook`, marked as its
+    /// wherever it reaches the model (a plugin's own error text, a missing
+    /// plugin's remedy), as that hook's answers are.
+    pub fn from_untrusted(self, hook: &HookId) -> Self {
+        Self::Untrusted {
+            hook: hook.clone(),
+            error: Box::new(self),
+        }
     }
 
     /// A short, stable name for the kind of failure (`timeout`, `fuel`, …),
@@ -274,6 +296,7 @@ impl HookError {
             Self::HttpStatus { .. } => "http_status",
             Self::Failed { .. } => "failed",
             Self::BadResult { .. } => "bad_result",
+            Self::Untrusted { error, .. } => error.kind(),
         }
     }
 }

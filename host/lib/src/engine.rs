@@ -445,6 +445,18 @@ impl HookEngineBuilder {
         Ok(registry_plugins(&settings, &managed, Arc::new(AtomicBool::new(true))).fetcher)
     }
 
+    /// What pulls the project's own plugins: as
+    /// [`HookEngineBuilder::plugin_fetcher`], under the project's settings
+    /// too (its `require_signed_plugins`, which only makes it stricter).
+    ///
+    /// # Errors
+    /// The settings files that do not load.
+    pub fn project_plugin_fetcher(&self) -> Result<Option<Fetcher>, Vec<Error>> {
+        let (settings, _, _) = self.settings()?;
+        let managed = self.managed_settings().map_err(|e| vec![e])?;
+        Ok(registry_plugins(&settings, &managed, Arc::new(AtomicBool::new(true))).project_fetcher)
+    }
+
     /// Every hook file this builder looks for, highest layer first, and
     /// whether it is there: the explicit files, or the default search list
     /// of the project and the user (after the managed files found).

@@ -82,8 +82,8 @@ pub use policy::{Expectation, ExpectedDecision, Mismatch, PolicyTest, read_fixtu
 pub use project_trust::{HookChange, ProjectTrust, SkippedHook};
 pub use protocol::{
     AGENT_TIMEOUT_SECS, Answer, Imported, InstalledHook, Protocol, SettingsError, TOKEN_VARIABLE,
-    add_hook_groups, failing_open, install as install_hooks, take_command_hooks,
-    uninstall as uninstall_hooks,
+    add_hook_groups, failing_open, install as install_hooks, installed_programs,
+    take_command_hooks, uninstall as uninstall_hooks,
 };
 pub use request_env::RequestEnv;
 pub use server::{DEFAULT_MAX_BODY, HookServer};

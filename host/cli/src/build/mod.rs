@@ -39,6 +39,14 @@ pub(crate) struct BuildArgs {
     #[arg(long)]
     debug: bool,
 
+    /// Let a Python plugin's `[project] dependencies` name a local path, a
+    /// URL or a VCS checkout (by default only requirements from the
+    /// package index are taken, as pure-Python wheels): such a dependency
+    /// is built by its own build backend, which runs on this machine with
+    /// your rights.
+    #[arg(long)]
+    allow_local_dependencies: bool,
+
     /// Where toolchains are installed (componentize-py, componentize-js):
     /// the compile cache's directory.
     #[command(flatten)]
@@ -47,7 +55,12 @@ pub(crate) struct BuildArgs {
 
 pub(crate) fn run(args: BuildArgs) -> anyhow::Result<Exit> {
     let schema = config_schema(&args.dir)?.is_some();
-    let components = components(&args.dir, !args.debug, &args.cache)?;
+    let components = components(
+        &args.dir,
+        !args.debug,
+        &args.cache,
+        args.allow_local_dependencies,
+    )?;
     for path in &components {
         let info = PluginInfo::read(&path)?;
         println!("{}", path.display());
@@ -74,11 +87,14 @@ pub(crate) fn run(args: BuildArgs) -> anyhow::Result<Exit> {
 }
 
 /// Build the plugin in `dir` (a release build of a Rust one unless
-/// `release` is false), its config schema embedded; the components' paths.
+/// `release` is false; a Python one's dependencies from the package index
+/// only unless `local_dependencies`), its config schema embedded; the
+/// components' paths.
 pub(crate) fn components(
     dir: &Path,
     release: bool,
     cache: &CacheArgs,
+    local_dependencies: bool,
 ) -> anyhow::Result<Vec<PathBuf>> {
     // Absolute: the tools run elsewhere, and esbuild takes a bare relative
     // path for a package name.
@@ -93,11 +109,14 @@ pub(crate) fn components(
             inputs::recipe(&sdk)
         );
         let from = BuiltFrom::Sources;
+        let build = |dir: &Path, cache: &Path, name: &str| {
+            python::build(dir, cache, name, local_dependencies)
+        };
         vec![cached_build(
             dir,
             &cache.dir()?,
             (from, &toolchain),
-            python::build,
+            &build,
         )?]
     } else if let Some(app) = js::app(dir) {
         let toolchain = format!(
@@ -110,7 +129,7 @@ pub(crate) fn components(
         let cache = cache.dir()?;
         let bundle = js::bundle(dir, app, &cache)?;
         let from = BuiltFrom::Bundle(&bundle);
-        vec![cached_build(dir, &cache, (from, &toolchain), js::build)?]
+        vec![cached_build(dir, &cache, (from, &toolchain), &js::build)?]
     } else {
         bail!(
             "{} is not a plugin folder: a Rust plugin has a Cargo.toml, a Python one an {}, a JavaScript or TypeScript one an {} (`wasm-hooks new --lang rust|python|js|ts NAME` makes one)",
@@ -166,7 +185,7 @@ fn cached_build(
     dir: &Path,
     cache: &Path,
     (from, toolchain): (BuiltFrom<'_>, &str),
-    build: fn(&Path, &Path, &str) -> anyhow::Result<PathBuf>,
+    build: &dyn Fn(&Path, &Path, &str) -> anyhow::Result<PathBuf>,
 ) -> anyhow::Result<PathBuf> {
     let name = name(dir)?;
     let label = format!("{toolchain}, SDK {}, {name}", env!("CARGO_PKG_VERSION"));

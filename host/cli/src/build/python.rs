@@ -8,7 +8,12 @@
 //! component, and is refused by name), and componentize-py is pointed at
 //! that folder alone: left to itself it would also bundle whatever the
 //! machine's Python has installed, and a teammate without it could not
-//! build.
+//! build. A wheel installs without running any of its code; a local path,
+//! a URL or a VCS checkout would be built by its own build backend, with
+//! the person's rights, so such a requirement is refused unless the person
+//! passes `--allow-local-dependencies` (and is told what then runs); pip
+//! runs isolated from the environment's `PIP_*` variables and config
+//! files, which a repository could set.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -45,8 +50,15 @@ pub(crate) const SDK: &[(&str, &str)] = &[
     ),
 ];
 
-/// Build the plugin in `dir` into `dir/build/<name>.wasm`; its path.
-pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<PathBuf> {
+/// Build the plugin in `dir` into `dir/build/<name>.wasm` (its
+/// dependencies from the package index only unless `local_dependencies`);
+/// its path.
+pub(super) fn build(
+    dir: &Path,
+    cache: &Path,
+    name: &str,
+    local_dependencies: bool,
+) -> anyhow::Result<PathBuf> {
     let componentize = toolchain(cache)?;
     let wit = wit_dir(cache)?;
     let mut command = Command::new(&componentize);
@@ -63,7 +75,7 @@ pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<Path
     }
     let build = dir.join("build");
     plain_dir(&build)?;
-    let deps = fetch_dependencies(dir, &build, &componentize)?;
+    let deps = fetch_dependencies(dir, &build, &componentize, local_dependencies)?;
     command.env("VIRTUAL_ENV", deps);
     let out = build.join(format!("{name}.wasm"));
     remove_symlink(&out)?;
@@ -79,7 +91,12 @@ pub(super) fn build(dir: &Path, cache: &Path, name: &str) -> anyhow::Result<Path
 /// installed into `build/python-deps/lib/python/site-packages` (made anew) as
 /// pure-Python wheels from PyPI, with the pip of componentize-py's venv;
 /// that folder.
-fn fetch_dependencies(dir: &Path, build: &Path, componentize: &Path) -> anyhow::Result<PathBuf> {
+fn fetch_dependencies(
+    dir: &Path,
+    build: &Path,
+    componentize: &Path,
+    local_dependencies: bool,
+) -> anyhow::Result<PathBuf> {
     let deps = std::path::absolute(build.join("python-deps"))?;
     if deps.exists() {
         std::fs::remove_dir_all(&deps).with_context(|| format!("emptying {}", deps.display()))?;
@@ -91,15 +108,27 @@ fn fetch_dependencies(dir: &Path, build: &Path, componentize: &Path) -> anyhow::
     if wanted.is_empty() {
         return Ok(deps);
     }
-    // A requirement is a name and versions from PyPI: not a pip option (a
-    // cloned repository's `--log=~/.bashrc`), not a URL or path (`@`).
-    if let Some(bad) = wanted
-        .iter()
-        .find(|w| w.starts_with('-') || w.contains('@'))
+    // A requirement is a name and versions from PyPI: never a pip option
+    // (a cloned repository's `--log=~/.bashrc`); a URL, a path or a VCS
+    // checkout only when the person says so.
+    if let Some(bad) = wanted.iter().find(|w| w.starts_with('-')) {
+        bail!(
+            "{}: `[project] dependencies`: `{bad}` is not a requirement (a name and versions, as `bashlex>=0.18`)",
+            dir.join("pyproject.toml").display()
+        );
+    }
+    let built_here: Vec<&String> = wanted.iter().filter(|w| !from_the_index(w)).collect();
+    if let Some(bad) = built_here.first()
+        && !local_dependencies
     {
         bail!(
-            "{}: `[project] dependencies`: `{bad}` is not a requirement from PyPI (a name and versions, as `bashlex>=0.18`)",
+            "{}: `[project] dependencies`: `{bad}` is not a requirement from PyPI (a name and versions, as `bashlex>=0.18`): a local path, URL or VCS checkout is built by its own build backend, which would run on this machine with your rights; `wasm-hooks build --allow-local-dependencies` takes it if you trust it",
             dir.join("pyproject.toml").display()
+        );
+    }
+    for local in &built_here {
+        eprintln!(
+            "wasm-hooks: `{local}` is not from the package index: its build backend runs on this machine with your rights (--allow-local-dependencies)"
         );
     }
     let pip = componentize.with_file_name("pip");
@@ -109,6 +138,7 @@ fn fetch_dependencies(dir: &Path, build: &Path, componentize: &Path) -> anyhow::
     );
     let out = Command::new(pip)
         .args([
+            "--isolated",
             "install",
             "--quiet",
             "--disable-pip-version-check",
@@ -143,6 +173,23 @@ fn fetch_dependencies(dir: &Path, build: &Path, componentize: &Path) -> anyhow::
         );
     }
     bail!("pip could not fetch {}: {}", wanted.join(", "), said.trim());
+}
+
+/// Whether `requirement` names a distribution of the package index: a
+/// name, optional extras, version specifiers and an environment marker
+/// (PEP 508), nothing that points anywhere else (`name @ url`, a path,
+/// `file:`, `git+`).
+fn from_the_index(requirement: &str) -> bool {
+    static PEP_508: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        let name = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?";
+        let extras = r"(?:\[\s*[A-Za-z0-9._-]+(?:\s*,\s*[A-Za-z0-9._-]+)*\s*\])?";
+        let version = r"(?:~=|===|==|!=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+";
+        let versions = format!(r"(?:\(?\s*{version}(?:\s*,\s*{version})*\s*\)?)?");
+        let marker = r#"(?:;[A-Za-z0-9_.\s'"<>=!~()-]*)?"#;
+        regex::Regex::new(&format!(r"^\s*{name}\s*{extras}\s*{versions}\s*{marker}$"))
+            .expect("a valid pattern")
+    });
+    PEP_508.is_match(requirement)
 }
 
 /// `[project] dependencies` of the plugin's `pyproject.toml` (none without
@@ -200,4 +247,33 @@ fn toolchain(cache: &Path) -> anyhow::Result<PathBuf> {
             )
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::from_the_index;
+
+    #[test]
+    fn only_requirements_from_the_index_are_taken_without_asking() {
+        for ok in [
+            "sqlparse==0.6.1",
+            "bashlex>=0.18",
+            "requests[socks] >=2, <3",
+            "attrs",
+            "tomli; python_version < '3.11'",
+        ] {
+            assert!(from_the_index(ok), "{ok}");
+        }
+        for built_here in [
+            "./evilpkg",
+            "evilpkg @ file:///tmp/evilpkg",
+            "file:///tmp/evilpkg",
+            "git+https://example.com/evil.git",
+            "/abs/path/pkg",
+            "pkg @ https://example.com/pkg.tar.gz",
+            "../up",
+        ] {
+            assert!(!from_the_index(built_here), "{built_here}");
+        }
+    }
 }

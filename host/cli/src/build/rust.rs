@@ -1,7 +1,10 @@
 //! Building a Rust plugin crate: cargo for wasm32-wasip2, installing the
 //! target with rustup if it is missing (and saying so), then copying each
 //! component to `build/` beside `Cargo.toml`, where the hook file finds it
-//! wherever `CARGO_TARGET_DIR` points.
+//! wherever `CARGO_TARGET_DIR` points. Cargo runs a crate's build script
+//! (`build.rs`) and its dependencies' build scripts and procedural macros
+//! on this machine, natively, with the person's rights: a crate that has
+//! one of its own is said before it is built.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -15,6 +18,13 @@ const TARGET: &str = "wasm32-wasip2";
 
 /// Build the crate of `manifest`; its components, as copied to `build/`.
 pub(super) fn build(manifest: &Path, release: bool) -> anyhow::Result<Vec<PathBuf>> {
+    if let Some(script) = build_script(manifest)? {
+        eprintln!(
+            "wasm-hooks: {} has a build script ({}): building runs it on this machine, natively and with your rights, as cargo runs its dependencies' build scripts and procedural macros; build only plugins whose source you would run",
+            manifest.display(),
+            script
+        );
+    }
     ensure_target()?;
     let components = cargo_build(manifest, release)?;
     if components.is_empty() {
@@ -34,6 +44,24 @@ pub(super) fn build(manifest: &Path, release: bool) -> anyhow::Result<Vec<PathBu
             Ok(copy)
         })
         .collect()
+}
+
+/// The crate's own build script, if it has one: `package.build` in its
+/// manifest, else `build.rs` beside it (cargo's default); `build = false`
+/// turns it off.
+fn build_script(manifest: &Path) -> anyhow::Result<Option<String>> {
+    let text = std::fs::read_to_string(manifest)
+        .with_context(|| format!("reading {}", manifest.display()))?;
+    let doc: toml::Table =
+        toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", manifest.display()))?;
+    match doc.get("package").and_then(|p| p.get("build")) {
+        Some(toml::Value::String(script)) => Ok(Some(script.clone())),
+        Some(toml::Value::Boolean(false)) => Ok(None),
+        _ => Ok(manifest
+            .with_file_name("build.rs")
+            .is_file()
+            .then(|| "build.rs".to_owned())),
+    }
 }
 
 /// Install the wasm32-wasip2 target with rustup if it is not there.

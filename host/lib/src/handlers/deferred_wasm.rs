@@ -202,6 +202,9 @@ impl DeferredWasm {
                 if let Some(path) = fetcher.stored(entry) {
                     return Ok((path, pin));
                 }
+                if fetcher.signers.required && fetcher.signers.keys.is_empty() {
+                    return Err(format!("{reference}: {}", fetcher.signers.no_keys()));
+                }
                 if !may_pull.load(Ordering::Relaxed) {
                     return Err(format!(
                         "its plugin {reference} ({}) is not on this machine, and wasm-hooks does not reach an untrusted project's registry by itself: run `wasm-hooks pull`",

@@ -151,9 +151,7 @@ impl Fetcher {
             return Ok(None);
         }
         if self.signers.keys.is_empty() {
-            return Err(format!(
-                "{reference}: signed plugins are required, but no `plugin_signers` are set in your user or organisation settings, so no signature can be trusted"
-            ));
+            return Err(format!("{reference}: {}", self.signers.no_keys()));
         }
         let tag = signature::signature_tag(digest);
         let Some(bytes) = registry.manifest_at_tag(reference, &tag).await? else {

@@ -32,6 +32,20 @@ impl SignerPolicy {
         }
     }
 
+    /// Why nothing can be pulled when signatures are required and no key
+    /// is set, and what to do (a teammate who has not added the team's
+    /// key yet).
+    pub fn no_keys(&self) -> String {
+        format!(
+            "signed plugins are required ({}), but you have no signer keys (`plugin_signers` in your settings), so no signature can be trusted: add the public key of whoever publishes these plugins (`plugin_signers: [~/.config/wasm-hooks/team.pub]` in ~/.config/wasm-hooks/config.yaml), then run `wasm-hooks pull`",
+            if self.required_by_organisation {
+                "by the organisation"
+            } else {
+                "by the project's or your `require_signed_plugins`"
+            }
+        )
+    }
+
     /// The keys' fingerprints, for messages.
     pub fn fingerprints(&self) -> Vec<String> {
         self.keys.iter().map(PublicKey::fingerprint).collect()

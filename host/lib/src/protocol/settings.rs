@@ -457,6 +457,46 @@ pub fn failing_open(text: &str, agent: Protocol) -> Result<Vec<String>, Settings
     Ok(open)
 }
 
+/// The program each wasm-hooks entry of `agent`'s settings `text` runs,
+/// as written (`/home/me/.cargo/bin/wasm-hooks`, or a bare
+/// `wasm-hooks` an older install wrote), each once, in order.
+///
+/// # Errors
+/// When `text` is not a JSON object.
+pub fn installed_programs(text: &str, agent: Protocol) -> Result<Vec<String>, SettingsError> {
+    let Some(shape) = agent.shape() else {
+        return Ok(Vec::new());
+    };
+    let (_, settings) = parse(text)?;
+    let Some(hooks) = settings.object_value("hooks") else {
+        return Ok(Vec::new());
+    };
+    let ours = InstalledHook::Command("wasm-hooks hook".to_owned());
+    let mut programs: Vec<String> = Vec::new();
+    for event in hooks.properties() {
+        let Some(list) = event.value().and_then(|v| v.as_array()) else {
+            continue;
+        };
+        for entry in entries(&list, shape)
+            .iter()
+            .filter_map(CstObject::to_serde_value)
+            .filter(|entry| ours.is(entry))
+        {
+            let program = match entry["exec"].as_str() {
+                Some(exec) => Some(exec.to_owned()),
+                None => [&entry["command"], &entry["bash"]]
+                    .into_iter()
+                    .filter_map(Value::as_str)
+                    .find_map(|line| shlex::split(line)?.into_iter().next()),
+            };
+            if let Some(program) = program.filter(|p| !programs.contains(p)) {
+                programs.push(program);
+            }
+        }
+    }
+    Ok(programs)
+}
+
 /// Set each of `wanted`'s fields in `entry` where it differs; whether any
 /// did.
 fn bring_up_to_date(entry: &CstObject, wanted: &[(String, CstInputValue)]) -> bool {
