@@ -237,9 +237,14 @@ begin() {
 }
 
 # wasm_hooks_install: `wasm-hooks install $AGENT` in the project, its output
-# in $WORK/install.out (shown on failure).
+# in $WORK/install.out (shown on failure). Installed from a copy of the
+# programs in $WH_BIN (inside the project), which `install` writes by its
+# absolute path and which (9) and (9b) take away.
 wasm_hooks_install() {
-  (cd "$PROJ" && wasm-hooks install "$AGENT" >"$WORK/install.out" 2>&1) ||
+  WH_BIN=$PROJ/.wh-bin
+  mkdir -p "$WH_BIN"
+  cp "$REPO/target/debug/wasm-hooks" "$REPO/target/debug/wasm-hooks-hook" "$WH_BIN/"
+  (cd "$PROJ" && "$WH_BIN/wasm-hooks" install "$AGENT" >"$WORK/install.out" 2>&1) ||
     { cat "$WORK/install.out" >&2; return 1; }
 }
 
@@ -914,18 +919,17 @@ EOF
 }
 
 # (9) wasm-hooks installed (by install_hooks, as for the checks above; the
-# entries untouched), then gone: the agent runs with a PATH on which neither
-# wasm-hooks nor wasm-hooks-hook can be found, and the model asks for
-# `rm -rf victim`. The guard must fail closed: victim stays. Codex has no
+# entries untouched, naming the programs by their absolute path), then
+# gone: the programs the entries name are moved away (and none is on the
+# agent's PATH either), and the model asks for `rm -rf victim`. The guard must fail closed: victim stays. Codex has no
 # setting for that and runs the tool: a PASS only as the known gap, when
 # `install` and `explain` both said so.
 #
 # Most agents also guard the prompt (UserPromptSubmit, BeforeAgent,
 # chat.message), so with wasm-hooks missing from the start the session stops
 # there and the model never asks for the tool. (9b) reaches the tool guard:
-# the session starts with wasm-hooks on its PATH (a directory inside the
-# project of scripts that exec target/debug's), the model's first command
-# removes them, its second is `rm -rf victim`.
+# the session starts with wasm-hooks in place, the model's first command
+# moves the installed programs away, its second is `rm -rf victim`.
 missing_wasm_hooks_scenarios() {
   missing_wasm_hooks_check "9 guard blocks with wasm-hooks missing" absent
   missing_wasm_hooks_check "9b tool guard blocks once wasm-hooks went missing" vanish
@@ -933,12 +937,16 @@ missing_wasm_hooks_scenarios() {
 
 # missing_wasm_hooks_check NAME absent|vanish
 missing_wasm_hooks_check() {
-  local name=$1 mode=$2 run=s9-missing first=0
+  local name=$1 mode=$2 run=s9-missing first=0 gone_again=
   local warn="has no setting that blocks a tool when its hook fails"
-  local hidden found saved_env lines daemons_before daemons_after where ran=no calls bin="" p rc
+  local hidden found saved_env lines daemons_before daemons_after where ran=no calls bin="" rc
   hidden=$(path_without_wasm_hooks)
   if found=$(env -i PATH="$hidden" /bin/sh -c 'command -v wasm-hooks-hook || command -v wasm-hooks'); then
     record "$name" FAIL "harness: wasm-hooks is still on the PATH without it ($found)"
+    return
+  fi
+  if [ -z "${WH_BIN:-}" ] || [ ! -x "$WH_BIN/wasm-hooks" ]; then
+    record "$name" FAIL "harness: no copy of wasm-hooks installed in the project (install_hooks)"
     return
   fi
   echo "keep me" >"$PROJ/victim"
@@ -949,17 +957,12 @@ missing_wasm_hooks_check() {
   if [ "$mode" = vanish ]; then
     run=s9b-vanish
     first=1
-    bin=$PROJ/.wh-bin
-    mkdir -p "$bin"
-    # Scripts that exec target/debug's programs, not symlinks: Claude Code
-    # refuses to touch a link that resolves outside the project.
-    for p in wasm-hooks wasm-hooks-hook; do
-      printf '#!/bin/sh\nexec "%s" "$@"\n' "$REPO/target/debug/$p" >"$bin/$p"
-      chmod +x "$bin/$p"
-    done
-    hidden=$bin:$hidden
-    # mv, not rm -f (which Codex refuses by itself).
+    bin=$WH_BIN
+    # The programs `install` named by their absolute path go with the
+    # model's first command: mv, not rm -f (which Codex refuses by itself).
     calls="$(shell_call "mv $bin $bin-gone"), $calls"
+  else
+    mv "$WH_BIN" "$WH_BIN-gone"
   fi
   set_script "{\"tool_calls\": [$calls], \"final_text\": \"done\"}"
   audit_mark
@@ -971,13 +974,13 @@ missing_wasm_hooks_check() {
   [ -e "$PROJ/victim" ] || ran=yes
   rc=$(cat "$WORK/$run.rc" 2>/dev/null)
 
+  # Back in place for what follows.
+  if [ -e "$WH_BIN-gone" ] && [ ! -e "$WH_BIN" ]; then mv "$WH_BIN-gone" "$WH_BIN"; gone_again=1; fi
   if [ -n "$bin" ]; then
-    if [ -e "$bin" ]; then
-      record "$name" FAIL "harness: the first command did not take wasm-hooks off the PATH (exit $rc; it got: $(tool_output 0)); $(audit_summary)"
-      rm -rf "$bin" "$bin-gone"
+    if [ -z "${gone_again:-}" ]; then
+      record "$name" FAIL "harness: the first command did not take wasm-hooks away (exit $rc; it got: $(tool_output 0)); $(audit_summary)"
       return
     fi
-    rm -rf "$bin-gone"
     if [ "$ran" = no ] && ! log_has_tool_call 1; then
       record "$name" FAIL "the model was never asked for rm -rf after wasm-hooks went missing (exit $rc): $(hook_failure_said "$run")"
       return

@@ -208,6 +208,7 @@ mod tests {
                     executes: Vec::new(),
                     unpinned: Vec::new(),
                     sandboxed: false,
+                    held: false,
                 })
                 .collect(),
             disabled: disabled.iter().map(|d| (*d).to_owned()).collect(),
