@@ -654,7 +654,7 @@ fn a_compile_waits_for_the_one_under_way_and_takes_its_entry() {
 /// cuts short, and the next event loads Cranelift's code from the cache.
 #[test]
 fn a_hooks_compile_outlives_its_process_even_one_cut_by_the_deadline() {
-    let plugin = support::built_example("conventional-commits-py");
+    let plugin = crate::built_examples::built_example("conventional-commits-py");
     let cache = tempfile::tempdir().unwrap();
     let project = tempfile::tempdir().unwrap();
     let file = support::hook_file(

@@ -14,6 +14,7 @@ mod support;
 mod agent_hook;
 mod audit_cli;
 mod bench;
+mod built_examples;
 mod cli;
 mod command_hooks;
 mod compile_cache;

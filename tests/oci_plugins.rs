@@ -300,12 +300,12 @@ fn a_teammates_clone_is_answered_by_the_rust_python_and_js_plugins_pulled_and_ve
         ),
         (
             "hooks/commits-py",
-            support::built_example("conventional-commits-py"),
+            crate::built_examples::built_example("conventional-commits-py"),
             json!({"max_subject": 60}),
         ),
         (
             "hooks/deps-js",
-            support::built_example("new-dependencies-js"),
+            crate::built_examples::built_example("new-dependencies-js"),
             json!({"allowed": ["serde", "requests"]}),
         ),
     ];
@@ -1095,10 +1095,10 @@ fn rebuilding_unchanged_python_and_js_sources_gives_the_same_sha256_named_by_the
         ("conventional-commits-py", "conventional_commits_py.wasm"),
         ("new-dependencies-js", "new_dependencies_js.wasm"),
     ] {
-        let first = std::fs::read(support::built_example(example)).unwrap();
+        let first = std::fs::read(crate::built_examples::built_example(example)).unwrap();
         let parent = tempfile::tempdir().unwrap();
         let dir = parent.path().join("a-folder-of-another-name");
-        support::example_copy(example, &dir);
+        crate::built_examples::example_copy(example, &dir);
         let out = Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
             .current_dir(&dir)
             .arg("build")

@@ -86,24 +86,7 @@ pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::GoOn);
     };
     if args.show {
-        let status = match &trust.status {
-            TrustStatus::Trusted => "trusted".to_owned(),
-            TrustStatus::Never => "not trusted".to_owned(),
-            TrustStatus::Changed(files) => format!(
-                "not trusted: changed since it was trusted: {}",
-                files
-                    .iter()
-                    .map(|f| Shown(&f.to_string_lossy()).to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        };
-        report::print(&format!("{}: {status}\n", project.display()))?;
-        return Ok(if trust.status.is_trusted() {
-            Exit::GoOn
-        } else {
-            Exit::Failed
-        });
+        return show(&project, &trust.status);
     }
     if !trust.changes.is_empty() {
         let mut since = String::from(
@@ -131,20 +114,47 @@ pub(crate) fn run(args: TrustArgs) -> anyhow::Result<Exit> {
     }
     store.trust_as_read(&project, &trust.files, &trust.read)?;
     report::print(&format!(
-        "trusted {} ({} files); any change to them makes it untrusted again\n",
+        "trusted {} ({} files); this version answers until you trust a change to them\n",
         project.display(),
         trust.files.len()
     ))?;
-    // What it trusted, on this machine and compiled: its first event
-    // waits for no registry and no compiler.
+    prepare(project, &args)?;
+    Ok(Exit::GoOn)
+}
+
+/// `trust --show`: whether `project` is trusted (exit 0) or not, and why.
+fn show(project: &std::path::Path, status: &TrustStatus) -> anyhow::Result<Exit> {
+    let said = match status {
+        TrustStatus::Trusted => "trusted".to_owned(),
+        TrustStatus::Never => "not trusted".to_owned(),
+        TrustStatus::Changed(files) => format!(
+            "not trusted as it is: changed since it was trusted (the trusted version answers): {}",
+            files
+                .iter()
+                .map(|f| Shown(&f.to_string_lossy()).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    report::print(&format!("{}: {said}\n", project.display()))?;
+    Ok(if status.is_trusted() {
+        Exit::GoOn
+    } else {
+        Exit::Failed
+    })
+}
+
+/// What `project`, just trusted, runs, on this machine and compiled: its
+/// locked plugins pulled and every plugin compiled ahead, so that its first
+/// event waits for no registry and no compiler.
+fn prepare(project: PathBuf, args: &TrustArgs) -> anyhow::Result<()> {
     let files = HookFileArgs::for_project(project, args.claude_settings, args.cache.clone());
     if plugins::pull_for(files.clone())? != Exit::GoOn {
         eprintln!(
             "wasm-hooks: trusted, but what its locks pin could not all be pulled or compiled (above): the first event that needs one tries again, or run `wasm-hooks pull`"
         );
     }
-    compile::engine_ahead(&files)?;
-    Ok(Exit::GoOn)
+    compile::engine_ahead(&files)
 }
 
 /// Each project hook (name, kind details, where), what trust cannot pin,

@@ -702,41 +702,11 @@ impl HookEngineBuilder {
             self.lints,
         );
         let layers = self.layers();
-        let mut found = Vec::new();
         // The project's files as read, for trust: the settings files, then
         // each hook file.
         let mut read_as: BTreeMap<PathBuf, String> = settings.read.iter().cloned().collect();
-        let mut errors = Vec::new();
-        let mut warnings = Vec::new();
-        // The patterns of every layer together compile within one budget.
-        let loaded: Vec<_> = wasm_hooks_core::with_regex_budget(|| {
-            layers
-                .iter()
-                .map(|layer| {
-                    tracing::debug!(file = %layer.path.display(), scope = ?layer.scope, "reading hook file");
-                    loader.load_file(&layer.path, layer.scope)
-                })
-                .collect()
-        });
-        for (layer, read) in layers.iter().zip(loaded) {
-            match read {
-                Ok(mut hooks) => {
-                    if let Some(sha256) = &hooks.sha256 {
-                        read_as.insert(layer.path.clone(), sha256.clone());
-                    }
-                    warnings.append(&mut hooks.warnings);
-                    found.push((layer.clone(), hooks));
-                }
-                Err(errs) if layer.scope == Scope::Project && !self.strict_project => {
-                    tracing::warn!(file = %layer.path.display(), "left out a project hook file that does not load");
-                    left_out.extend(errs);
-                }
-                Err(errs) => errors.extend(errs),
-            }
-        }
-        if !errors.is_empty() {
-            return Err(LoadError { errors, warnings });
-        }
+        let (found, warnings) =
+            self.read_layers(&mut loader, &layers, &mut read_as, &mut left_out)?;
         let record = self
             .trust_store
             .as_ref()
@@ -805,6 +775,56 @@ impl HookEngineBuilder {
         })
     }
 
+    /// Every hook file of `layers`, read by `loader`: what each holds, and
+    /// the warnings. A project's file that does not load is left out (its
+    /// problems added to `left_out`) unless the project is read strictly;
+    /// the sha256 of each project file read is added to `read_as`.
+    ///
+    /// # Errors
+    /// Every problem of every other file that does not load.
+    fn read_layers(
+        &self,
+        loader: &mut Loader,
+        layers: &[Layer],
+        read_as: &mut BTreeMap<PathBuf, String>,
+        left_out: &mut Vec<Error>,
+    ) -> Result<(Vec<LayerRead>, Vec<Error>), LoadError> {
+        let mut found = Vec::new();
+        let mut errors = Vec::new();
+        let mut warnings = Vec::new();
+        // The patterns of every layer together compile within one budget.
+        let loaded: Vec<_> = wasm_hooks_core::with_regex_budget(|| {
+            layers
+                .iter()
+                .map(|layer| {
+                    tracing::debug!(file = %layer.path.display(), scope = ?layer.scope, "reading hook file");
+                    loader.load_file(&layer.path, layer.scope)
+                })
+                .collect()
+        });
+        for (layer, read) in layers.iter().zip(loaded) {
+            match read {
+                Ok(mut hooks) => {
+                    if let Some(sha256) = &hooks.sha256 {
+                        read_as.insert(layer.path.clone(), sha256.clone());
+                    }
+                    warnings.append(&mut hooks.warnings);
+                    found.push((layer.clone(), hooks));
+                }
+                Err(errs) if layer.scope == Scope::Project && !self.strict_project => {
+                    tracing::warn!(file = %layer.path.display(), "left out a project hook file that does not load");
+                    left_out.extend(errs);
+                }
+                Err(errs) => errors.extend(errs),
+            }
+        }
+        if errors.is_empty() {
+            Ok((found, warnings))
+        } else {
+            Err(LoadError { errors, warnings })
+        }
+    }
+
     /// The project: the one given, else the current directory.
     fn project(&self) -> PathBuf {
         (self.project_dir.clone()).unwrap_or_else(|| std::env::current_dir().unwrap_or_default())
@@ -870,7 +890,7 @@ impl HookEngineBuilder {
     fn hold_trusted_version(
         &self,
         loader: &mut Loader,
-        found: Vec<(Layer, FileHooks)>,
+        found: Vec<LayerRead>,
         (trust, record): (Option<&mut ProjectTrust>, Option<&TrustRecord>),
         apply: bool,
     ) -> (Vec<(Scope, FileHooks)>, bool) {
@@ -928,7 +948,7 @@ impl HookEngineBuilder {
         &self,
         project_dir: PathBuf,
         (layers, settings_files): (&[Layer], Vec<PathBuf>),
-        found: &[(Layer, FileHooks)],
+        found: &[LayerRead],
         read: BTreeMap<PathBuf, String>,
         record: Option<&TrustRecord>,
     ) -> Option<ProjectTrust> {
@@ -1026,6 +1046,9 @@ impl HookEngineBuilder {
             })
     }
 }
+
+/// One hook file as read: its layer and what it holds.
+type LayerRead = (Layer, FileHooks);
 
 /// What [`HookEngineBuilder::load`] read.
 struct Loaded {

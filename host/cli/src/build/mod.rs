@@ -62,7 +62,7 @@ pub(crate) fn run(args: BuildArgs) -> anyhow::Result<Exit> {
         args.allow_local_dependencies,
     )?;
     for path in &components {
-        let info = PluginInfo::read(&path)?;
+        let info = PluginInfo::read(path)?;
         println!("{}", path.display());
         println!("  size:   {} bytes", info.size);
         println!("  sha256: {}", info.sha256);
