@@ -175,8 +175,9 @@ extra_scenarios() {
       "$PROJ/.claude/settings.json" 2>/dev/null)
     record "7 /clean inline rm -rf" FAIL "victim removed; the model saw: $(model_saw | grep -o 'Cleaning:[^"]*' | head -1); installed events: $events; $(audit_summary)"
   fi
-  holding_scenarios
 }
+
+late_scenarios() { holding_scenarios; }
 
 # (10) a guard holds through every change (#42): a trusted project's
 # command guard (`./scripts/guard.sh`, on_failure: block) refuses

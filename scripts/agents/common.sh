@@ -807,6 +807,9 @@ run_scenarios() {
     record "8 one warm daemon" FAIL "$daemons daemons for the sessions above"
   fi
 
+  # Scenarios that change the agent's environment (a new daemon's key).
+  if declare -F late_scenarios >/dev/null; then late_scenarios; fi
+
   missing_wasm_hooks_scenarios
   finish
 }
