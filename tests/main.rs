@@ -44,6 +44,7 @@ mod schema;
 mod serve;
 mod serve_fleet;
 mod session;
+mod shell_paths;
 mod silencing;
 mod soak;
 mod trust;

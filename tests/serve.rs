@@ -169,8 +169,17 @@ async fn concurrent_requests_each_get_their_own_answer() {
     assert_eq!(answered, 32);
 }
 
+/// The agent's block of a guard event, and its reason.
+fn denied_because(body: &Value) -> Option<&str> {
+    (body["hookSpecificOutput"]["permissionDecision"] == "deny")
+        .then(|| body["hookSpecificOutput"]["permissionDecisionReason"].as_str())
+        .flatten()
+}
+
+/// A body the server runs no hook for is answered with the agent's block
+/// (#43: an agent takes a non-2xx for "go on"), naming what is wrong.
 #[tokio::test]
-async fn bad_bodies_are_refused_with_their_status() {
+async fn bad_bodies_get_the_agents_block_never_a_refusal() {
     let hooks = guard();
     let server = serve(
         &hooks.path,
@@ -178,20 +187,15 @@ async fn bad_bodies_are_refused_with_their_status() {
         &[],
     );
     let (status, body) = post(&server, "{not json".into()).await;
-    assert_eq!(status, 400);
+    assert_eq!(status, 200);
     assert!(
-        body["error"]
-            .as_str()
-            .unwrap()
-            .starts_with("the body is not JSON")
+        denied_because(&body).is_some_and(|why| why.contains("the body is not JSON")),
+        "{body}"
     );
     let (status, body) = post(&server, json!([1, 2]).to_string()).await;
-    assert_eq!(status, 400);
+    assert_eq!(status, 200);
     assert!(
-        body["error"]
-            .as_str()
-            .unwrap()
-            .starts_with("the body is not an event"),
+        denied_because(&body).is_some_and(|why| why.contains("the body is not an event")),
         "{body}"
     );
     // An event the catalogue does not know (a newer agent's) is no
@@ -203,8 +207,21 @@ async fn bad_bodies_are_refused_with_their_status() {
     )
     .await;
     assert_eq!((status, body), (200, json!({})));
+    // A Write of more than the limit to a guarded path: blocked, never
+    // waved through (its name read from the start of the body).
     let big = bash(&"x".repeat(5000)).to_string();
-    assert_eq!(post(&server, big).await.0, 413);
+    let (status, body) = post(&server, big).await;
+    assert_eq!(status, 200);
+    assert!(
+        denied_because(&body).is_some_and(|why| why.contains("over 4096 bytes")),
+        "{body}"
+    );
+    // Another event too large: that event's block.
+    let prompt = json!({"hook_event_name": "UserPromptSubmit", "session_id": "s",
+        "cwd": project(), "prompt": "y".repeat(5000)});
+    let (status, body) = post(&server, prompt.to_string()).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["decision"], "block", "{body}");
 }
 
 #[tokio::test]
@@ -215,7 +232,12 @@ async fn a_configured_token_is_required() {
         &["--listen", "127.0.0.1:0", "--token-env", "HOOK_TOKEN"],
         &[("HOOK_TOKEN", "s3cret-token-0123456789")],
     );
-    assert_eq!(post(&server, bash("ls").to_string()).await.0, 401);
+    let (status, body) = post(&server, bash("ls").to_string()).await;
+    assert_eq!(status, 200, "an unset token disables no guard");
+    assert!(
+        denied_because(&body).is_some_and(|why| why.contains("bearer token")),
+        "{body}"
+    );
     let client = reqwest::Client::new();
     let wrong = client
         .post(format!("{}/hook", server.address))
@@ -225,7 +247,9 @@ async fn a_configured_token_is_required() {
         .send()
         .await
         .unwrap();
-    assert_eq!(wrong.status().as_u16(), 401);
+    assert_eq!(wrong.status().as_u16(), 200);
+    let body: Value = wrong.json().await.unwrap();
+    assert!(denied_because(&body).is_some(), "{body}");
     let right = client
         .post(format!("{}/hook", server.address))
         .header("content-type", "application/json")
@@ -354,68 +378,88 @@ async fn sigterm_finishes_the_request_in_flight_then_stops() {
 /// A raw HTTP/1.1 request to the server's TCP address, with these extra
 /// header lines: the status code.
 async fn raw(server: &Server, headers: &str, body: &str) -> u16 {
+    raw_answer(server, headers, body).await.0
+}
+
+/// [`raw`], with whether the answer is the block of a request no hook ran
+/// for (its reason, `why`).
+async fn raw_blocked(server: &Server, headers: &str, body: &str, why: &str) -> bool {
+    let (status, text) = raw_answer(server, headers, body).await;
+    status == 200 && text.contains("\"permissionDecision\":\"deny\"") && text.contains(why)
+}
+
+/// The status and the whole text of the answer to a raw POST /hook.
+async fn raw_answer(server: &Server, headers: &str, body: &str) -> (u16, String) {
     let request = format!(
         "POST /hook HTTP/1.1\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
-    status_of(server, &request).await
+    let text = response_of(server, &request).await;
+    (text[9..12].parse().unwrap(), text)
 }
 
 /// A raw `GET /health` to the server's TCP address, with these extra
 /// header lines: the status code.
 async fn raw_health(server: &Server, headers: &str) -> u16 {
     let request = format!("GET /health HTTP/1.1\r\n{headers}Connection: close\r\n\r\n");
-    status_of(server, &request).await
+    response_of(server, &request).await[9..12].parse().unwrap()
 }
 
-/// The status code the server answers this raw HTTP/1.1 request with.
-async fn status_of(server: &Server, request: &str) -> u16 {
+/// The answer to this raw HTTP/1.1 request, whole.
+async fn response_of(server: &Server, request: &str) -> String {
     let address = server.host_port();
     let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut response = String::new();
     stream.read_to_string(&mut response).await.unwrap();
-    response[9..12].parse().unwrap()
+    response
 }
 
 #[tokio::test]
-async fn c4_a_post_a_web_page_could_send_without_asking_is_refused() {
+async fn c4_a_post_a_web_page_could_send_without_asking_runs_no_hook() {
     let hooks = guard();
     let server = serve(&hooks.path, &default_listen(), &[]);
     let host = format!("Host: {}\r\n", server.host_port());
-    let body = bash("rm -rf /").to_string();
+    let body = bash("ls").to_string();
     for content_type in [
         "text/plain",
         "application/x-www-form-urlencoded",
         "multipart/form-data; boundary=x",
     ] {
-        let status = raw(
-            &server,
-            &format!("{host}Content-Type: {content_type}\r\n"),
-            &body,
-        )
-        .await;
-        assert_eq!(status, 415, "{content_type}");
+        let headers = format!("{host}Content-Type: {content_type}\r\n");
+        assert!(
+            raw_blocked(&server, &headers, &body, "Content-Type: application/json").await,
+            "{content_type}: blocked, not refused"
+        );
     }
-    assert_eq!(raw(&server, &host, &body).await, 415, "no content type");
+    assert!(
+        raw_blocked(&server, &host, &body, "Content-Type").await,
+        "no content type"
+    );
     let json = format!("{host}Content-Type: application/json; charset=utf-8\r\n");
-    assert_eq!(raw(&server, &json, &body).await, 200);
+    assert_eq!(raw_answer(&server, &json, &body).await.0, 200);
+    assert!(!raw_blocked(&server, &json, &body, "").await, "answered");
 }
 
 #[tokio::test]
-async fn h7_h8_a_browser_origin_or_a_foreign_host_is_refused() {
+async fn h7_h8_a_browser_origin_or_a_foreign_host_runs_no_hook() {
     let hooks = guard();
     let server = serve(&hooks.path, &default_listen(), &[]);
     let port = server.address.rsplit(':').next().unwrap().to_owned();
     let body = bash("ls").to_string();
     let json = "Content-Type: application/json\r\n";
     let from_page = format!("Host: 127.0.0.1:{port}\r\nOrigin: https://evil.example\r\n{json}");
-    assert_eq!(raw(&server, &from_page, &body).await, 403);
+    // No hook runs for them; the answer blocks (a page could not read it).
+    assert!(raw_blocked(&server, &from_page, &body, "web pages").await);
     let rebound = format!("Host: evil.example:{port}\r\n{json}");
-    assert_eq!(raw(&server, &rebound, &body).await, 421, "DNS rebinding");
+    assert!(
+        raw_blocked(&server, &rebound, &body, "not this server's address").await,
+        "DNS rebinding"
+    );
     for host in [format!("localhost:{port}"), format!("127.0.0.1:{port}")] {
         let ok = format!("Host: {host}\r\n{json}");
         assert_eq!(raw(&server, &ok, &body).await, 200, "{host}");
+        assert!(!raw_blocked(&server, &ok, &body, "").await, "{host}");
     }
     let named = serve(
         &hooks.path,
@@ -424,7 +468,7 @@ async fn h7_h8_a_browser_origin_or_a_foreign_host_is_refused() {
     );
     let port = named.address.rsplit(':').next().unwrap().to_owned();
     let ok = format!("Host: hooks.internal:{port}\r\n{json}");
-    assert_eq!(raw(&named, &ok, &body).await, 200);
+    assert!(!raw_blocked(&named, &ok, &body, "").await);
 }
 
 #[tokio::test]
@@ -555,19 +599,58 @@ async fn c4_each_project_is_answered_by_its_own_hooks_and_no_other_place_is() {
     assert_eq!(body["hookSpecificOutput"]["permissionDecision"], "deny");
     assert_eq!(post(&server, from(plain.path())).await, (200, json!({})));
     // An event cannot pick another place (its command hooks would run
-    // there), nor step out of a served one.
+    // there), nor step out of a served one: from anywhere else it is
+    // answered by the person's and the organisation's hooks alone (#43:
+    // never refused, which an agent takes for "go on"). This person's own
+    // guard refuses `rm -rf`.
+    std::fs::create_dir_all(home.path().join("config/wasm-hooks")).unwrap();
+    std::fs::write(
+        home.path().join("config/wasm-hooks/hooks.json"),
+        json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "inline", "rules": [
+            {"field": "tool_input.command", "operator": "contains", "value": "rm -rf",
+             "action": "deny", "reason": "the person's own guard"}]}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let mut command = wasm_hooks_as(home.path());
+    command
+        .args([
+            "serve",
+            "--no-token",
+            "--listen",
+            "127.0.0.1:0",
+            "--project",
+        ])
+        .arg(guarded.path());
+    let persons = Server::start(command);
     for elsewhere in [
         std::env::temp_dir(),
         plain.path().join("../.."),
         PathBuf::from("relative/dir"),
     ] {
-        let (status, body) = post(&server, from(&elsewhere)).await;
-        assert_eq!(status, 403, "{}: {body}", elsewhere.display());
+        let (status, body) = post(&persons, from(&elsewhere)).await;
+        assert_eq!(status, 200, "{}: {body}", elsewhere.display());
         assert!(
-            body["error"].as_str().unwrap().contains("in no project"),
-            "{body}"
+            denied_because(&body).is_some_and(|why| why.contains("the person's own guard")),
+            "{}: {body}",
+            elsewhere.display()
         );
     }
+    // Unless the operator says to block them.
+    let mut command = wasm_hooks_as(home.path());
+    command
+        .args(["serve", "--no-token", "--listen", "127.0.0.1:0"])
+        .args(["--outside-projects", "block", "--project"])
+        .arg(guarded.path());
+    let blocking = Server::start(command);
+    let mut ls = bash("ls");
+    ls["cwd"] = json!(std::env::temp_dir());
+    let (status, body) = post(&blocking, ls.to_string()).await;
+    assert_eq!(status, 200);
+    assert!(
+        denied_because(&body).is_some_and(|why| why.contains("in no project")),
+        "{body}"
+    );
 }
 
 /// One keep-alive client sending `body` until the server closes: how many
@@ -716,7 +799,10 @@ async fn m5_a_client_that_sends_slowly_is_cut_off() {
     let answer = dripped_until_closed(&mut slow_body, b" ")
         .await
         .expect("the server waited for a body that never ended");
-    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(
+        answer.starts_with("HTTP/1.1 200") && answer.contains("did not arrive within"),
+        "{answer}"
+    );
     // Meanwhile a well-formed request is answered.
     assert_eq!(post(&server, bash("ls").to_string()).await.0, 200);
 }

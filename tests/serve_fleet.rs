@@ -297,7 +297,8 @@ fn promtool_accepts_the_metrics_after_every_kind_of_answer() {
         r#"verdict="deny"} 1"#,
         r#"wasm_hooks_events_total{event="PreToolUse",verdict="proceed"} 1"#,
         r#"wasm_hooks_hook_duration_seconds_count{kind="inline"} 2"#,
-        r#"wasm_hooks_requests_total{status="400"} 1"#,
+        r#"wasm_hooks_requests_total{status="200"} 3"#,
+        "wasm_hooks_refusals_total 1",
         "wasm_hooks_requests_in_flight 0",
     ] {
         assert!(metrics.contains(expected), "{expected} in:\n{metrics}");
@@ -357,7 +358,7 @@ fn the_access_log_has_a_line_per_event_and_no_secret_of_it() {
     assert_eq!(lines[1]["decision"], "proceed");
     assert_eq!(
         (lines[2]["status"].as_u64(), lines[2]["decision"].as_str()),
-        (Some(400), Some("refused"))
+        (Some(200), Some("refused"))
     );
     assert!(
         !text.contains("hunter2"),

@@ -18,7 +18,10 @@ pub trait Hook {
     /// event name to the methods below, and to [`Hook::other`] for the rest.
     fn handle(event: &Event) -> Result<Outcome> {
         match event.name() {
-            "PreToolUse" => Self::pre_tool_use(event),
+            // A shell command run another way (a skill's `!cmd`) is a
+            // `Bash` call to a guard: the host names it PreToolUse for a
+            // hook written for those, and an older host does not.
+            "PreToolUse" | "PreSkillShellCommand" => Self::pre_tool_use(event),
             "PostToolUse" => Self::post_tool_use(event),
             "PostToolUseFailure" => Self::post_tool_use_failure(event),
             "UserPromptSubmit" => Self::user_prompt_submit(event),

@@ -196,6 +196,8 @@ export class Outcome {
 
 const METHODS = {
   PreToolUse: 'preToolUse',
+  // A shell command run another way (a skill's `!cmd`) is a Bash call to a guard.
+  PreSkillShellCommand: 'preToolUse',
   PostToolUse: 'postToolUse',
   PostToolUseFailure: 'postToolUseFailure',
   UserPromptSubmit: 'userPromptSubmit',

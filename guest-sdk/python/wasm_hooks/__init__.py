@@ -230,6 +230,9 @@ class Outcome:
 # The agent's event names and the method that answers each.
 _METHODS = {
     "PreToolUse": "pre_tool_use",
+    # A shell command run another way (a skill's `!cmd`) is a Bash call
+    # to a guard.
+    "PreSkillShellCommand": "pre_tool_use",
     "PostToolUse": "post_tool_use",
     "PostToolUseFailure": "post_tool_use_failure",
     "UserPromptSubmit": "user_prompt_submit",

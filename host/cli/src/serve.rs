@@ -62,10 +62,18 @@ pub(crate) struct ServeArgs {
     allow_hosts: Vec<String>,
 
     /// Serve this project's hooks (repeatable) [default: the current
-    /// directory]: an event is answered by the project its `cwd` is in,
-    /// and refused (403) when it is in none.
+    /// directory]: an event is answered by the project its `cwd` is in;
+    /// one in none as `--outside-projects` says.
     #[arg(long = "project", value_name = "DIR", conflicts_with = "project_dir")]
     projects: Vec<PathBuf>,
+
+    /// What answers an event whose `cwd` is in no served project:
+    /// `persons` (the default), the person's and the organisation's hooks,
+    /// with no project layer; `block`, the hooks' failure (a guard event
+    /// is blocked, others go on with a message). Never a refusal, which an
+    /// agent takes for "go on".
+    #[arg(long, value_enum)]
+    outside_projects: Option<Outside>,
 
     /// Hold at most this many connections at once; for the next, the one
     /// quiet the longest is closed (or, when all are answering, it waits)
@@ -120,6 +128,17 @@ pub(crate) struct ServeArgs {
     audit: AuditLogArg,
 }
 
+/// What answers an event from outside every served project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Outside {
+    /// The person's and the organisation's hooks.
+    #[default]
+    Persons,
+    /// The hooks' failure: a guard event is blocked.
+    Block,
+}
+
 /// `serve`'s settings as a file gives them (see [`ServeArgs`]).
 #[derive(Debug, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -134,6 +153,7 @@ struct ServeFile {
     allow_hosts: Vec<String>,
     #[serde(default)]
     projects: Vec<PathBuf>,
+    outside_projects: Option<Outside>,
     max_connections: Option<usize>,
     request_timeout_ms: Option<u64>,
     idle_timeout_ms: Option<u64>,
@@ -154,6 +174,7 @@ struct Settings {
     no_token: bool,
     allow_hosts: Vec<String>,
     projects: Vec<PathBuf>,
+    outside_projects: Outside,
     max_connections: usize,
     request_timeout_ms: u64,
     idle_timeout_ms: u64,
@@ -210,6 +231,10 @@ impl Settings {
             } else {
                 args.projects.clone()
             },
+            outside_projects: args
+                .outside_projects
+                .or(file.outside_projects)
+                .unwrap_or_default(),
             max_connections: args
                 .max_connections
                 .or(file.max_connections)
@@ -249,7 +274,7 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
         )),
         None => None,
     };
-    let projects = builders(&args, &settings, state.as_ref())?;
+    let (projects, outside) = builders(&args, &settings, state.as_ref())?;
     let mut server = HookServer::for_project_builders(projects, settings.protocol.protocol())
         .max_body(settings.max_body_kb * 1024)
         .max_connections(settings.max_connections)
@@ -257,6 +282,9 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
         .request_timeout(std::time::Duration::from_millis(
             settings.request_timeout_ms,
         ));
+    if settings.outside_projects == Outside::Persons {
+        server = server.outside_projects(outside);
+    }
     if settings.reload_ms > 0 {
         server = server.live_reload(std::time::Duration::from_millis(settings.reload_ms));
     }
@@ -358,13 +386,15 @@ fn access_log(path: &std::path::Path) -> anyhow::Result<Box<dyn Write + Send>> {
 /// in a system call would keep SIGTERM from ever ending `serve`.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Each served project's directory (resolved) and engine builder; the
-/// projects share one wasm runtime, so a plugin is compiled once.
+/// Each served project's directory (resolved) and engine builder, and
+/// the builder of the engine for events from outside them (the person's
+/// and the organisation's layers only); all share one wasm runtime, so a
+/// plugin is compiled once.
 fn builders(
     args: &ServeArgs,
     settings: &Settings,
     state: Option<&Arc<dyn SharedState>>,
-) -> anyhow::Result<Vec<(PathBuf, HookEngineBuilder)>> {
+) -> anyhow::Result<(Vec<(PathBuf, HookEngineBuilder)>, HookEngineBuilder)> {
     // No plugin hot reload of the runtime's own: every plugin is an input
     // of its engine, which live reload builds again when one changes (two
     // reloaders would hash each change twice and rebuild after swapping).
@@ -376,28 +406,36 @@ fn builders(
         options.shared_state(Arc::clone(state));
     }
     let runtime = options.build().context("starting the wasm runtime")?;
+    let here = std::env::current_dir().context("finding the current directory")?;
     let dirs = if settings.projects.is_empty() {
         vec![match args.hook_files.project_dir() {
             Some(dir) => dir.to_owned(),
-            None => std::env::current_dir().context("finding the current directory")?,
+            None => here.clone(),
         }]
     } else {
         settings.projects.clone()
     };
-    dirs.iter()
+    let builder = |dir: PathBuf| -> anyhow::Result<HookEngineBuilder> {
+        let mut builder = args.hook_files.builder_in(&[], Some(dir))?;
+        args.audit.apply(&mut builder);
+        builder.runtime(runtime.clone()).lints(false);
+        if let Some(state) = state {
+            builder.shared_state(Arc::clone(state));
+        }
+        Ok(builder)
+    };
+    let projects = dirs
+        .iter()
         .map(|dir| {
             let dir = dir
                 .canonicalize()
                 .with_context(|| format!("--project {}: no such directory", dir.display()))?;
-            let mut builder = args.hook_files.builder_in(&[], Some(dir.clone()))?;
-            args.audit.apply(&mut builder);
-            builder.runtime(runtime.clone()).lints(false);
-            if let Some(state) = state {
-                builder.shared_state(Arc::clone(state));
-            }
-            Ok((dir, builder))
+            Ok((dir.clone(), builder(dir)?))
         })
-        .collect()
+        .collect::<anyhow::Result<_>>()?;
+    let mut outside = builder(here)?;
+    outside.without_project();
+    Ok((projects, outside))
 }
 
 /// How many connections the kernel may hold for `serve` before it takes

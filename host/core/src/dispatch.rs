@@ -324,7 +324,7 @@ async fn run(
     HookOutput,
 ) {
     let started = Instant::now();
-    let reply = hook.handler.handle(&hook.id, event).await;
+    let reply = hook.handler.handle(&hook.id, &hook.presented(event)).await;
     let elapsed = started.elapsed();
     let result = reply
         .result

@@ -502,6 +502,29 @@ impl Event {
         self
     }
 
+    /// This event as a hook written for a PreToolUse `Bash` call sees it
+    /// when it is a shell command run another way
+    /// ([`EventName::is_other_shell`]): named PreToolUse, its own name
+    /// kept in `original_event_name`, every other field as it was (its
+    /// `tool_name` is `Bash`, its `tool_input.command` the command); any
+    /// other event as it is.
+    pub fn as_tool_call(&self) -> std::borrow::Cow<'_, Event> {
+        if !self.name.is_other_shell() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut record = self.record.clone();
+        record.insert("original_event_name".into(), self.name.as_str().into());
+        record.insert(
+            "hook_event_name".into(),
+            EventName::PreToolUse.as_str().into(),
+        );
+        record.entry("tool_name").or_insert_with(|| "Bash".into());
+        std::borrow::Cow::Owned(Event {
+            name: EventName::PreToolUse,
+            record,
+        })
+    }
+
     /// The canonical event name.
     pub fn name(&self) -> EventName {
         self.name

@@ -191,6 +191,20 @@ impl HookSpec {
 }
 
 impl HookSpec {
+    /// `event` as this hook is written to see it: a shell command run
+    /// another way reaches a hook that takes it only as a `Bash` call (not
+    /// by its own name) as a PreToolUse `Bash` call
+    /// ([`Event::as_tool_call`]), so that every kind of guard (a wasm
+    /// plugin's `pre_tool_use`, a command's script, an inline rule)
+    /// answers it as it answers that; any other event as it is.
+    pub fn presented<'e>(&self, event: &'e Event) -> std::borrow::Cow<'e, Event> {
+        if event.name().is_other_shell() && !self.events.matches(event.name(), event.subject()) {
+            event.as_tool_call()
+        } else {
+            std::borrow::Cow::Borrowed(event)
+        }
+    }
+
     /// Whether the hook's events take an event of this name and subject:
     /// its pattern's own, and, for [`HookSpec::every_shell`], a shell
     /// command run another way when the pattern takes a PreToolUse `Bash`

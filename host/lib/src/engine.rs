@@ -142,6 +142,9 @@ pub struct HookEngineBuilder {
     named_files_scope: Scope,
     /// Whether an untrusted project's sandboxed hooks answer in full.
     sandboxed_answer_in_full: bool,
+    /// Whether the project's own layer (its hook files and settings) is
+    /// left out: for an event from outside any project served.
+    without_project: bool,
 }
 
 /// Where an organisation's managed layer lives unless
@@ -193,6 +196,7 @@ impl Default for HookEngineBuilder {
             dispatch_limits: DispatchLimits::DEFAULT,
             named_files_scope: Scope::User,
             sandboxed_answer_in_full: false,
+            without_project: false,
             managed_dir: Some(managed_dir_from_env()),
         }
     }
@@ -234,6 +238,15 @@ impl HookEngineBuilder {
     /// run.
     pub fn sandboxed_answer_in_full(&mut self, full: bool) -> &mut Self {
         self.sandboxed_answer_in_full = full;
+        self
+    }
+
+    /// Read the person's and the organisation's layers only: no hook
+    /// file or settings of the project (the directory still says where
+    /// `${PROJECT_DIR}` is). What `serve` answers an event from outside
+    /// every project it serves with.
+    pub fn without_project(&mut self) -> &mut Self {
+        self.without_project = true;
         self
     }
 
@@ -470,6 +483,7 @@ impl HookEngineBuilder {
             Some(project) if self.files.is_empty() => {
                 config::searched_files(project, self.user_config().as_deref(), self.claude_settings)
                     .into_iter()
+                    .filter(|layer| !(self.without_project && layer.scope == Scope::Project))
                     .map(|layer| layer.path)
                     .collect()
             }
@@ -507,7 +521,11 @@ impl HookEngineBuilder {
         } else {
             Vec::new()
         };
-        managed.into_iter().chain(rest).collect()
+        managed
+            .into_iter()
+            .chain(rest)
+            .filter(|layer| !(self.without_project && layer.scope == Scope::Project))
+            .collect()
     }
 
     /// Load every hook file and build the engine.
@@ -1003,7 +1021,8 @@ impl HookEngineBuilder {
         let Some(project) = &self.project_dir else {
             return Ok((EngineSettings::default(), Vec::new(), Vec::new()));
         };
-        let files = config::settings_files(project, self.user_config().as_deref());
+        let mut files = config::settings_files(project, self.user_config().as_deref());
+        files.retain(|f| !(self.without_project && f.scope == Scope::Project));
         let (settings, left_out) = EngineSettings::load(&files, !self.strict_project)?;
         let project_files = files
             .into_iter()

@@ -4,22 +4,28 @@
 //! the agent pays no process start per event and compiled plugins stay
 //! warm. `GET /health` answers `{"status": "ok", "hooks": N}`.
 //!
-//! Requests are handled concurrently; a body over the size limit gets 413,
-//! a body that is not an event 400, a body not sent in time 408, and, when
-//! a token is set, a request without `Authorization: Bearer <token>` 401.
-//! A server for a list of projects answers an event with the hooks of the
-//! project its `cwd` lies in, and refuses (403) an event from any other
-//! place: the event cannot choose which hooks run, or where.
+//! Requests are handled concurrently. **`/hook` never answers with a
+//! refusal**: an agent reads a non-2xx status (as a dropped connection) as
+//! "go on", so a request this server will not run hooks for — a body over
+//! the size limit or not sent in time, a body that is not an event, no
+//! token or the wrong one, a web page's `Origin`, a `Host` that is not this
+//! server's, a `Content-Type` that is not JSON — gets a 200 with the
+//! agent's block of its event (read from the body as far as it can be:
+//! its `hook_event_name`), and a reason saying what to fix. A server for a
+//! list of projects answers an event with the hooks of the project its
+//! `cwd` lies in; an event from anywhere else with the person's and the
+//! organisation's hooks alone ([`HookServer::outside_projects`]), or, when
+//! the operator gave none, with the hooks' failure (a block on a guard
+//! event): the event cannot choose which hooks run, or where.
 //!
 //! Connections are held as `server_conn` says: capped, idle and
 //! slow ones closed, drained on shutdown.
 //!
 //! No web page can drive it, nor read it: a request that carries an
-//! `Origin` (every browser sends one with a cross-site request) gets 403,
-//! and, when the server knows its own addresses, a `Host` that is not one
-//! of them (DNS rebinding) 421, on `/hook` and `/health` alike; an event
-//! whose body is not `Content-Type: application/json` (the only kind a
-//! page can send without asking first) gets 415.
+//! `Origin` (every browser sends one with a cross-site request) runs no
+//! hook, and, when the server knows its own addresses, neither does one
+//! whose `Host` is not one of them (DNS rebinding); `/health` and
+//! `/metrics` refuse them (403, 421).
 
 use std::future::Future;
 use std::io;
@@ -43,7 +49,7 @@ use crate::server_conn::{
     ConnectionLimits, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT,
 };
 use crate::server_metrics::ServerMetrics;
-use wasm_hooks_core::Event;
+use wasm_hooks_core::{Event, EventName};
 
 /// The default request body limit: 1 MiB.
 pub const DEFAULT_MAX_BODY: usize = 1024 * 1024;
@@ -53,6 +59,8 @@ pub const DEFAULT_MAX_BODY: usize = 1024 * 1024;
 #[derive(Debug, Clone)]
 pub struct HookServer {
     served: Served,
+    /// What answers an event from outside every served project.
+    outside: Option<Arc<ServedEngine>>,
     protocol: Protocol,
     token: Option<String>,
     max_body: usize,
@@ -295,8 +303,29 @@ impl HookServer {
         Self::serving(Served::Projects(projects), protocol)
     }
 
-    /// Every served engine.
+    /// Answer an event from outside every served project with the engine
+    /// `builder` builds (the person's and the organisation's layers: see
+    /// [`HookEngineBuilder::without_project`]), built now and again as the
+    /// projects' are. Without it, such an event gets the hooks' failure (a
+    /// block on a guard event).
+    pub fn outside_projects(mut self, builder: HookEngineBuilder) -> Self {
+        self.outside = Some(ServedEngine::built(
+            Path::new("(outside the served projects)"),
+            builder,
+        ));
+        self
+    }
+
+    /// Every served engine, the one for events from outside the projects
+    /// included.
     pub(crate) fn engines(&self) -> Vec<Arc<ServedEngine>> {
+        let mut engines = self.project_engines();
+        engines.extend(self.outside.clone());
+        engines
+    }
+
+    /// The served projects' engines.
+    fn project_engines(&self) -> Vec<Arc<ServedEngine>> {
         match &self.served {
             Served::Any(engine) => vec![Arc::clone(engine)],
             Served::Projects(projects) => projects.iter().map(|(_, e)| Arc::clone(e)).collect(),
@@ -314,6 +343,7 @@ impl HookServer {
     fn serving(served: Served, protocol: Protocol) -> Self {
         Self {
             served,
+            outside: None,
             protocol,
             token: None,
             max_body: DEFAULT_MAX_BODY,
@@ -477,6 +507,7 @@ impl HookServer {
                     .max_by_key(|(dir, _)| dir.components().count())
             })
             .map(|(dir, engine)| (&**engine, Some(dir.as_path())))
+            .or_else(|| self.outside.as_deref().map(|engine| (engine, None)))
             .ok_or_else(|| {
                 format!(
                     "the event's cwd `{cwd}` is in no project this server serves (start it with --project for that directory)"
@@ -484,8 +515,10 @@ impl HookServer {
             })
     }
 
+    /// The hooks of the served projects (not of the engine for events
+    /// from outside them, which holds the person's again).
     fn hook_count(&self) -> usize {
-        self.engines()
+        self.project_engines()
             .iter()
             .filter_map(|e| e.engine())
             .map(|e| e.hooks().len())
@@ -522,14 +555,35 @@ fn error(status: StatusCode, message: String) -> Response {
     (status, Json(json!({ "error": message }))).into_response()
 }
 
+/// Why a request is refused: the status a route other than `/hook`
+/// answers with, and why (which `/hook` says in its block instead).
+struct Refusal {
+    status: StatusCode,
+    why: String,
+}
+
+impl Refusal {
+    fn new(status: StatusCode, why: impl Into<String>) -> Self {
+        Self {
+            status,
+            why: why.into(),
+        }
+    }
+
+    /// The refusal as `/health` and `/metrics` answer it.
+    fn response(self) -> Response {
+        error(self.status, self.why)
+    }
+}
+
 /// Why a request cannot have come from an agent, if it cannot: a web
 /// page's `Origin`, a `Host` this server does not answer to. Every route
 /// checks it.
-fn from_elsewhere(server: &HookServer, headers: &HeaderMap) -> Option<Response> {
+fn from_elsewhere(server: &HookServer, headers: &HeaderMap) -> Option<Refusal> {
     if headers.contains_key(header::ORIGIN) {
-        return Some(error(
+        return Some(Refusal::new(
             StatusCode::FORBIDDEN,
-            "requests from web pages (with an Origin header) are refused".into(),
+            "requests from web pages (with an Origin header) are refused",
         ));
     }
     if let Some(hosts) = &server.hosts {
@@ -538,7 +592,7 @@ fn from_elsewhere(server: &HookServer, headers: &HeaderMap) -> Option<Response> 
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
         if !hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
-            return Some(error(
+            return Some(Refusal::new(
                 StatusCode::MISDIRECTED_REQUEST,
                 format!("Host `{host}` is not this server's address"),
             ));
@@ -549,7 +603,7 @@ fn from_elsewhere(server: &HookServer, headers: &HeaderMap) -> Option<Response> 
 
 /// Why an event cannot have come from an agent, if it cannot: it comes
 /// [`from_elsewhere`], or its body is not declared JSON.
-fn refused(server: &HookServer, headers: &HeaderMap) -> Option<Response> {
+fn refused(server: &HookServer, headers: &HeaderMap) -> Option<Refusal> {
     if let Some(refusal) = from_elsewhere(server, headers) {
         return Some(refusal);
     }
@@ -559,9 +613,9 @@ fn refused(server: &HookServer, headers: &HeaderMap) -> Option<Response> {
         .and_then(|v| v.split(';').next())
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
     (!json).then(|| {
-        error(
+        Refusal::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "the body must be sent as Content-Type: application/json".into(),
+            "the body must be sent as Content-Type: application/json",
         )
     })
 }
@@ -593,44 +647,97 @@ async fn hook(
     response
 }
 
+/// A request body that does not hold an event: why, and what of it was
+/// read (at most the size limit), to tell which event it was.
+struct Unread {
+    why: String,
+    head: Vec<u8>,
+}
+
 /// The event a request's body holds, read within the time and size
-/// limits; or the answer refusing it (408, 413, 400).
-async fn read_event(server: &HookServer, body: Body) -> Result<Event, Response> {
-    let body = match tokio::time::timeout(
-        server.request_timeout,
-        axum::body::to_bytes(body, server.max_body),
-    )
-    .await
-    {
-        Ok(Ok(body)) => body,
-        Ok(Err(_)) => {
-            return Err(error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("the body is over {} bytes", server.max_body),
-            ));
-        }
-        Err(_) => {
-            return Err(error(
-                StatusCode::REQUEST_TIMEOUT,
-                format!(
-                    "the body did not arrive within {} ms",
-                    server.request_timeout.as_millis()
-                ),
-            ));
-        }
-    };
-    let value: Value = serde_json::from_slice(&body).map_err(|e| {
-        error(
-            StatusCode::BAD_REQUEST,
-            format!("the body is not JSON: {e}"),
-        )
+/// limits; or why not, with what was read.
+async fn read_event(server: &HookServer, body: Body) -> Result<Event, Unread> {
+    let body = read_body(server, body).await?;
+    let value: Value = serde_json::from_slice(&body).map_err(|e| Unread {
+        why: format!("the body is not JSON: {e}"),
+        head: body.clone(),
     })?;
-    server.protocol.decode(value).map_err(|e| {
-        error(
-            StatusCode::BAD_REQUEST,
-            format!("the body is not an event: {e}"),
-        )
+    server.protocol.decode(value).map_err(|e| Unread {
+        why: format!("the body is not an event: {e}"),
+        head: body,
     })
+}
+
+/// The body, whole, when it arrives within the request timeout and the
+/// size limit; what arrived of it otherwise.
+async fn read_body(server: &HookServer, body: Body) -> Result<Vec<u8>, Unread> {
+    use futures_util::StreamExt as _;
+    let deadline = tokio::time::Instant::now() + server.request_timeout;
+    let mut stream = body.into_data_stream();
+    let mut read = Vec::new();
+    loop {
+        let why = match tokio::time::timeout_at(deadline, stream.next()).await {
+            Ok(None) => return Ok(read),
+            Ok(Some(Ok(chunk))) if read.len() + chunk.len() <= server.max_body => {
+                read.extend_from_slice(&chunk);
+                continue;
+            }
+            Ok(Some(Ok(chunk))) => {
+                // What fits is kept: it names the event.
+                let room = server.max_body.saturating_sub(read.len());
+                read.extend_from_slice(&chunk[..room.min(chunk.len())]);
+                format!(
+                    "the event is over {} bytes, this server's limit (`--max-body-kb`)",
+                    server.max_body
+                )
+            }
+            Ok(Some(Err(e))) => format!("the body could not be read: {e}"),
+            Err(_) => format!(
+                "the body did not arrive within {} ms",
+                server.request_timeout.as_millis()
+            ),
+        };
+        return Err(Unread { why, head: read });
+    }
+}
+
+/// The event whose answer blocks a request that holds none: named by the
+/// `hook_event_name` the body starts with, when it can be read there;
+/// else a PreToolUse (a guard's event).
+fn named_event(protocol: Protocol, head: &[u8]) -> Event {
+    static NAME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#""hook_event_name"\s*:\s*"([A-Za-z_:.-]{1,64})""#)
+            .expect("a valid pattern")
+    });
+    let head = String::from_utf8_lossy(&head[..head.len().min(PEEK_BYTES)]);
+    NAME.captures(&head)
+        .and_then(|found| {
+            let name = found.get(1)?.as_str();
+            protocol
+                .decode(json!({ "hook_event_name": name }))
+                .ok()
+                .or_else(|| EventName::parse(name).ok().map(Event::new))
+        })
+        .unwrap_or_else(|| Event::new(EventName::PreToolUse))
+}
+
+/// How much of an unreadable body is searched for its event's name: an
+/// agent names it before the tool's input.
+const PEEK_BYTES: usize = 64 * 1024;
+
+/// A 200 with the agent's block of `event` (a visible message on an event
+/// that guards nothing), for `why`: what `/hook` answers in place of a
+/// refusal.
+fn blocked(server: &HookServer, event: &Event, why: &str, record: &mut AccessRecord) -> Response {
+    record.decision = "refused".to_owned();
+    record.event = event.name().to_string();
+    server.metrics.refused();
+    let answer = server.protocol.failure_over_http(event, why);
+    let body = match answer.body {
+        Value::Null => json!({}),
+        body => body,
+    };
+    Json(body).into_response()
 }
 
 async fn hook_answer(
@@ -639,15 +746,17 @@ async fn hook_answer(
     body: Body,
     record: &mut AccessRecord,
 ) -> Response {
-    if let Some(refusal) = refused(server, headers) {
-        return refusal;
-    }
-    if let Some(refusal) = unauthorized(server, headers) {
-        return refusal;
-    }
-    let mut event = match read_event(server, body).await {
-        Ok(event) => event,
-        Err(refusal) => return refusal,
+    let refusal = refused(server, headers).or_else(|| unauthorized(server, headers));
+    let mut event = match (refusal, read_event(server, body).await) {
+        (None, Ok(event)) => event,
+        (Some(refusal), read) => {
+            let event = read.unwrap_or_else(|unread| named_event(server.protocol, &unread.head));
+            return blocked(server, &event, &refusal.why, record);
+        }
+        (None, Err(unread)) => {
+            let event = named_event(server.protocol, &unread.head);
+            return blocked(server, &event, &unread.why, record);
+        }
     };
     record.session = event.session_id().to_owned();
     record.event = event.name().to_string();
@@ -659,7 +768,7 @@ async fn hook_answer(
             }
             served
         }
-        Err(why) => return error(StatusCode::FORBIDDEN, why),
+        Err(why) => return blocked(server, &event, &why, record),
     };
     record.project.clone_from(&served.name);
     let answer = match served.current() {
@@ -748,7 +857,7 @@ async fn answer(
 /// (see [`from_elsewhere`]).
 async fn health(State(server): State<Arc<HookServer>>, headers: HeaderMap) -> Response {
     if let Some(refusal) = from_elsewhere(&server, &headers) {
-        return refusal;
+        return refusal.response();
     }
     // Alive whatever the projects' files say; how many are not built
     // from their files as they are (`/ready` says which and why).
@@ -766,7 +875,7 @@ async fn health(State(server): State<Arc<HookServer>>, headers: HeaderMap) -> Re
 /// engine, if it has one, still answers).
 async fn ready(State(server): State<Arc<HookServer>>, headers: HeaderMap) -> Response {
     if let Some(refusal) = from_elsewhere(&server, &headers) {
-        return refusal;
+        return refusal.response();
     }
     let not_ready: serde_json::Map<String, Value> = server
         .engines()
@@ -792,10 +901,10 @@ async fn ready(State(server): State<Arc<HookServer>>, headers: HeaderMap) -> Res
 /// set, only for a request that carries it.
 async fn metrics(State(server): State<Arc<HookServer>>, headers: HeaderMap) -> Response {
     if let Some(refusal) = from_elsewhere(&server, &headers) {
-        return refusal;
+        return refusal.response();
     }
     if let Some(refusal) = unauthorized(&server, &headers) {
-        return refusal;
+        return refusal.response();
     }
     if let Some(state) = &server.state {
         server.metrics.state_failures(state.failures());
@@ -826,16 +935,16 @@ async fn metrics(State(server): State<Arc<HookServer>>, headers: HeaderMap) -> R
 }
 
 /// A 401 when a token is set and `headers` do not carry it.
-fn unauthorized(server: &HookServer, headers: &HeaderMap) -> Option<Response> {
+fn unauthorized(server: &HookServer, headers: &HeaderMap) -> Option<Refusal> {
     let token = server.token.as_ref()?;
     let given = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "));
     (!given.is_some_and(|given| same_secret(given.as_bytes(), token.as_bytes()))).then(|| {
-        error(
+        Refusal::new(
             StatusCode::UNAUTHORIZED,
-            "missing or wrong bearer token".into(),
+            "the request carries no bearer token, or the wrong one: set the server's token (WASM_HOOKS_TOKEN) where the agent runs",
         )
     })
 }

@@ -1,8 +1,9 @@
 //! What `serve` counts, for `GET /metrics` in the Prometheus text format
 //! (OpenMetrics): each hook's decisions by event and verdict, how long
 //! hooks of each kind take, their failures by hook and reason, events by
-//! verdict, requests by status and in flight, and each project's reloads
-//! and whether it is ready.
+//! verdict, requests by status and in flight, refused ones (answered with
+//! the agent's block), and each project's reloads and whether it is
+//! ready.
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -70,6 +71,7 @@ pub(crate) struct ServerMetrics {
     hook_seconds: Family<Kind, Histogram>,
     hook_failures: Family<Failure, Counter>,
     requests: Family<Status, Counter>,
+    refusals: Counter,
     in_flight: Gauge<i64, std::sync::atomic::AtomicI64>,
     reloads: Family<Reload, Counter>,
     ready: Family<Project, Gauge<i64, std::sync::atomic::AtomicI64>>,
@@ -107,6 +109,12 @@ impl ServerMetrics {
         );
         let requests = Family::<Status, Counter>::default();
         registry.register("requests", "Requests, by HTTP status", requests.clone());
+        let refusals = Counter::default();
+        registry.register(
+            "refusals",
+            "Events no hook ran for (too large, not an event, no token, from a web page…), answered with the agent's block",
+            refusals.clone(),
+        );
         let in_flight = Gauge::<i64, std::sync::atomic::AtomicI64>::default();
         registry.register(
             "requests_in_flight",
@@ -139,6 +147,7 @@ impl ServerMetrics {
             hook_seconds,
             hook_failures,
             requests,
+            refusals,
             in_flight,
             reloads,
             ready,
@@ -189,6 +198,11 @@ impl ServerMetrics {
                 status: status.to_string(),
             })
             .inc();
+    }
+
+    /// A request refused: answered with the agent's block, no hook run.
+    pub(crate) fn refused(&self) {
+        self.refusals.inc();
     }
 
     /// A request started; it ends when the guard is dropped.

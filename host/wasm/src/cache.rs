@@ -13,8 +13,13 @@
 //! trailer: a magic tag, the artifact's length and its CRC-32
 //! (hardware-accelerated; it guards against damage, the file's ownership
 //! against tampering). A truncated or corrupt file is recompiled, never
-//! deserialized. A good entry is mapped, not read: only the pages a call
-//! touches are ever loaded, which is what makes a cold process cheap.
+//! deserialized. An entry is made durable (synced) before it is renamed
+//! into place, and checked whole once: its `<entry>.checked` sidecar then
+//! holds its identity (device, inode, length, change times), and a later
+//! load of the same file skips reading all of it (for a Python plugin,
+//! 40 MB: most of a cold process's start). A good entry is mapped, not
+//! read: only the pages a call touches are ever loaded, which is what makes
+//! a cold process cheap.
 //! Entries owned by another user, or writable by others, are ignored too
 //! (deserializing trusts the bytes to be wasmtime's own). Beside the
 //! entries, `digests/` remembers each plugin file's sha256 (see
@@ -27,7 +32,9 @@ use std::path::{Path, PathBuf};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-use super::digests::{DigestIndex, is_abandoned, is_temporary, owned_by_me_only, read_dir_if_any};
+use super::digests::{
+    DigestIndex, FileId, is_abandoned, is_temporary, owned_by_me_only, read_dir_if_any,
+};
 use super::survey::CacheSurvey;
 
 /// The tag that starts every trailer; the version changes with the layout.
@@ -99,11 +106,16 @@ impl CompileCache {
         if !owned_by_me_only(&meta) {
             return Err("owned by another user or writable by others: not trusted".into());
         }
-        // SAFETY: entries are only ever replaced by renaming a new file over
-        // them, never written in place, so the mapped bytes cannot change.
-        let bytes =
-            unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("cannot map it: {e}"))?;
-        checked_artifact(&bytes)?;
+        let identity = FileId::of_meta(&meta).text();
+        if !checked_before(entry, &identity) {
+            // SAFETY: entries are only ever replaced by renaming a new file
+            // over them, never written in place, so the mapped bytes cannot
+            // change.
+            let bytes =
+                unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("cannot map it: {e}"))?;
+            checked_artifact(&bytes)?;
+            mark_checked(entry, &identity);
+        }
         // SAFETY: the file holds byte for byte what `Component::serialize`
         // wrote (its length and CRC match the trailer), only this user can
         // write it, and its key includes the engine's compatibility hash;
@@ -128,8 +140,44 @@ impl CompileCache {
         let mut file = tempfile::NamedTempFile::new_in(dir)?;
         file.write_all(&payload)?;
         file.write_all(&trailer(&payload))?;
+        // On disk before its name is: a crash never leaves a whole name
+        // over bytes that did not make it.
+        file.as_file().sync_all()?;
         file.persist(entry).map_err(|e| e.error)?;
+        // Written whole from these bytes: as good as checked.
+        if let Ok(meta) = std::fs::metadata(entry) {
+            mark_checked(entry, &FileId::of_meta(&meta).text());
+        }
         Ok(())
+    }
+}
+
+/// The sidecar that says an entry was checked whole, as it was then.
+fn checked_mark(entry: &Path) -> PathBuf {
+    let mut name = entry.as_os_str().to_owned();
+    name.push(".checked");
+    PathBuf::from(name)
+}
+
+/// Whether `entry`, whose identity is `identity`, was checked whole as it
+/// is: its sidecar (this user's own) holds that identity.
+fn checked_before(entry: &Path, identity: &str) -> bool {
+    let mark = checked_mark(entry);
+    std::fs::symlink_metadata(&mark).is_ok_and(|meta| meta.is_file() && owned_by_me_only(&meta))
+        && std::fs::read_to_string(&mark).is_ok_and(|text| text == identity)
+}
+
+/// Say `entry`, whose identity is `identity`, was checked whole (a
+/// failure only costs the next load a check).
+fn mark_checked(entry: &Path, identity: &str) {
+    let mark = checked_mark(entry);
+    let written = tempfile::NamedTempFile::new_in(mark.parent().unwrap_or(Path::new(".")))
+        .and_then(|mut file| {
+            file.write_all(identity.as_bytes())?;
+            file.persist(&mark).map(drop).map_err(|e| e.error)
+        });
+    if let Err(e) = written {
+        tracing::debug!(entry = %entry.display(), "compile cache: cannot mark it checked: {e}");
     }
 }
 
@@ -156,7 +204,10 @@ impl CompileCache {
                         }
                         continue;
                     }
-                    if file.extension().is_some_and(|e| e == "lock") {
+                    if file
+                        .extension()
+                        .is_some_and(|e| e == "lock" || e == "checked")
+                    {
                         continue;
                     }
                     let superseded = name != optimizing

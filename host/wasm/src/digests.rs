@@ -47,15 +47,27 @@ pub(super) struct FileId {
 impl FileId {
     /// The identity of the file at `path` now.
     pub(super) fn of(path: &Path) -> std::io::Result<Self> {
-        let meta = std::fs::metadata(path)?;
+        Ok(Self::of_meta(&std::fs::metadata(path)?))
+    }
+
+    /// The identity of a file with this metadata.
+    pub(super) fn of_meta(meta: &Metadata) -> Self {
         let ns = |secs: i64, nanos: i64| i128::from(secs) * 1_000_000_000 + i128::from(nanos);
-        Ok(Self {
+        Self {
             dev: meta.dev(),
             ino: meta.ino(),
             len: meta.len(),
             mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
             ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
-        })
+        }
+    }
+
+    /// The identity in words, as a sidecar keeps it.
+    pub(super) fn text(&self) -> String {
+        format!(
+            "{} {} {} {} {}",
+            self.dev, self.ino, self.len, self.mtime_ns, self.ctime_ns
+        )
     }
 
     /// Whether the file was last changed long enough ago to be recorded.

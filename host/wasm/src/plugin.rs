@@ -277,8 +277,11 @@ impl WasmRuntime {
         expected: Option<&str>,
     ) -> Result<CompiledAhead, Error> {
         let pinned = expected.map(str::to_ascii_lowercase);
+        let id = FileId::of(path).map_err(|e| read_error(path, &e))?;
         let (bytes, sha256) = read(path, pinned.as_deref())?;
         let compiled = prepare(self, path, &bytes, sha256, Some(compiler))?;
+        // The file's sha256 too, so that the first event need not read it.
+        self.remember_digest(path, &id, &compiled);
         Ok(CompiledAhead {
             entry: self.cache_entry_of(compiler, &compiled.sha256),
             sha256: compiled.sha256.clone(),

@@ -190,7 +190,9 @@ fn engine_on(file: &Path, compiler: Compiler) -> anyhow::Result<HookEngine> {
 }
 
 /// Run `command` to its exit with `stdin` on its stdin: its wall time and
-/// its peak resident memory (KiB), from `wait4`.
+/// its peak resident memory (KiB), the high-water mark of its own memory
+/// (`VmHWM`, read as it runs: `wait4`'s `ru_maxrss` would carry this
+/// process's own, inherited at the fork).
 fn run_measured(mut command: Command, stdin: &str) -> anyhow::Result<(Duration, u64)> {
     use std::io::Write as _;
     let started = Instant::now();
@@ -206,25 +208,31 @@ fn run_measured(mut command: Command, stdin: &str) -> anyhow::Result<(Duration, 
             written => written?,
         }
     }
-    let pid = libc::pid_t::try_from(child.id())?;
-    let mut status = 0;
-    // SAFETY: `wait4` writes only the status and the struct it is given;
-    // the child is ours and not waited for elsewhere.
-    let usage = unsafe {
-        let mut usage = std::mem::zeroed::<libc::rusage>();
-        if libc::wait4(pid, &raw mut status, 0, &raw mut usage) != pid {
-            bail!(
-                "waiting for {command:?}: {}",
-                std::io::Error::last_os_error()
-            );
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak_kb = 0;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
         }
-        usage
+        peak_kb = peak_kb.max(high_water_kb(&status_file).unwrap_or(0));
+        std::thread::sleep(Duration::from_millis(2));
     };
     let elapsed = started.elapsed();
     // Exit 2 is a hook's deny: an answer.
-    let code = libc::WEXITSTATUS(status);
-    if !libc::WIFEXITED(status) || !matches!(code, 0 | 2) {
-        bail!("{command:?} failed (status {status})");
+    if !matches!(status.code(), Some(0 | 2)) {
+        bail!("{command:?} failed ({status})");
     }
-    Ok((elapsed, u64::try_from(usage.ru_maxrss).unwrap_or(0)))
+    Ok((elapsed, peak_kb))
+}
+
+/// The `VmHWM` line of a `/proc/<pid>/status`, in KiB.
+fn high_water_kb(status_file: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(status_file).ok()?;
+    text.lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
 }

@@ -66,6 +66,18 @@ const TOOLS: &[(&str, &str)] = &[
     ("task", "Task"),
 ];
 
+/// The fields of Copilot CLI's file tools and the canonical names a guard
+/// keyed on Claude Code's tools reads (`protect-paths` on `file_path`):
+/// Copilot 1.0.102 sends `create {path, file_text}`, `edit {path, old_str,
+/// new_str}`, `view {path}`. Both names are in the input a hook sees; a
+/// rewrite goes back to Copilot's ([`as_the_tool_takes_it`]).
+const TOOL_FIELDS: &[(&str, &str)] = &[
+    ("path", "file_path"),
+    ("file_text", "content"),
+    ("old_str", "old_string"),
+    ("new_str", "new_string"),
+];
+
 /// camelCase fields and their Claude Code names.
 const FIELDS: &[(&str, &str)] = &[
     ("sessionId", "session_id"),
@@ -275,8 +287,36 @@ fn rename_tool(record: &mut Map<String, Value>) {
     if let Some((copilot, canonical)) = canonical {
         record.insert("agent_tool_name".into(), (*copilot).into());
         record.insert("tool_name".into(), (*canonical).into());
+        if let Some(Value::Object(input)) = record.get_mut("tool_input") {
+            for (own, named) in TOOL_FIELDS {
+                if let Some(value) = input.get(*own).cloned() {
+                    input.entry(*named).or_insert(value);
+                }
+            }
+        }
     }
+    mcp_tool(record);
     typed_into_a_shell(record);
+}
+
+/// Name an MCP tool call as Claude Code does (`mcp__<server>__<tool>`),
+/// so that a matcher written the Claude Code way fits it: Copilot CLI's
+/// `preMcpToolCall` names the server (`serverName`) and the tool apart,
+/// with the arguments in `arguments`.
+fn mcp_tool(record: &mut Map<String, Value>) {
+    let Some(server) = record.get("serverName").and_then(Value::as_str) else {
+        return;
+    };
+    let server = server.to_owned();
+    let Some(tool) = record.get("tool_name").and_then(Value::as_str) else {
+        return;
+    };
+    let canonical = super::mcp_tool_name(&server, tool);
+    record.insert("agent_tool_name".into(), tool.to_owned().into());
+    record.insert("tool_name".into(), canonical.into());
+    if let Some(arguments) = record.remove("arguments") {
+        record.entry("tool_input").or_insert(arguments);
+    }
 }
 
 /// Copilot CLI's tools that type text into a shell it started earlier
@@ -308,19 +348,28 @@ pub(super) fn typed_into_a_shell(record: &mut Map<String, Value>) {
 /// A rewritten input as Copilot CLI's tool takes it: for a call typing
 /// into a shell, the rewritten `command` is what is typed.
 pub(super) fn as_the_tool_takes_it<'a>(event: &Event, input: &'a Value) -> Cow<'a, Value> {
-    let typed = event
+    let tool = event
         .record()
         .get("agent_tool_name")
-        .and_then(Value::as_str)
-        .is_some_and(|tool| SHELL_INPUT_TOOLS.contains(&tool));
-    if !typed {
+        .and_then(Value::as_str);
+    let typed = tool.is_some_and(|tool| SHELL_INPUT_TOOLS.contains(&tool));
+    let file_tool = tool.is_some_and(|tool| ["create", "edit", "view"].contains(&tool));
+    if !typed && !file_tool {
         return Cow::Borrowed(input);
     }
     let mut input = input.clone();
-    if let Some(object) = input.as_object_mut()
-        && let Some(command) = object.remove("command")
-    {
-        object.insert("input".into(), command);
+    if let Some(object) = input.as_object_mut() {
+        if typed && let Some(command) = object.remove("command") {
+            object.insert("input".into(), command);
+        }
+        if file_tool {
+            // The canonical names a hook rewrote go back to Copilot's.
+            for (own, named) in TOOL_FIELDS {
+                if let Some(value) = object.remove(*named) {
+                    object.insert((*own).into(), value);
+                }
+            }
+        }
     }
     Cow::Owned(input)
 }

@@ -216,6 +216,13 @@ fn named(
     }
 }
 
+/// Claude Code's name of an MCP tool (`mcp__<server>__<tool>`), which
+/// every decoder gives an agent's MCP tool call, so that one matcher fits
+/// it from every agent.
+pub(crate) fn mcp_tool_name(server: &str, tool: &str) -> String {
+    format!("mcp__{server}__{tool}")
+}
+
 /// The agent's own name of `event` (`agent_event_name`, kept by the
 /// decoders that rename), else its canonical one.
 fn agent_name(event: &Event) -> &str {
