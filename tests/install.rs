@@ -177,6 +177,20 @@ fn http_form_into_a_new_user_settings_file() {
         value["hooks"]["PreToolUse"][0]["hooks"][0]["allowedEnvVars"],
         serde_json::json!(["WASM_HOOKS_TOKEN"])
     );
+    // A `serve` that answers with an error or not at all (gone, killed)
+    // blocks the guarded action: Claude Code honours `onFailure` for HTTP
+    // hooks (2.1.332).
+    for guard in ["PreToolUse", "UserPromptSubmit", "PermissionRequest"] {
+        assert_eq!(
+            value["hooks"][guard][0]["hooks"][0]["onFailure"], "block",
+            "{guard}"
+        );
+    }
+    assert!(
+        value["hooks"]["Stop"][0]["hooks"][0]
+            .get("onFailure")
+            .is_none()
+    );
     assert!(
         !home.path().join(".claude/settings.json.bak").exists(),
         "nothing to back up"

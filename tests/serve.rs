@@ -186,16 +186,22 @@ async fn bad_bodies_get_the_agents_block_never_a_refusal() {
         &["--listen", "127.0.0.1:0", "--max-body-kb", "4"],
         &[],
     );
+    // No event name to answer under: the block every event takes.
     let (status, body) = post(&server, "{not json".into()).await;
     assert_eq!(status, 200);
+    assert_eq!(body["decision"], "block", "{body}");
     assert!(
-        denied_because(&body).is_some_and(|why| why.contains("the body is not JSON")),
+        body["reason"]
+            .as_str()
+            .is_some_and(|why| why.contains("the body is not JSON")),
         "{body}"
     );
     let (status, body) = post(&server, json!([1, 2]).to_string()).await;
     assert_eq!(status, 200);
     assert!(
-        denied_because(&body).is_some_and(|why| why.contains("the body is not an event")),
+        body["reason"]
+            .as_str()
+            .is_some_and(|why| why.contains("the body is not an event")),
         "{body}"
     );
     // An event the catalogue does not know (a newer agent's) is no

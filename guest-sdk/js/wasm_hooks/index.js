@@ -196,7 +196,7 @@ export class Outcome {
 
 const METHODS = {
   PreToolUse: 'preToolUse',
-  // A shell command run another way (a skill's `!cmd`) is a Bash call to a guard.
+  // A shell command run another way (the inline `!cmd` of a skill) is a Bash call to a guard.
   PreSkillShellCommand: 'preToolUse',
   PostToolUse: 'postToolUse',
   PostToolUseFailure: 'postToolUseFailure',

@@ -702,23 +702,20 @@ async fn read_body(server: &HookServer, body: Body) -> Result<Vec<u8>, Unread> {
 }
 
 /// The event whose answer blocks a request that holds none: named by the
-/// `hook_event_name` the body starts with, when it can be read there;
-/// else a PreToolUse (a guard's event).
-fn named_event(protocol: Protocol, head: &[u8]) -> Event {
+/// `hook_event_name` the body starts with, when it can be read there.
+fn named_event(protocol: Protocol, head: &[u8]) -> Option<Event> {
     static NAME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r#""hook_event_name"\s*:\s*"([A-Za-z_:.-]{1,64})""#)
             .expect("a valid pattern")
     });
     let head = String::from_utf8_lossy(&head[..head.len().min(PEEK_BYTES)]);
-    NAME.captures(&head)
-        .and_then(|found| {
-            let name = found.get(1)?.as_str();
-            protocol
-                .decode(json!({ "hook_event_name": name }))
-                .ok()
-                .or_else(|| EventName::parse(name).ok().map(Event::new))
-        })
-        .unwrap_or_else(|| Event::new(EventName::PreToolUse))
+    NAME.captures(&head).and_then(|found| {
+        let name = found.get(1)?.as_str();
+        protocol
+            .decode(json!({ "hook_event_name": name }))
+            .ok()
+            .or_else(|| EventName::parse(name).ok().map(Event::new))
+    })
 }
 
 /// How much of an unreadable body is searched for its event's name: an
@@ -727,11 +724,23 @@ const PEEK_BYTES: usize = 64 * 1024;
 
 /// A 200 with the agent's block of `event` (a visible message on an event
 /// that guards nothing), for `why`: what `/hook` answers in place of a
-/// refusal.
-fn blocked(server: &HookServer, event: &Event, why: &str, record: &mut AccessRecord) -> Response {
+/// refusal. For an event that cannot be named, a block every event of
+/// the agent takes (`decision: "block"`: a deny on a tool call, a blocked
+/// prompt), never an answer under another event's name (which Claude Code
+/// refuses, and so goes on).
+fn blocked(
+    server: &HookServer,
+    event: Option<&Event>,
+    why: &str,
+    record: &mut AccessRecord,
+) -> Response {
     record.decision = "refused".to_owned();
-    record.event = event.name().to_string();
     server.metrics.refused();
+    let Some(event) = event else {
+        return Json(json!({"decision": "block", "reason": format!("wasm-hooks: {why}")}))
+            .into_response();
+    };
+    record.event = event.name().to_string();
     let answer = server.protocol.failure_over_http(event, why);
     let body = match answer.body {
         Value::Null => json!({}),
@@ -750,12 +759,14 @@ async fn hook_answer(
     let mut event = match (refusal, read_event(server, body).await) {
         (None, Ok(event)) => event,
         (Some(refusal), read) => {
-            let event = read.unwrap_or_else(|unread| named_event(server.protocol, &unread.head));
-            return blocked(server, &event, &refusal.why, record);
+            let event = read
+                .map(Some)
+                .unwrap_or_else(|unread| named_event(server.protocol, &unread.head));
+            return blocked(server, event.as_ref(), &refusal.why, record);
         }
         (None, Err(unread)) => {
             let event = named_event(server.protocol, &unread.head);
-            return blocked(server, &event, &unread.why, record);
+            return blocked(server, event.as_ref(), &unread.why, record);
         }
     };
     record.session = event.session_id().to_owned();
@@ -768,7 +779,7 @@ async fn hook_answer(
             }
             served
         }
-        Err(why) => return blocked(server, &event, &why, record),
+        Err(why) => return blocked(server, Some(&event), &why, record),
     };
     record.project.clone_from(&served.name);
     let answer = match served.current() {

@@ -248,22 +248,32 @@ impl InstalledHook {
                 }
             },
             // `wasm-hooks serve` wants a token; Claude Code sends it from
-            // the variable the person sets where both run.
-            InstalledHook::Http(url) => vec![
-                ("type", "http".into()),
-                ("url", url.as_str().into()),
-                (
-                    "headers",
-                    CstInputValue::Object(vec![(
-                        "Authorization".to_owned(),
-                        format!("Bearer ${TOKEN_VARIABLE}").into(),
-                    )]),
-                ),
-                (
-                    "allowedEnvVars",
-                    CstInputValue::Array(vec![TOKEN_VARIABLE.into()]),
-                ),
-            ],
+            // the variable the person sets where both run. `onFailure:
+            // "block"` on a guard event: Claude Code 2.1.332 takes a
+            // non-2xx, a dropped connection (a `serve` killed or gone) or a
+            // timeout of an HTTP hook for a block then, and for "go on"
+            // otherwise.
+            InstalledHook::Http(url) => {
+                let mut fields: Vec<(&str, CstInputValue)> = vec![
+                    ("type", "http".into()),
+                    ("url", url.as_str().into()),
+                    (
+                        "headers",
+                        CstInputValue::Object(vec![(
+                            "Authorization".to_owned(),
+                            format!("Bearer ${TOKEN_VARIABLE}").into(),
+                        )]),
+                    ),
+                    (
+                        "allowedEnvVars",
+                        CstInputValue::Array(vec![TOKEN_VARIABLE.into()]),
+                    ),
+                ];
+                if guard {
+                    fields.push(("onFailure", "block".into()));
+                }
+                fields
+            }
         };
         fields
             .into_iter()
