@@ -25,12 +25,14 @@ fn runtime_with_cache(dir: &Path) -> WasmRuntime {
 }
 
 /// The compiled entries of the cache in `dir` (not its digest records,
-/// nor its entries' lock files).
+/// nor its entries' lock files and checked marks).
 fn entries_in(dir: &Path) -> Vec<PathBuf> {
     let digests = dir.join("digests");
     files_in(dir)
         .into_iter()
-        .filter(|f| !f.starts_with(&digests) && f.extension().is_none_or(|e| e != "lock"))
+        .filter(|f| {
+            !f.starts_with(&digests) && f.extension().is_none_or(|e| e != "lock" && e != "checked")
+        })
         .collect()
 }
 

@@ -223,7 +223,9 @@ fn a_broken_edit_keeps_the_last_good_answer_and_shows_in_ready_and_metrics() {
     assert!(ready.contains("hooks.json"), "{ready}");
     let (status, health) = request(&served, "/health", None);
     assert_eq!(status, 200, "still alive");
-    assert!(health.contains("\"not_ready\":1"), "{health}");
+    // The project's engine, and the one for events from outside it (the
+    // person's layer is broken for both).
+    assert!(health.contains("\"not_ready\":2"), "{health}");
     assert_eq!(
         decision(&served, project.path(), "rm -rf /"),
         "deny",
