@@ -33,6 +33,7 @@ mod import;
 mod init;
 mod inspect;
 mod install;
+mod layer_state;
 mod layers;
 mod mcp_hooks;
 mod oci_plugins;

@@ -78,18 +78,28 @@ impl OnceMarks {
 pub(crate) struct OnceHook {
     inner: Arc<dyn Handler>,
     marks: Arc<OnceMarks>,
+    /// The layer it comes from: its mark is kept under it, so a project's
+    /// hook of the same name never uses up the person's (or the other way
+    /// round).
+    layer: &'static str,
 }
 
 impl OnceHook {
-    /// `inner`, run only the first time each session reaches it.
-    pub(crate) fn new(inner: Arc<dyn Handler>, marks: Arc<OnceMarks>) -> Self {
-        Self { inner, marks }
+    /// `inner` of the layer `layer`, run only the first time each session
+    /// reaches it.
+    pub(crate) fn new(inner: Arc<dyn Handler>, marks: Arc<OnceMarks>, layer: &'static str) -> Self {
+        Self {
+            inner,
+            marks,
+            layer,
+        }
     }
 }
 
 impl Handler for OnceHook {
     fn handle<'a>(&'a self, hook: &'a HookId, event: &'a Event) -> HandlerFuture<'a> {
-        if self.marks.first(event.session_id(), hook) {
+        let mark = HookId::new(format!("{}/{hook}", self.layer));
+        if self.marks.first(event.session_id(), &mark) {
             return self.inner.handle(hook, event);
         }
         Box::pin(async {
@@ -148,13 +158,17 @@ mod tests {
             let inner: Arc<dyn Handler> = Arc::new(FnHandler::new(|_| async {
                 Ok(HookResult::new(Decision::Proceed))
             }));
-            let hook = OnceHook::new(inner.clone(), Arc::new(OnceMarks::new(place.clone())));
+            let hook = OnceHook::new(
+                inner.clone(),
+                Arc::new(OnceMarks::new(place.clone())),
+                "user",
+            );
             assert!(runs(&hook, "s1").await);
             assert!(!runs(&hook, "s1").await);
             assert!(runs(&hook, "s2").await);
             if place.is_some() {
                 // Another process, reading the same directory, sees the marks.
-                let again = OnceHook::new(inner, Arc::new(OnceMarks::new(place)));
+                let again = OnceHook::new(inner, Arc::new(OnceMarks::new(place)), "user");
                 assert!(!runs(&again, "s2").await);
             }
         }

@@ -73,6 +73,9 @@ pub struct WasmHook {
     warm: Option<Arc<WarmPool>>,
     /// Otherwise, its next fresh instance when the host made it ahead.
     prepared: Arc<Prepared>,
+    /// Its name in the `kv` store: the plugin's, under the layer the hook
+    /// comes from when the host says ([`WasmHook::with_kv_layer`]).
+    kv_name: Arc<str>,
 }
 
 impl WasmHook {
@@ -80,6 +83,7 @@ impl WasmHook {
     /// the plugin through `host.config`) and these limits, granted nothing.
     pub fn new(plugin: Plugin, config: &serde_json::Value, limits: WasmLimits) -> Self {
         Self {
+            kv_name: Arc::clone(plugin.kv_name()),
             plugin,
             config: Arc::from(config.to_string()),
             limits,
@@ -87,6 +91,15 @@ impl WasmHook {
             warm: None,
             prepared: Arc::default(),
         }
+    }
+
+    /// This hook, its `kv` values kept under `layer` (the layer of hook
+    /// files it comes from): a hook of another layer that runs the same
+    /// plugin (a project naming the person's plugin file or digest) never
+    /// reads, resets or uses up these.
+    pub fn with_kv_layer(mut self, layer: &str) -> Self {
+        self.kv_name = Arc::from(format!("{layer}:{}", self.plugin.kv_name()));
+        self
     }
 
     /// This hook, getting its instances as `policy` says (a runtime
@@ -212,7 +225,7 @@ impl WasmHook {
     async fn attempt(&self, hook: &HookId, event: &Event, deadline: Instant) -> Attempt {
         let limits = &self.limits;
         let runtime = self.plugin.runtime();
-        let kv = runtime.kv_scope(self.plugin.kv_name(), event.session_id());
+        let kv = runtime.kv_scope(&self.kv_name, event.session_id());
         let compiled = self.plugin.current();
         let mut warm = match self.instance_for(hook, compiled) {
             Ok(warm) => warm,

@@ -42,6 +42,18 @@ pub(crate) enum Scope {
     Managed,
 }
 
+impl Scope {
+    /// Its name, as state kept per layer is keyed (`kv`, `once` marks):
+    /// a project's hook never shares the person's or the organisation's.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Scope::Project => "project",
+            Scope::User => "user",
+            Scope::Managed => "managed",
+        }
+    }
+}
+
 /// One hook file of the search list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Layer {

@@ -736,7 +736,11 @@ impl Loader {
             report_lints(read, &shape, group, &at);
         }
         if doc.once {
-            built.handler = Arc::new(OnceHook::new(built.handler, self.once.clone()));
+            built.handler = Arc::new(OnceHook::new(
+                built.handler,
+                self.once.clone(),
+                read.scope.name(),
+            ));
         }
         let applies = Applies {
             events: events.clone(),

@@ -98,6 +98,9 @@ pub(crate) struct HookParts {
     pub(crate) grants: Grants,
     /// Fresh instances or warm ones.
     pub(crate) instance: InstancePolicy,
+    /// The layer of hook files it comes from, which its `kv` values are
+    /// kept under.
+    pub(crate) layer: &'static str,
 }
 
 /// The hook, loading its plugin on the first event that reaches it.
@@ -249,6 +252,7 @@ impl DeferredWasm {
             }
         }
         Ok(WasmHook::new(plugin, &self.parts.config, self.parts.limits)
+            .with_kv_layer(self.parts.layer)
             .with_grants(self.parts.grants.clone())
             .with_instances(self.parts.instance))
     }

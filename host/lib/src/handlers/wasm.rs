@@ -243,6 +243,7 @@ impl HookKind for WasmKind {
             limits,
             grants,
             instance,
+            layer: cx.scope.name(),
         };
         let (handler, warning) = handler(
             source,
@@ -321,6 +322,7 @@ fn handler(
             }
         }
         let hook = WasmHook::new(plugin, &parts.config, parts.limits)
+            .with_kv_layer(parts.layer)
             .with_grants(parts.grants)
             .with_instances(parts.instance);
         return Ok((Arc::new(hook), None));
