@@ -246,3 +246,22 @@ fn a_force_push_is_denied_at_every_step_of_init_import_and_trust() {
     wasm_hooks(dir, state.path(), &["trust", "--yes"]).success();
     force_push_denied("trust");
 }
+
+#[test]
+fn import_refuses_a_settings_file_too_large_to_read() {
+    let project = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let dir = project.path();
+    std::fs::create_dir_all(dir.join(".claude")).unwrap();
+    let mut huge = String::from(r#"{"hooks": {}, "padding": ""#);
+    huge.push_str(&"x".repeat(5 << 20));
+    huge.push_str("\"}");
+    std::fs::write(dir.join(".claude/settings.json"), &huge).unwrap();
+    wasm_hooks(dir, state.path(), &["import", "claude", "--yes"])
+        .code(1)
+        .stderr(
+            predicate::str::contains(".claude/settings.json")
+                .and(predicate::str::contains("more than the limit of 4194304")),
+        );
+    assert!(!dir.join(".wasm-hooks").exists(), "nothing written");
+}

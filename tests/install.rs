@@ -808,3 +808,31 @@ fn install_never_writes_through_a_symlink_a_repository_planted() {
         "nothing half-done"
     );
 }
+
+#[test]
+fn install_refuses_an_oversized_or_fifo_settings_file_unread() {
+    let project = tempfile::tempdir().unwrap();
+    let file = project.path().join(".claude/settings.local.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let mut huge = String::from(r#"{"padding": ""#);
+    huge.push_str(&"x".repeat(5 << 20));
+    huge.push_str(r#""}"#);
+    std::fs::write(&file, &huge).unwrap();
+    wasm_hooks(&["install", "claude"], project.path())
+        .code(1)
+        .stderr(
+            predicate::str::contains("settings.local.json")
+                .and(predicate::str::contains("more than the limit of 4194304")),
+        );
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), huge.len() as u64);
+
+    std::fs::remove_file(&file).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&file)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    wasm_hooks(&["install", "claude"], project.path())
+        .code(1)
+        .stderr(predicate::str::contains("not a regular file"));
+}

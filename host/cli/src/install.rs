@@ -435,13 +435,16 @@ pub(crate) fn installs_in(project: &Path) -> Vec<String> {
 }
 
 /// Every agent settings file of `project` there is: its agent, path and
-/// text.
+/// text (read bounded, as [`read`] does: a planted FIFO or an endless
+/// file is skipped, not waited on).
 fn agent_settings(project: &Path) -> Vec<(Agent, PathBuf, String)> {
     let mut found = Vec::new();
     for agent in Agent::value_variants() {
         let file = agent.file_in(project);
         for file in std::iter::once(file.clone()).chain(agent.local_file(&file)) {
-            if let Ok(text) = std::fs::read_to_string(&file) {
+            if let Ok(text) = read(&file)
+                && !text.is_empty()
+            {
                 found.push((*agent, file, text));
             }
         }
@@ -685,12 +688,26 @@ fn write_new(path: &Path, text: &str) -> anyhow::Result<()> {
 
 /// The settings text; empty when the file does not exist yet.
 pub(crate) fn read(file: &Path) -> anyhow::Result<String> {
-    match std::fs::read_to_string(file) {
-        Ok(text) => Ok(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
-        Err(e) => Err(e).with_context(|| format!("reading {}", file.display())),
-    }
+    let bytes = match wasm_hooks::read_regular_file(file, MAX_SETTINGS_BYTES) {
+        Ok(bytes) => bytes,
+        Err(wasm_hooks::ReadRefused::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(String::new());
+        }
+        Err(e @ wasm_hooks::ReadRefused::TooLarge { .. }) => {
+            bail!(
+                "{}: {e} an agent's settings file may have (MAX_SETTINGS_BYTES)",
+                file.display()
+            )
+        }
+        Err(e) => bail!("reading {}: {e}", file.display()),
+    };
+    String::from_utf8(bytes).with_context(|| format!("{}: not UTF-8", file.display()))
 }
+
+/// The largest agent settings file `install`, `uninstall` and `import`
+/// read (`MAX_SETTINGS_BYTES`): 4 MiB, far above any agent's own; a
+/// larger (or endless) file is refused unread, not taken into memory.
+const MAX_SETTINGS_BYTES: u64 = 4 << 20;
 
 /// Keep the old text in `<file>.bak` (when there was one), then replace
 /// the file atomically (a temporary file renamed over it), or remove it

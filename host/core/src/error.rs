@@ -228,7 +228,7 @@ pub enum HookError {
     },
     /// An untrusted project's hook failed: the failure, marked as the
     /// project's ([`HookError::from_untrusted`]).
-    #[error("[from the untrusted project's hook `{hook}`] {error}")]
+    #[error("[from the untrusted project's hook `{}`] {error}", hook.in_label())]
     Untrusted {
         /// Which hook.
         hook: HookId,

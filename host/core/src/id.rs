@@ -20,6 +20,14 @@ impl HookId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The name as it may stand inside a label the model reads (`[from the
+    /// untrusted project's hook `x`]`): a backquote or a bracket of the name
+    /// (a cloned repository's) would end the label early and speak as
+    /// wasm-hooks, so each is shown as `_`.
+    pub fn in_label(&self) -> String {
+        self.to_string().replace(['`', '[', ']'], "_")
+    }
 }
 
 /// As a person is shown it ([`Shown`](crate::Shown)): a name comes from a

@@ -108,9 +108,10 @@ pub use wasm_hooks_core::{
     CheckedLine, Context, Decision, DispatchLimits, Error, Event, EventError, EventName,
     EventPattern, Flow, FnHandler, Fold, Handler, HandlerFuture, HookError, HookHandle, HookId,
     HookOutput, HookRegistry, HookResult, HookSource, HookSpec, MAX_SHOWN_CHARS, MapChange, Misfit,
-    OnFailure, Outcome, REDACTED, Redactor, Reply, Requests, Review, Role, Severity, Shown,
-    ToolMatcher, TraceEntry, TraceStatus, UnknownEvent, UserMessage, Verdict, Verification,
-    escape_controls, read_audit_log, read_checked_audit_log, verify_audit_log, xdg_dir,
+    OnFailure, Outcome, REDACTED, ReadRefused, Redactor, Reply, Requests, Review, Role, Severity,
+    Shown, ToolMatcher, TraceEntry, TraceStatus, UnknownEvent, UserMessage, Verdict, Verification,
+    escape_controls, read_audit_log, read_checked_audit_log, read_regular_file, verify_audit_log,
+    xdg_dir,
 };
 pub use wasm_hooks_wasm::{
     CacheSurvey, CompileCache, CompileNote, CompiledAhead, Compiler, GrantBase, GrantedDir, Grants,

@@ -87,11 +87,19 @@ const IN_PLACE_REPLACEMENT: &str = "${keep}[REDACTED]${tail}";
 /// signature. Groups `keep` and `tail` stay.
 const SECRETS_IN_PLACE: &[&str] = &[
     r"(?P<keep>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]*:)[^@\s/]+(?P<tail>@)",
-    r#"(?i)(?P<keep>\b[a-z0-9_\-]*(?:pass|secret|token|api[_\-]?key|credential|private[_\-]?key)[a-z0-9_\-]*\s*[=:]\s*["']?)[^\s"']{6,}"#,
+    r#"(?i)(?P<keep>\b[a-z0-9_\-]*(?:pass|secret|token|api[_\-]?key|credential|creds|private[_\-]?key)[a-z0-9_\-]*\s*[=:]\s*["']?)[^\s"']{6,}"#,
     r#"(?i)(?P<keep>\bauthorization["']?\s*[:=]\s*["']?(?:basic|bearer|token|bot)\s+)[A-Za-z0-9._~+/=\-]+"#,
     r#"(?i)(?P<keep>--(?:[a-z0-9]+-)*(?:password|passwd|token|secret|api-?key|secret-?key)(?:\s+|=))(?:"[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s"']*)"#,
     r#"(?i)(?P<keep>\b(?:Account|SharedAccess)Key=)[^;\s"']+"#,
     r#"(?P<keep>[?&]sig=)[^&#\s"']+"#,
+    // The password a command line hands a client by a short flag:
+    // `curl -u user:…`, `mysql -p…`, `docker login -p …`, `sshpass -p …`,
+    // `redis-cli -a …`.
+    r#"(?P<keep>(?:^|\s)(?:-u|--user)\s+[^\s:'"]+:)[^\s'"]+"#,
+    r#"(?P<keep>\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p)[^\s'"]+"#,
+    r#"(?P<keep>\bdocker\s+login\b[^\n|;&]*?\s-p\s+)[^\s'"]+"#,
+    r#"(?P<keep>\bsshpass\b[^\n|;&]*?\s-p\s*)[^\s'"]+"#,
+    r#"(?P<keep>\bredis-cli\b[^\n|;&]*?\s-a\s+)[^\s'"]+"#,
 ];
 
 /// Replaces secrets in audit records.
@@ -458,6 +466,34 @@ mod tests {
         );
         for ordinary in MORE_ORDINARY {
             assert_eq!(r.text(ordinary), *ordinary, "{ordinary}");
+        }
+    }
+
+    /// Passwords handed to a client by a short flag, and a secret-named
+    /// variable of another spelling (#43).
+    #[test]
+    fn short_password_flags_of_common_clients_are_redacted() {
+        let r = Redactor::new([], &[]);
+        for (text, secret) in [
+            ("curl -u admin:hunter2x https://x", "hunter2x"),
+            ("curl --user admin:hunter2x https://x", "hunter2x"),
+            ("mysql -h db -u root -phunter2x app", "hunter2x"),
+            ("docker login -u me -p hunter2x registry.io", "hunter2x"),
+            ("sshpass -p hunter2x ssh host", "hunter2x"),
+            ("redis-cli -h cache -a hunter2x ping", "hunter2x"),
+            ("MY_PRIVATE_CREDS=hunter2x ./deploy", "hunter2x"),
+        ] {
+            let redacted = r.text(text);
+            assert!(!redacted.contains(secret), "{text} -> {redacted}");
+            assert!(redacted.contains(REDACTED), "{text} -> {redacted}");
+        }
+        for ordinary in [
+            "ssh -p 2222 host",
+            "mkdir -p build/out",
+            "ls -a",
+            "curl -u-not-a-user x",
+        ] {
+            assert_eq!(r.text(ordinary), ordinary, "{ordinary}");
         }
     }
 
