@@ -752,3 +752,39 @@ fn a_hook_file_that_does_not_load_is_built_again_only_when_it_changes() {
     daemon.kill().unwrap();
     daemon.wait().unwrap();
 }
+
+#[test]
+fn an_environment_that_changes_on_every_event_cannot_start_unbounded_daemons() {
+    // A variable the agent sets afresh on every event, outside the list of
+    // per-event variables, puts every event under a key of its own.
+    let (place, file, event) = runner_on_stop();
+    let config = file.path.to_str().unwrap();
+    let hook_with = |way: &str, churn: usize| {
+        place
+            .wasm_hooks(way)
+            .env("CHURN_EVERY_EVENT", churn.to_string())
+            .args(["hook", "--config", config])
+            .write_stdin(event.to_string())
+            .output()
+            .unwrap()
+    };
+    for churn in 0..8 {
+        let answer = hook_with("only", churn);
+        assert!(answer.status.success(), "{answer:?}");
+    }
+    assert_eq!(place.sockets().len(), 8);
+    // The ninth key: `only` says why no daemon answers ...
+    let refused = hook_with("only", 8);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("at most 8"), "{stderr}");
+    // ... and `auto` answers in-process, warns, and starts none.
+    let answered = hook_with("auto", 9);
+    assert!(answered.status.success(), "{answered:?}");
+    assert!(runner_pid(&answered) > 0);
+    let stderr = String::from_utf8_lossy(&answered.stderr);
+    assert!(stderr.contains("at most 8"), "{stderr}");
+    assert_eq!(place.sockets().len(), 8, "no ninth daemon");
+    // The daemons answer for their own keys still.
+    let known = hook_with("only", 3);
+    assert!(known.status.success(), "{known:?}");
+}

@@ -836,3 +836,95 @@ fn install_refuses_an_oversized_or_fifo_settings_file_unread() {
         .code(1)
         .stderr(predicate::str::contains("not a regular file"));
 }
+
+/// Drives the installed OpenCode plugin as OpenCode 1.18.33 does: an MCP
+/// tool call (`echosrv_echo`, with the servers OpenCode's config names), a
+/// session-shell command (`!rm -rf victim`: its tool part announced, then
+/// `shell.env` with its call id only), a bash tool call (whose `shell.env`
+/// is not asked again), and a tool's output a PostToolUse hook blocks.
+const OPENCODE_SHELL_HARNESS: &str = r#"
+const [plugin, directory] = process.argv.slice(2);
+const { WasmHooks } = await import(plugin);
+const client = { config: { get: async () => ({ data: { mcp: { echosrv: {} } } }) } };
+const hooks = await WasmHooks({ client, directory });
+const said = (what, run) => run().then(() => ({ what, ran: true }), (e) => ({ what, blocked: e.message }));
+const results = [];
+results.push(await said("mcp", () => hooks["tool.execute.before"]({ tool: "echosrv_echo", sessionID: "s", callID: "m1" }, { args: { text: "hi" } })));
+for (const [callID, command] of [["sh1", "rm -rf victim"], ["sh2", "ls"]]) {
+  hooks.event({ event: { type: "message.part.updated", properties: { part: { type: "tool", tool: "bash", callID, state: { status: "running", input: { command } } } } } });
+  results.push(await said(command, () => hooks["shell.env"]({ cwd: directory, sessionID: "s", callID }, { env: {} })));
+}
+results.push(await said("unseen", () => hooks["shell.env"]({ cwd: directory, sessionID: "s", callID: "sh3" }, { env: {} })));
+results.push(await said("terminal", () => hooks["shell.env"]({ cwd: directory }, { env: {} })));
+const output = { title: "", output: "AKIA-secret", metadata: {} };
+results.push(await said("after", () => hooks["tool.execute.after"]({ tool: "read", sessionID: "s", callID: "r1", args: { filePath: "x" } }, output)));
+for (const r of results) console.log(JSON.stringify(r));
+"#;
+
+#[test]
+fn opencode_guards_the_session_shell_names_mcp_tools_and_blocks_an_output() {
+    let project = tempfile::tempdir().unwrap();
+    let dir = project.path();
+    std::fs::create_dir_all(dir.join(".wasm-hooks")).unwrap();
+    std::fs::write(
+        dir.join(".wasm-hooks/hooks.json"),
+        serde_json::json!({"hooks": {
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "inline", "name": "no-rm", "rules": [
+                    {"field": "tool_input.command", "operator": "starts_with", "value": "rm -rf",
+                     "action": "deny", "reason": "no rm -rf here"}]}]},
+                {"matcher": "mcp__echosrv__echo", "hooks": [{"type": "inline", "name": "no-echo", "rules": [
+                    {"field": "tool_name", "operator": "equals", "value": "mcp__echosrv__echo",
+                     "action": "deny", "reason": "no echo server"}]}]}],
+            "PostToolUse": [{"matcher": "Read", "hooks": [{"type": "inline", "name": "no-keys", "rules": [
+                {"field": "tool_response.output", "operator": "contains", "value": "AKIA",
+                 "action": "deny", "reason": "the output held a key"}]}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    wasm_hooks(&["install", "opencode"], dir).success();
+    let plugin = dir.join(".opencode/plugin/wasm-hooks.local.js");
+    std::fs::write(dir.join("harness.mjs"), OPENCODE_SHELL_HARNESS).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .env("XDG_STATE_HOME", state.path())
+        .args(["trust", "--yes", "--project-dir"])
+        .arg(dir)
+        .assert()
+        .success();
+    let out = Command::new("node")
+        .arg(dir.join("harness.mjs"))
+        .arg(&plugin)
+        .arg(dir)
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .env("XDG_STATE_HOME", state.path())
+        .env("WASM_HOOKS_DAEMON", "off")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let results: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let blocked = |n: usize| {
+        results[n]["blocked"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(blocked(0).contains("no echo server"), "{results:?}");
+    assert!(blocked(1).contains("no rm -rf here"), "{results:?}");
+    assert_eq!(results[2]["ran"], true, "{results:?}");
+    assert!(
+        blocked(3).contains("could not see the command"),
+        "an unseen command does not run: {results:?}"
+    );
+    assert_eq!(
+        results[4]["ran"], true,
+        "a terminal has nothing to guard: {results:?}"
+    );
+    assert!(blocked(5).contains("the output held a key"), "{results:?}");
+}

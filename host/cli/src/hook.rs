@@ -98,8 +98,10 @@ pub(crate) fn run(args: HookArgs, verbose: u8) -> anyhow::Result<Exit> {
     }
     report::print(&reply.stdout)?;
     Stderr.write_all(reply.stderr.as_bytes())?;
-    if let Some(place) = start_daemon {
-        client::start(&place);
+    if let Some(place) = start_daemon
+        && let Err(why) = client::start(&place)
+    {
+        tracing::warn!("{why}; answering in-process");
     }
     Ok(Exit::of_code(reply.exit))
 }
@@ -239,7 +241,7 @@ fn state_dir() -> Option<PathBuf> {
 /// from a newer agent, reaches `*` hooks only, and is never blocked).
 fn read_event(args: &HookArgs, protocol: Protocol, text: &str) -> Result<Event, String> {
     let mut value: Value =
-        serde_json::from_str(text).map_err(|e| format!("the event on stdin is not JSON: {e}"))?;
+        wasm_hooks::event_json(text).map_err(|e| format!("the event on stdin is not JSON: {e}"))?;
     if let (Some(name), Value::Object(record)) = (&args.agent_event, &mut value) {
         record
             .entry("hook_event_name")

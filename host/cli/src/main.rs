@@ -79,7 +79,10 @@ enum Command {
     Hook(hook::HookArgs),
     /// The warm daemon `hook` forwards events to (started by `hook` itself
     /// when `$XDG_RUNTIME_DIR` is set; WASM_HOOKS_DAEMON=off turns it off):
-    /// it answers exactly as `hook` would, without its start-up.
+    /// it answers exactly as `hook` would, without its start-up. One runs
+    /// per build, user and environment (less the variables an agent sets
+    /// per event), at most 8 at once: past that `hook` answers in-process
+    /// and warns that a variable changing between events is in the key.
     Daemon(daemon::DaemonArgs),
     /// Serve the hooks over HTTP (for agents' HTTP hooks): POST /hook.
     Serve(serve::ServeArgs),

@@ -340,8 +340,14 @@ struct CutOff {
     /// One timer for the whole event, made for its first hook: every
     /// hook races the same one.
     timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
-    /// Foreground hooks started for the event so far.
-    started: usize,
+    /// When the project's share of the deadline ends, and its timer (made
+    /// for the first project hook).
+    project_deadline: tokio::time::Instant,
+    project_timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+    /// Foreground hooks started for the event so far: the project's, and
+    /// the others' (each kept to the most hooks per event, so that a
+    /// project's many cannot push the person's past it).
+    started: [usize; 2],
     /// The event: whether it guards an action (what a limit cuts off then
     /// blocks), and whether its block keeps the agent working.
     event: crate::EventName,
@@ -356,11 +362,14 @@ type NotRun = (
 
 impl CutOff {
     fn new(limits: DispatchLimits, event: crate::EventName) -> Self {
+        let now = tokio::time::Instant::now();
         Self {
             limits,
-            deadline: tokio::time::Instant::now() + limits.event_deadline(),
+            deadline: now + limits.event_deadline(),
             timer: None,
-            started: 0,
+            project_deadline: now + limits.project_deadline(),
+            project_timer: None,
+            started: [0, 0],
             event,
         }
     }
@@ -368,8 +377,9 @@ impl CutOff {
     /// Run `hook` as [`run`] does, counted against the most hooks per
     /// event, and stopped at the event's deadline.
     async fn run(&mut self, hook: &HookSpec, event: &Event) -> NotRun {
-        self.started += 1;
-        if self.started > self.limits.max_hooks_per_event {
+        let started = &mut self.started[usize::from(hook.from_project)];
+        *started += 1;
+        if *started > self.limits.max_hooks_per_event {
             let error = HookError::TooManyHooks {
                 hook: hook.id.clone(),
                 limit: self.limits.max_hooks_per_event,
@@ -380,28 +390,55 @@ impl CutOff {
     }
 
     /// Run `hook` again (asked about a rewrite): stopped at the event's
-    /// deadline, not counted again.
+    /// deadline (a project's hook at the project's share of it), not
+    /// counted again.
     async fn rerun(&mut self, hook: &HookSpec, event: &Event) -> NotRun {
-        let late = || HookError::EventDeadline {
+        let event_deadline_ms = self.limits.event_deadline_ms;
+        let project_ms =
+            u64::try_from(self.limits.project_deadline().as_millis()).unwrap_or(u64::MAX);
+        let event_late = || HookError::EventDeadline {
             hook: hook.id.clone(),
-            limit_ms: self.limits.event_deadline_ms,
+            limit_ms: event_deadline_ms,
         };
-        if tokio::time::Instant::now() >= self.deadline {
+        let now = tokio::time::Instant::now();
+        if now >= self.deadline {
             return (
-                Err(late()),
+                Err(event_late()),
                 std::time::Duration::ZERO,
                 HookOutput::default(),
             );
         }
-        let deadline = self.deadline;
+        let project_late = || HookError::ProjectShare {
+            hook: hook.id.clone(),
+            limit_ms: project_ms,
+        };
+        if hook.from_project && now >= self.project_deadline {
+            return (
+                Err(project_late()),
+                std::time::Duration::ZERO,
+                HookOutput::default(),
+            );
+        }
+        let (deadline, project_deadline) = (self.deadline, self.project_deadline);
         let timer = self
             .timer
             .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
         let started = Instant::now();
+        if !hook.from_project {
+            return tokio::select! {
+                biased;
+                ran = run(hook, event) => ran,
+                () = timer.as_mut() => (Err(event_late()), started.elapsed(), HookOutput::default()),
+            };
+        }
+        let project_timer = self
+            .project_timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(project_deadline)));
         tokio::select! {
             biased;
             ran = run(hook, event) => ran,
-            () = timer.as_mut() => (Err(late()), started.elapsed(), HookOutput::default()),
+            () = timer.as_mut() => (Err(event_late()), started.elapsed(), HookOutput::default()),
+            () = project_timer.as_mut() => (Err(project_late()), started.elapsed(), HookOutput::default()),
         }
     }
 
@@ -418,7 +455,9 @@ impl CutOff {
     ) -> Flow {
         let limit = matches!(
             error,
-            HookError::EventDeadline { .. } | HookError::TooManyHooks { .. }
+            HookError::EventDeadline { .. }
+                | HookError::ProjectShare { .. }
+                | HookError::TooManyHooks { .. }
         );
         let policy = if limit && self.event.guards_action() {
             OnFailure::Block
@@ -572,6 +611,56 @@ mod tests {
 
     fn bash_ls() -> Event {
         Event::pre_tool_use("Bash", json!({"command": "ls"}))
+    }
+
+    /// A repository's slow hooks (600 rules, a hanging plugin) use up only
+    /// the project's share of the deadline: the person's hook after them
+    /// (a PostToolUse redaction) still runs.
+    #[tokio::test]
+    async fn a_slow_project_cannot_starve_the_persons_hooks() {
+        let limits = DispatchLimits::DEFAULT.event_deadline_ms(400);
+        let registry = HookRegistry::limited(None, None, limits);
+        let runs = Arc::new(AtomicUsize::new(0));
+        for i in 0..600 {
+            let mut hook = slow(
+                &format!("repo-rule-{i}"),
+                &runs,
+                std::time::Duration::from_secs(5),
+            );
+            hook.from_project = true;
+            hook.trusted = false;
+            registry.register(hook.with_priority(-1));
+        }
+        let redacted = Arc::new(AtomicUsize::new(0));
+        let counted = redacted.clone();
+        registry.register(HookSpec::from_fn(
+            "persons-redaction",
+            EventPattern::event(EventName::PostToolUse),
+            move |_| {
+                counted.fetch_add(1, Ordering::SeqCst);
+                async { Ok(HookResult::new(Decision::Proceed)) }
+            },
+        ));
+        let outcome = registry.dispatch(Event::new(EventName::PostToolUse)).await;
+        assert_eq!(
+            redacted.load(Ordering::SeqCst),
+            1,
+            "the person's hook ran, past 600 project hooks: {outcome:?}"
+        );
+        assert_eq!(runs.load(Ordering::SeqCst), 1, "one project hook started");
+        let failures: Vec<String> = outcome.failures().map(ToString::to_string).collect();
+        assert!(
+            failures[0].contains("project's share of the event's deadline (200 ms"),
+            "{failures:?}"
+        );
+
+        // On a guard event the cut-off project guard blocks: a project
+        // cannot make its own guard fail open by being slow.
+        let registry = HookRegistry::limited(None, None, limits);
+        let mut hook = slow("repo-guard", &runs, std::time::Duration::from_secs(5));
+        hook.from_project = true;
+        registry.register(hook);
+        assert!(registry.dispatch(bash_ls()).await.is_denied());
     }
 
     #[tokio::test]

@@ -31,6 +31,19 @@ impl DispatchLimits {
         max_hooks_per_event: 64,
     };
 
+    /// The share of an event's deadline, in percent, that a project's
+    /// hooks ([`HookSpec::from_project`](crate::HookSpec::from_project))
+    /// have together: past it, no more of them start and a running one is
+    /// stopped, so that the person's and the organisation's hooks keep
+    /// the rest whatever a repository ships.
+    pub const PROJECT_SHARE_PERCENT: u32 = 50;
+
+    /// How long a project's hooks may take together
+    /// ([`Self::PROJECT_SHARE_PERCENT`] of the event deadline).
+    pub fn project_deadline(&self) -> Duration {
+        self.event_deadline() * Self::PROJECT_SHARE_PERCENT / 100
+    }
+
     /// These limits with the event deadline set, in milliseconds.
     #[must_use]
     pub fn event_deadline_ms(mut self, ms: u64) -> Self {

@@ -113,6 +113,18 @@ pub enum HookError {
         /// The event's deadline.
         limit_ms: u64,
     },
+    /// A project's hook still running (or not started) when the project's
+    /// hooks had used their share of the event's deadline
+    /// ([`DispatchLimits::PROJECT_SHARE_PERCENT`](crate::DispatchLimits::PROJECT_SHARE_PERCENT)).
+    #[error(
+        "hook `{hook}` did not answer within the project's share of the event's deadline ({limit_ms} ms, half of event_deadline_ms): a project's hooks together may take no more, so that yours still run"
+    )]
+    ProjectShare {
+        /// Which hook.
+        hook: HookId,
+        /// The project's share, in milliseconds.
+        limit_ms: u64,
+    },
     /// More hooks fit the event than
     /// [`DispatchLimits::max_hooks_per_event`](crate::DispatchLimits)
     /// allows; this one, past the limit, did not run.
@@ -282,6 +294,7 @@ impl HookError {
         match self {
             Self::Timeout { .. } => "timeout",
             Self::EventDeadline { .. } => "event_deadline",
+            Self::ProjectShare { .. } => "project_share",
             Self::TooManyHooks { .. } => "too_many_hooks",
             Self::VariableTooLarge { .. } => "variable_too_large",
             Self::FuelExhausted { .. } => "fuel",

@@ -70,6 +70,13 @@ pub struct HookSpec {
     /// opinion; its rewrites are refused; it cannot end the turn or ask the
     /// agent for anything else.
     pub trusted: bool,
+    /// Whether the hook comes from a project's layer (its hook files or
+    /// agent settings, trusted or not). A project's hooks together have
+    /// only their share of an event's deadline
+    /// ([`DispatchLimits::PROJECT_SHARE_PERCENT`](crate::DispatchLimits::PROJECT_SHARE_PERCENT)),
+    /// so that however slow they are, the person's and the organisation's
+    /// hooks still run.
+    pub from_project: bool,
     /// Where the engine does less than the declaration asks (a setting it
     /// reads but cannot honour whole), one sentence each, for `validate`
     /// and `list` to show: never silence.
@@ -121,6 +128,7 @@ impl HookSpec {
             source: HookSource::Code,
             handler,
             trusted: true,
+            from_project: false,
             caveats: Vec::new(),
         }
     }

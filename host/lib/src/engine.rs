@@ -571,9 +571,10 @@ impl HookEngineBuilder {
         // `watched_files`: moved, not searched for on every build.
         let mut inputs = Vec::new();
         let mut kinds = std::collections::HashMap::new();
-        for (_, hook) in loaded.hooks {
+        for (scope, mut hook) in loaded.hooks {
             inputs.extend(hook.executes);
             kinds.insert(hook.spec.id.clone(), hook.kind);
+            hook.spec.from_project = scope == Scope::Project;
             registry.register(hook.spec);
         }
         Ok(HookEngine {

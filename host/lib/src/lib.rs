@@ -59,7 +59,7 @@ mod server_reload;
 mod server_trace;
 mod session;
 mod shared_state;
-mod shell_context;
+mod shell;
 mod state_dir;
 mod stop_loop;
 mod template;
@@ -82,7 +82,7 @@ pub use policy::{Expectation, ExpectedDecision, Mismatch, PolicyTest, read_fixtu
 pub use project_trust::{HookChange, ProjectTrust, SkippedHook};
 pub use protocol::{
     AGENT_TIMEOUT_SECS, Answer, Imported, InstalledHook, Protocol, SettingsError, TOKEN_VARIABLE,
-    add_hook_groups, failing_open, install as install_hooks, installed_programs,
+    add_hook_groups, event_json, failing_open, install as install_hooks, installed_programs,
     take_command_hooks, uninstall as uninstall_hooks,
 };
 pub use request_env::RequestEnv;

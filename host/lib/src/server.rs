@@ -658,10 +658,13 @@ struct Unread {
 /// limits; or why not, with what was read.
 async fn read_event(server: &HookServer, body: Body) -> Result<Event, Unread> {
     let body = read_body(server, body).await?;
-    let value: Value = serde_json::from_slice(&body).map_err(|e| Unread {
-        why: format!("the body is not JSON: {e}"),
-        head: body.clone(),
-    })?;
+    let value = std::str::from_utf8(&body)
+        .map_err(|e| e.to_string())
+        .and_then(|text| crate::event_json(text).map_err(|e| e.to_string()))
+        .map_err(|e| Unread {
+            why: format!("the body is not JSON: {e}"),
+            head: body.clone(),
+        })?;
     server.protocol.decode(value).map_err(|e| Unread {
         why: format!("the body is not an event: {e}"),
         head: body,

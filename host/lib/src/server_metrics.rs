@@ -316,7 +316,9 @@ pub(crate) fn verdict_word(verdict: &Verdict) -> &'static str {
 
 fn failure_reason(error: &HookError) -> &'static str {
     match error {
-        HookError::Timeout { .. } | HookError::EventDeadline { .. } => "timeout",
+        HookError::Timeout { .. }
+        | HookError::EventDeadline { .. }
+        | HookError::ProjectShare { .. } => "timeout",
         HookError::FuelExhausted { .. } => "fuel",
         HookError::MemoryLimit { .. } => "memory",
         HookError::Trap { .. } | HookError::Signal { .. } => "crash",

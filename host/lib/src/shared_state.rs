@@ -60,6 +60,23 @@ redis.call('EXPIRE', map, ARGV[3])
 return 1
 ";
 
+/// `url` as messages show it: a password in it (`redis://:secret@host`)
+/// written `***`, so that no log line, metric or deny reason carries it.
+fn without_password(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            // Cannot fail: the URL has a password, so it has a host.
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        Ok(_) => url.to_owned(),
+        // Not a URL the parser takes: shown up to its host only.
+        Err(_) => url
+            .rsplit_once('@')
+            .map_or_else(|| url.to_owned(), |(_, host)| format!("***@{host}")),
+    }
+}
+
 /// The state in one Redis, shared by every replica.
 pub struct RedisState {
     client: redis::Client,
@@ -82,10 +99,11 @@ impl RedisState {
     /// # Errors
     /// When `url` is not a Redis URL.
     pub fn new(url: &str) -> Result<Self, String> {
-        let client = redis::Client::open(url).map_err(|e| format!("`{url}`: {e}"))?;
+        let shown = without_password(url);
+        let client = redis::Client::open(url).map_err(|e| format!("`{shown}`: {e}"))?;
         Ok(Self {
             client,
-            url: url.to_owned(),
+            url: shown,
             connection: Mutex::new(None),
             failed_at: Mutex::new(None),
             failures: std::sync::atomic::AtomicU64::new(0),
@@ -241,5 +259,18 @@ mod tests {
         let paused = state.count("k").unwrap_err();
         assert!(paused.contains("unreachable"), "{paused}");
         assert!(RedisState::new("http://nope").is_err());
+    }
+
+    #[test]
+    fn the_redis_urls_password_is_in_no_message() {
+        let state = RedisState::new("redis://fleet:hunter2@127.0.0.1:1/0").unwrap();
+        let failed = state.set_once("k").unwrap_err();
+        let paused = state.count("k").unwrap_err();
+        for said in [failed, paused, format!("{state:?}")] {
+            assert!(!said.contains("hunter2"), "{said}");
+            assert!(said.contains("redis://fleet:***@127.0.0.1:1/0"), "{said}");
+        }
+        let refused = RedisState::new("redis://:hunter2@[::1").unwrap_err();
+        assert!(!refused.contains("hunter2"), "{refused}");
     }
 }

@@ -38,13 +38,34 @@ enum Mode {
     Only,
 }
 
+/// The most daemons one user runs at once (`MAX_DAEMONS`): past it, `hook`
+/// answers in-process and starts none.
+const MAX_DAEMONS: usize = 8;
+
+/// How many daemons run beside `place`'s directory: lock files held.
+fn live_daemons(place: &Place) -> usize {
+    let Some(dir) = place.lock.parent() else {
+        return 0;
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "lock"))
+        .filter(|e| {
+            std::fs::File::open(e.path())
+                .is_ok_and(|file| matches!(file.try_lock(), Err(std::fs::TryLockError::WouldBlock)))
+        })
+        .count()
+}
+
 /// How long `only` waits for a daemon it started.
 const START_WAIT: Duration = Duration::from_secs(10);
 
-/// Forward this process's `hook` invocation, whose stdin was `stdin`.
-pub(crate) fn forward(stdin: &str, verbose: u8) -> Forwarded {
-    let in_process = Forwarded::InProcess { start: None };
-    let mode = match std::env::var(OWN_VARIABLES).as_deref() {
+/// How `WASM_HOOKS_DAEMON` asks for a daemon to be used.
+fn mode() -> Mode {
+    match std::env::var(OWN_VARIABLES).as_deref() {
         Err(_) | Ok("" | "auto") => Mode::Auto,
         Ok("off") => Mode::Off,
         Ok("only") => Mode::Only,
@@ -52,7 +73,13 @@ pub(crate) fn forward(stdin: &str, verbose: u8) -> Forwarded {
             tracing::warn!("{OWN_VARIABLES}={other}: expected auto, off or only; not using one");
             Mode::Off
         }
-    };
+    }
+}
+
+/// Forward this process's `hook` invocation, whose stdin was `stdin`.
+pub(crate) fn forward(stdin: &str, verbose: u8) -> Forwarded {
+    let in_process = Forwarded::InProcess { start: None };
+    let mode = mode();
     // With -v the log lines belong to this process; at a terminal a
     // person is trying things out, and colours differ.
     if mode == Mode::Off || verbose > 0 || std::io::IsTerminal::is_terminal(&std::io::stderr()) {
@@ -91,7 +118,9 @@ pub(crate) fn forward(stdin: &str, verbose: u8) -> Forwarded {
     };
     let mut reply = wire::exchange(&place, &request);
     if mode == Mode::Only && matches!(reply, Ok(None)) {
-        start(&place);
+        if let Err(why) = start(&place) {
+            return Forwarded::Failed(why);
+        }
         let started = Instant::now();
         while !place.socket.exists() && started.elapsed() < START_WAIT {
             std::thread::sleep(Duration::from_millis(5));
@@ -130,7 +159,17 @@ pub(crate) fn forward(stdin: &str, verbose: u8) -> Forwarded {
 /// (an agent's timeout kills the hook's group, not it), no stdio (an agent
 /// waits for the hook's pipes to close). A second one started at the same
 /// time finds the lock taken and exits.
-pub(crate) fn start(place: &Place) {
+///
+/// Refused, with why, when [`MAX_DAEMONS`] already run: a caller whose
+/// environment differs on every event (a variable in the key that changes
+/// each time) would otherwise start one per event.
+pub(crate) fn start(place: &Place) -> Result<(), String> {
+    let live = live_daemons(place);
+    if live >= MAX_DAEMONS {
+        return Err(format!(
+            "{live} wasm-hooks daemons already run for you (at most {MAX_DAEMONS}), so none is started: a variable that changes between events is likely in the daemon's key (see `wasm-hooks daemon --help`)"
+        ));
+    }
     let spawned = std::env::current_exe().and_then(|exe| {
         Command::new(exe)
             .arg("daemon")
@@ -146,4 +185,5 @@ pub(crate) fn start(place: &Place) {
         }
         Err(e) => tracing::debug!("starting a daemon: {e}"),
     }
+    Ok(())
 }

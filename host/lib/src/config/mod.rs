@@ -933,6 +933,7 @@ fn spec_of(
         },
         handler: built.handler,
         trusted: true,
+        from_project: false,
         caveats,
     };
     (spec, identity)

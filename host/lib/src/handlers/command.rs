@@ -141,13 +141,10 @@ impl CommandHook {
     ) -> Result<Self, SetupError> {
         let reparsed = match &program {
             Program::Shell(line) => {
-                crate::shell_context::check(line)?;
-                super::runs::segments(line)
-                    .iter()
-                    .filter_map(|segment| shlex::split(segment))
-                    .find_map(|words| crate::shell_context::reparser(&words))
+                crate::shell::check_quoting(line)?;
+                crate::shell::templates::reread_in_line(line)
             }
-            Program::Argv(argv) => crate::shell_context::reparser(argv),
+            Program::Argv(argv) => crate::shell::templates::reread_in_argv(argv),
         };
         if let Some(by) = reparsed {
             return Err(SetupError::ReparsedTemplate { by });

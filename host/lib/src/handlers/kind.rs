@@ -107,20 +107,6 @@ impl Built {
     }
 }
 
-/// The words of a command line or argument list that name existing files
-/// (relative ones from `dir`): the scripts it runs (`./audit.sh`, `python3
-/// scripts/check.py`).
-pub(crate) fn files_named<'a>(
-    words: impl IntoIterator<Item = &'a str>,
-    dir: &Path,
-) -> Vec<PathBuf> {
-    words
-        .into_iter()
-        .map(|word| dir.join(word))
-        .filter(|path| path.is_file())
-        .collect()
-}
-
 /// Why an entry could not become a handler.
 pub(crate) enum HookProblem {
     /// A problem with the entry itself.

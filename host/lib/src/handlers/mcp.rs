@@ -35,9 +35,9 @@ use crate::RequestEnv;
 
 use super::answer;
 use super::kind::{
-    BuildContext, Built, HookKind, HookProblem, files_named, refuse_code_loading, string_list,
-    string_map,
+    BuildContext, Built, HookKind, HookProblem, refuse_code_loading, string_list, string_map,
 };
+use super::runs::Runs;
 
 /// How long an MCP tool hook may take, the server's start included, unless
 /// its entry says otherwise (Claude Code's default for hooks).
@@ -368,14 +368,23 @@ impl HookKind for McpToolKind {
             }
         }
         let default_name = format!("mcp:{}:{tool}", spec.name);
-        let mut executes = files_named(
-            std::iter::once(spec.command.as_str()).chain(spec.args.iter().map(String::as_str)),
-            &spec.cwd,
-        );
-        executes.extend(spec.config_file.clone());
+        // Read as a command hook's argument list is: the program, the
+        // script it runs and what that requires, and what trust cannot pin
+        // (`npx -y some-mcp`).
+        let argv: Vec<String> = std::iter::once(spec.command.clone())
+            .chain(spec.args.iter().cloned())
+            .collect();
+        let runs = Runs::of_argv(&argv, &spec.cwd, &cx.settings.wasm.project_dir, &spec.env);
+        let executes = runs
+            .files
+            .into_iter()
+            .chain(spec.config_file.clone())
+            .collect();
         let server = cx.settings.mcp.get(spec, &cx.settings.env);
         let hook = McpToolHook::new(server, tool, input, cx.timeout_ms);
-        Ok(Built::new(Arc::new(hook), default_name, identity).executing(executes))
+        let mut built = Built::new(Arc::new(hook), default_name, identity).executing(executes);
+        built.unpinned = runs.unpinned;
+        Ok(built)
     }
 }
 

@@ -16,6 +16,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::http;
+use crate::shell::{self, ReadAs, lexicon::Lang};
 
 /// The most files followed from one hook (`MAX_RUN_FILES`).
 const MAX_RUN_FILES: usize = 256;
@@ -65,7 +66,9 @@ impl Runs {
         project: &Path,
         env: &[(String, String)],
     ) -> Self {
-        Self::from(dir, project, env, |runs, place| runs.words(argv, place, 0))
+        Self::from(dir, project, env, |runs, place| {
+            runs.words(argv, false, place, 0);
+        })
     }
 
     /// What `read` finds from `dir`, with the files it names followed.
@@ -102,45 +105,49 @@ impl Runs {
             self.unpinned(format!("`{}` nests too deep to follow", short(line)));
             return;
         }
-        for segment in segments(line) {
-            match shlex::split(&segment) {
-                Some(words) => self.words(&words, place, depth),
-                None => self.unpinned(format!("`{}` cannot be split into words", short(&segment))),
+        for simple in shell::simple_commands(line) {
+            match &simple.words {
+                Some(words) => self.words(words, simple.conditional, place, depth),
+                None => self.unpinned(format!(
+                    "`{}` cannot be split into words",
+                    short(&simple.text)
+                )),
             }
         }
     }
 
-    /// One simple command, as words.
-    fn words(&mut self, words: &[String], place: &mut Place<'_>, depth: usize) {
+    /// One simple command, as words (`conditional`: inside `[[ … ]]`).
+    fn words(&mut self, words: &[String], conditional: bool, place: &mut Place<'_>, depth: usize) {
         let words: Vec<String> = words.iter().map(|w| expand(w, place)).collect();
         // Every word naming a file may be a script it reads.
         for word in &words {
             self.local(place, word);
         }
-        let mut rest = words.as_slice();
-        while let Some((first, tail)) = rest.split_first() {
-            if let Some((name, _)) = first.split_once('=').filter(|(n, _)| is_name(n)) {
-                if super::kind::loads_code(name) {
-                    self.unpinned(format!("sets `{name}`, which loads code"));
-                }
-                rest = tail;
-            } else if WRAPPERS.contains(&first.as_str()) || first.starts_with('-') {
-                rest = tail;
-            } else {
-                break;
+        for command in shell::commands(&words, conditional) {
+            self.command(&command, place, depth);
+        }
+    }
+
+    /// One command, its wrappers peeled: what it reads as code, and the
+    /// runners whose files trust knows (make, npm, cargo, git).
+    fn command(&mut self, command: &shell::Command<'_>, place: &mut Place<'_>, depth: usize) {
+        for assignment in &command.assignments {
+            let name = assignment.split_once('=').map_or(*assignment, |(n, _)| n);
+            if super::kind::loads_code(name) {
+                self.unpinned(format!("sets `{name}`, which loads code"));
             }
         }
-        let Some((program, args)) = rest.split_first() else {
+        let (program, name, args) = (command.program, command.name, command.args);
+        if program.is_empty() {
             return;
-        };
+        }
         if program.contains('$') || program.contains('`') {
             self.unpinned(format!("runs `{}`, which names a variable", short(program)));
             return;
         }
-        let name = Path::new(program.as_str())
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
+        for read in &command.reads {
+            self.read(read, place, depth);
+        }
         match name {
             "cd" | "pushd" => {
                 if let Some(dir) = args
@@ -151,23 +158,93 @@ impl Runs {
                     place.dir = dir;
                 }
             }
-            "source" | "." => {
-                if let Some(file) = args.first() {
-                    self.script(place, file);
-                }
-            }
-            "sh" | "bash" | "dash" | "zsh" | "ksh" => self.interpreter(args, place, depth, &["-c"]),
-            "node" | "deno" | "bun" | "ruby" | "perl" | "php" | "tsx" | "ts-node" => {
-                self.interpreter(args, place, depth, &["-e", "--eval", "-p", "--print"]);
-            }
             "make" | "gmake" => self.make(args, place),
             "npm" | "pnpm" | "yarn" => self.package_script(name, args, place, depth),
-            "npx" | "pnpx" | "bunx" => {
+            "cargo" => self.cargo(args, place),
+            "git" => self.git(args, place, depth),
+            _ if shell::lexicon::PACKAGE_RUNNERS.contains(&name) => {
                 self.unpinned(format!("`{name}` runs a package trust cannot see"));
             }
-            _ if name.starts_with("python") => self.python(args, place),
             _ if program.contains('/') => self.script(place, program),
             _ => {}
+        }
+    }
+
+    /// What a command reads as code: a shell line is followed, another
+    /// language's code is searched for the local files it imports, a
+    /// script is pinned, a module found.
+    fn read(&mut self, read: &shell::Read<'_>, place: &mut Place<'_>, depth: usize) {
+        let text = read.text.as_ref();
+        match read.what {
+            ReadAs::Code(Lang::Shell) => {
+                let mut inner = Place {
+                    dir: place.dir.clone(),
+                    project: place.project,
+                    env: place.env,
+                };
+                self.shell(text, &mut inner, depth + 1);
+            }
+            ReadAs::Code(lang) => {
+                let dir = place.dir.clone();
+                for found in imported(lang, text, &[&dir, place.project]) {
+                    self.local(place, &found.to_string_lossy());
+                }
+            }
+            ReadAs::Script(_) => self.script(place, text),
+            ReadAs::Module(lang) => self.module(lang, text, place),
+            ReadAs::RemoteShell | ReadAs::Arithmetic | ReadAs::VariableName | ReadAs::Stdin(_) => {}
+        }
+    }
+
+    /// A module loaded by name: the project's file when it has one, else
+    /// said (an installed module trust cannot see).
+    fn module(&mut self, lang: Lang, module: &str, place: &Place<'_>) {
+        let found: Vec<PathBuf> = match lang {
+            Lang::Python => python_module(&place.dir, module)
+                .map(|file| {
+                    // The packages on the way are imported first.
+                    let mut package = place.dir.clone();
+                    let inits = module.split('.').map(|part| {
+                        package.push(part);
+                        package.join("__init__.py")
+                    });
+                    inits
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .chain([file])
+                        .collect()
+                })
+                .unwrap_or_default(),
+            Lang::JavaScript if module.starts_with('.') || module.starts_with('/') => {
+                return self.script(place, module);
+            }
+            Lang::Perl | Lang::Ruby => {
+                let name = module.split(['=', ' ']).next().unwrap_or_default();
+                if name.chars().next().is_some_and(char::is_lowercase) && lang == Lang::Perl {
+                    // A pragma (`-Mstrict`).
+                    return;
+                }
+                let file = if lang == Lang::Perl {
+                    format!("{}.pm", name.replace("::", "/"))
+                } else {
+                    format!("{name}.rb")
+                };
+                [place.dir.join(&file), place.dir.join("lib").join(&file)]
+                    .into_iter()
+                    .filter(|f| f.is_file())
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        let pinned = found
+            .iter()
+            .filter(|f| self.local(place, &f.to_string_lossy()).is_some())
+            .count();
+        if pinned == 0 {
+            self.unpinned(format!(
+                "loads the installed module `{}`, which trust cannot see",
+                short(module)
+            ));
         }
     }
 
@@ -192,78 +269,6 @@ impl Runs {
                 return;
             }
             self.unpinned(format!("runs `{}`, which is not there yet", short(word)));
-        }
-    }
-
-    /// `sh`, `node` and the like: inline code (`inline` options) is read
-    /// as a command line for shells; the first other argument is a script;
-    /// `-r`/`--require`/`--import` name modules.
-    fn interpreter(
-        &mut self,
-        args: &[String],
-        place: &mut Place<'_>,
-        depth: usize,
-        inline: &[&str],
-    ) {
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            if inline.contains(&arg.as_str()) {
-                if let Some(code) = args.next()
-                    && inline == ["-c"]
-                {
-                    let mut inner = Place {
-                        dir: place.dir.clone(),
-                        project: place.project,
-                        env: place.env,
-                    };
-                    self.shell(code, &mut inner, depth + 1);
-                }
-                return;
-            }
-            if matches!(arg.as_str(), "-r" | "--require" | "--import" | "--loader") {
-                if let Some(module) = args.next() {
-                    self.script(place, module);
-                }
-            } else if arg == "run" {
-                // `deno run x`, `bun run x`.
-            } else if !arg.starts_with('-') {
-                self.script(place, arg);
-                return;
-            }
-        }
-    }
-
-    /// `python3 x.py`, `python3 -m pkg.mod`.
-    fn python(&mut self, args: &[String], place: &Place<'_>) {
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            match arg.as_str() {
-                "-c" => return,
-                "-m" => {
-                    if let Some(module) = args.next() {
-                        let found = python_module(&place.dir, module);
-                        match found {
-                            Some(file) => {
-                                self.local(place, &file.to_string_lossy());
-                                // The packages on the way are imported first.
-                                let mut package = place.dir.clone();
-                                for part in module.split('.') {
-                                    package.push(part);
-                                    let init = package.join("__init__.py");
-                                    self.local(place, &init.to_string_lossy());
-                                }
-                            }
-                            None => self.unpinned(format!(
-                                "`python -m {}` runs an installed module",
-                                short(module)
-                            )),
-                        }
-                    }
-                    return;
-                }
-                _ if arg.starts_with('-') => {}
-                _ => return self.script(place, arg),
-            }
         }
     }
 
@@ -324,6 +329,116 @@ impl Runs {
         }
     }
 
+    /// `cargo run`, `build`, `test`…: the crate's manifest, build script,
+    /// configuration and sources, all of which become code that runs.
+    fn cargo(&mut self, args: &[String], place: &Place<'_>) {
+        const BUILDS: &[&str] = &[
+            "run", "r", "build", "b", "test", "t", "bench", "check", "c", "clippy", "doc",
+            "install", "fix",
+        ];
+        let mut manifest_dir = None;
+        let mut words = args.iter();
+        while let Some(arg) = words.next() {
+            if arg == "--manifest-path" {
+                manifest_dir = words.next().map(|m| place.dir.join(m));
+            } else if let Some(m) = arg.strip_prefix("--manifest-path=") {
+                manifest_dir = Some(place.dir.join(m));
+            }
+        }
+        if !args
+            .iter()
+            .find(|a| !a.starts_with('-') && !a.starts_with('+'))
+            .is_some_and(|sub| BUILDS.contains(&sub.as_str()))
+        {
+            return;
+        }
+        // The crate: the manifest's directory, or the nearest one above
+        // the working directory that has a `Cargo.toml`.
+        let root = match manifest_dir {
+            Some(manifest) => manifest.parent().map(Path::to_path_buf),
+            None => place
+                .dir
+                .ancestors()
+                .take_while(|d| d.starts_with(place.project))
+                .find(|d| d.join("Cargo.toml").is_file())
+                .map(Path::to_path_buf),
+        };
+        let Some(root) = root else {
+            return;
+        };
+        for dir in root
+            .ancestors()
+            .take_while(|d| d.starts_with(place.project))
+        {
+            for config in [".cargo/config.toml", ".cargo/config"] {
+                self.local(place, &dir.join(config).to_string_lossy());
+            }
+        }
+        let sources = walkdir::WalkDir::new(&root)
+            .into_iter()
+            .filter_entry(|e| {
+                let name = e.file_name().to_string_lossy();
+                e.depth() == 0 || !(name == "target" || name == ".git" || name == "node_modules")
+            })
+            .filter_map(Result::ok)
+            .filter(|e| {
+                e.file_type().is_file() && {
+                    let name = e.file_name().to_string_lossy();
+                    name.ends_with(".rs")
+                        || name == "Cargo.toml"
+                        || name == "Cargo.lock"
+                        || name.starts_with("rust-toolchain")
+                }
+            });
+        for entry in sources {
+            if self.files.len() >= MAX_RUN_FILES {
+                self.unpinned(format!(
+                    "`cargo` builds more than {MAX_RUN_FILES} files, more than trust pins"
+                ));
+                return;
+            }
+            self.local(place, &entry.path().to_string_lossy());
+        }
+    }
+
+    /// `git -c key=value`: a hooks directory it names is pinned, a program
+    /// it names (`core.fsmonitor`, `core.sshCommand`, `alias.x=!…`) is
+    /// read as a command line.
+    fn git(&mut self, args: &[String], place: &mut Place<'_>, depth: usize) {
+        let mut words = args.iter();
+        let mut dir = place.dir.clone();
+        while let Some(arg) = words.next() {
+            match arg.as_str() {
+                "-C" => {
+                    if let Some(d) = words.next() {
+                        dir = dir.join(d);
+                    }
+                }
+                "-c" => {
+                    let Some((key, value)) = words.next().and_then(|c| c.split_once('=')) else {
+                        continue;
+                    };
+                    let key = key.to_ascii_lowercase();
+                    if key == "core.hookspath" {
+                        let hooks = walkdir::WalkDir::new(dir.join(value))
+                            .max_depth(1)
+                            .into_iter()
+                            .filter_map(Result::ok)
+                            .filter(|e| e.file_type().is_file());
+                        for hook in hooks {
+                            self.local(place, &hook.path().to_string_lossy());
+                        }
+                    } else if git_runs(&key) {
+                        let line = value.strip_prefix('!').unwrap_or(value);
+                        self.shell(line, place, depth + 1);
+                    }
+                }
+                _ if arg.starts_with('-') => {}
+                _ => break,
+            }
+        }
+    }
+
     /// The files the pinned scripts source or import, as far as they can
     /// be seen (the same directory tree, the usual spellings); `project`
     /// resolved.
@@ -349,6 +464,37 @@ impl Runs {
     }
 }
 
+/// Whether git runs the value of configuration `key` (lower-case) as a
+/// command line.
+fn git_runs(key: &str) -> bool {
+    const PROGRAMS: &[&str] = &[
+        "core.fsmonitor",
+        "core.sshcommand",
+        "core.pager",
+        "core.editor",
+        "core.askpass",
+        "sequence.editor",
+        "diff.external",
+        "credential.helper",
+        "gpg.program",
+        "uploadpack.packobjectshook",
+    ];
+    const SUFFIXES: &[&str] = &[
+        ".textconv",
+        ".clean",
+        ".smudge",
+        ".process",
+        ".command",
+        ".driver",
+        ".cmd",
+        ".program",
+    ];
+    PROGRAMS.contains(&key)
+        || key.starts_with("alias.")
+        || key.starts_with("pager.")
+        || SUFFIXES.iter().any(|s| key.ends_with(s))
+}
+
 /// Whether `path` is a regular file whose real path lies in `project`
 /// (resolved).
 fn is_file_inside(path: &Path, project: &Path) -> bool {
@@ -358,47 +504,6 @@ fn is_file_inside(path: &Path, project: &Path) -> bool {
         && path
             .canonicalize()
             .is_ok_and(|real| real.starts_with(project))
-}
-
-/// Words before the program that only change how it runs.
-const WRAPPERS: &[&str] = &["env", "exec", "command", "builtin", "nohup", "time", "nice"];
-
-/// `line` cut into simple commands at unquoted `;`, `&`, `|`, newlines,
-/// parentheses and backquotes (a substitution is a command too).
-pub(crate) fn segments(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let (mut single, mut double, mut escaped) = (false, false, false);
-    for c in line.chars() {
-        if escaped {
-            escaped = false;
-            current.push(c);
-            continue;
-        }
-        match c {
-            '\\' if !single => {
-                escaped = true;
-                current.push(c);
-            }
-            '\'' if !double => {
-                single = !single;
-                current.push(c);
-            }
-            '"' if !single => {
-                double = !double;
-                current.push(c);
-            }
-            ';' | '&' | '|' | '\n' | '(' | ')' | '`' if !single && !double => {
-                out.push(std::mem::take(&mut current));
-            }
-            _ => current.push(c),
-        }
-    }
-    out.push(current);
-    out.into_iter()
-        .map(|s| s.trim().trim_end_matches('$').to_owned())
-        .filter(|s| !s.is_empty())
-        .collect()
 }
 
 /// `word` with the variables it is known to have filled in: the project's
@@ -423,15 +528,6 @@ fn expand(word: &str, place: &Place<'_>) -> String {
         .into_owned()
 }
 
-/// A shell variable's name.
-fn is_name(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
 /// The file of module `module` (`pkg.tool`) below `dir`: `pkg/tool.py`,
 /// or `pkg/tool/__main__.py`.
 fn python_module(dir: &Path, module: &str) -> Option<PathBuf> {
@@ -442,27 +538,9 @@ fn python_module(dir: &Path, module: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// The local files `text` (the script `file`) sources or imports, by its
-/// kind: shell `source`/`.`, Python `import`/`from`, JavaScript
-/// `require`/`import`, make's `include`; looked for from each of `roots`
-/// (the script's directory, then the project's: Python imports from
-/// where it was started, shells source from the working directory).
-fn referenced(file: &Path, text: &str, roots: &[&Path]) -> Vec<PathBuf> {
-    static SHELL: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"(?m)^\s*(?:source|\.)\s+["']?([^\s"';&|]+)"#).expect("fixed")
-    });
-    static PYTHON: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
-            r"(?m)^\s*(?:from\s+(\.*[\w.]*)\s+import\s+\(?([\w, ]+)|import\s+([A-Za-z_][\w.]*))",
-        )
-        .expect("fixed")
-    });
-    static JS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"(?:require\(|import\(|from\s+|import\s+)\s*["'](\.{1,2}/[^"']+)["']"#)
-            .expect("fixed")
-    });
-    static MAKE: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"(?m)^\s*-?include\s+(.+)$").expect("fixed"));
+/// The language a followed file is in, by its name and first line; `None`
+/// for a makefile (whose `include`s [`included`] reads).
+fn file_lang(file: &Path, text: &str) -> Option<Lang> {
     let ext = file
         .extension()
         .and_then(|e| e.to_str())
@@ -472,43 +550,125 @@ fn referenced(file: &Path, text: &str, roots: &[&Path]) -> Vec<PathBuf> {
         .and_then(|n| n.to_str())
         .unwrap_or_default();
     let first = text.lines().next().unwrap_or_default();
+    if ext == "py" || first.contains("python") {
+        Some(Lang::Python)
+    } else if matches!(ext, "js" | "mjs" | "cjs" | "ts" | "mts" | "cts") || first.contains("node") {
+        Some(Lang::JavaScript)
+    } else if matches!(ext, "pl" | "pm") || first.contains("perl") {
+        Some(Lang::Perl)
+    } else if name.eq_ignore_ascii_case("makefile") || name == "GNUmakefile" || ext == "mk" {
+        None
+    } else {
+        Some(Lang::Shell)
+    }
+}
+
+/// The local files the script `file` (its `text`) sources, imports or
+/// includes, looked for from each of `roots` (the script's directory,
+/// then the project's).
+fn referenced(file: &Path, text: &str, roots: &[&Path]) -> Vec<PathBuf> {
+    match file_lang(file, text) {
+        Some(lang) => imported(lang, text, roots),
+        None => included(text, roots.first().copied().unwrap_or(Path::new("."))),
+    }
+}
+
+/// make's `include`s of `text`, from `dir`.
+fn included(text: &str, dir: &Path) -> Vec<PathBuf> {
+    static MAKE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?m)^\s*-?include\s+(.+)$").expect("fixed"));
+    MAKE.captures_iter(text)
+        .flat_map(|caps| {
+            caps[1]
+                .split_whitespace()
+                .map(|f| dir.join(f))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The local files code in `lang` (a script's text, or a `-c`/`-e`
+/// argument) sources or imports: shell `source`/`.`, Python
+/// `import a, b`/`from m import n`, JavaScript `require`/`import`, Perl
+/// `require`/`use`/`do`; looked for from each of `roots` (Python imports
+/// from where it was started, shells source from the working directory).
+fn imported(lang: Lang, text: &str, roots: &[&Path]) -> Vec<PathBuf> {
+    static SHELL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?m)(?:^|[;&|]|\bthen|\bdo)\s*(?:source|\.)\s+["']?([^\s"';&|]+)"#)
+            .expect("fixed")
+    });
+    static PYTHON: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?m)^\s*(?:from\s+(\.*[\w.]*)\s+import\s+\(?([\w, ]+)|import\s+([\w., ]+))")
+            .expect("fixed")
+    });
+    static JS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?:require\(|import\(|from\s+|import\s+)\s*["'](\.{1,2}/[^"']+)["']"#)
+            .expect("fixed")
+    });
+    static PERL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?m)(?:^|;)\s*(?:require|use|do)\s+(?:["']([^"']+)["']|([A-Z][\w:]*))"#)
+            .expect("fixed")
+    });
     let dir = roots.first().copied().unwrap_or(Path::new("."));
     let mut found = Vec::new();
-    if ext == "py" || first.contains("python") {
-        for caps in PYTHON.captures_iter(text) {
-            let module = caps
-                .get(1)
-                .or_else(|| caps.get(3))
-                .map_or("", |m| m.as_str());
-            let names = caps.get(2).map_or("", |m| m.as_str());
-            for root in roots {
-                found.extend(python_imports(root, module, names));
+    match lang {
+        Lang::Python => {
+            // `python3 -c 'import a; import b'`: each statement its own line.
+            let text = text.replace(';', "\n");
+            for caps in PYTHON.captures_iter(&text) {
+                let modules: Vec<&str> = match (caps.get(1), caps.get(3)) {
+                    (Some(module), _) => vec![module.as_str()],
+                    (None, Some(list)) => list
+                        .as_str()
+                        .split(',')
+                        .filter_map(|m| m.split_whitespace().next())
+                        .collect(),
+                    (None, None) => Vec::new(),
+                };
+                let names = caps.get(2).map_or("", |m| m.as_str());
+                for module in modules {
+                    for root in roots {
+                        found.extend(python_imports(root, module, names));
+                    }
+                }
             }
         }
-    } else if matches!(ext, "js" | "mjs" | "cjs" | "ts" | "mts" | "cts") || first.contains("node") {
-        for caps in JS.captures_iter(text) {
-            let base = dir.join(&caps[1]);
-            found.push(base.clone());
-            for suffix in [
-                ".js",
-                ".mjs",
-                ".cjs",
-                ".ts",
-                ".json",
-                "/index.js",
-                "/index.ts",
-            ] {
-                found.push(PathBuf::from(format!("{}{suffix}", base.display())));
+        Lang::JavaScript => {
+            for caps in JS.captures_iter(text) {
+                let base = dir.join(&caps[1]);
+                found.push(base.clone());
+                for suffix in [
+                    ".js",
+                    ".mjs",
+                    ".cjs",
+                    ".ts",
+                    ".json",
+                    "/index.js",
+                    "/index.ts",
+                ] {
+                    found.push(PathBuf::from(format!("{}{suffix}", base.display())));
+                }
             }
         }
-    } else if name.eq_ignore_ascii_case("makefile") || name == "GNUmakefile" || ext == "mk" {
-        for caps in MAKE.captures_iter(text) {
-            found.extend(caps[1].split_whitespace().map(|f| dir.join(f)));
+        Lang::Perl => {
+            for caps in PERL.captures_iter(text) {
+                let file = match (caps.get(1), caps.get(2)) {
+                    (Some(path), _) => path.as_str().to_owned(),
+                    (None, Some(module)) => format!("{}.pm", module.as_str().replace("::", "/")),
+                    (None, None) => continue,
+                };
+                for root in roots {
+                    found.push(root.join(&file));
+                    found.push(root.join("lib").join(&file));
+                }
+            }
         }
-    } else {
-        for caps in SHELL.captures_iter(text) {
-            found.extend(roots.iter().map(|root| root.join(&caps[1])));
+        Lang::Shell => {
+            for caps in SHELL.captures_iter(text) {
+                found.extend(roots.iter().map(|root| root.join(&caps[1])));
+            }
         }
+        Lang::Ruby | Lang::Php | Lang::Awk | Lang::Sed => {}
     }
     found
 }
@@ -663,5 +823,74 @@ mod tests {
         assert!(says("BASH_ENV=./x.sh true")[0].contains("BASH_ENV"));
         assert!(says("python3 -m black .")[0].contains("installed module"));
         assert!(says("git status").is_empty());
+    }
+
+    #[test]
+    fn what_a_build_tool_git_or_an_import_runs_is_pinned() {
+        let dir = project(&[
+            ("Cargo.toml", "[package]\nname = \"x\"\n"),
+            ("Cargo.lock", ""),
+            ("build.rs", "fn main() {}"),
+            ("src/main.rs", "fn main() {}"),
+            (".cargo/config.toml", "[alias]\n"),
+            ("hooks/pre-commit", "#!/bin/sh\n./x.sh\n"),
+            ("x.sh", "echo x"),
+            ("lib/Guard.pm", "1;"),
+            ("a.py", "X = 1"),
+            ("b.py", "Y = 1"),
+            ("both.py", "import a, b\n"),
+        ]);
+        let d = dir.path();
+        let cases: &[(&str, &[&str])] = &[
+            (
+                "cargo run --release",
+                &[
+                    ".cargo/config.toml",
+                    "Cargo.lock",
+                    "Cargo.toml",
+                    "build.rs",
+                    "src/main.rs",
+                ],
+            ),
+            (
+                "git -c core.hooksPath=hooks commit -m x",
+                &["hooks/pre-commit"],
+            ),
+            ("git -c core.pager='./x.sh' log", &["x.sh"]),
+            (
+                "perl -Ilib -e 'require \"lib/Guard.pm\"'",
+                &["lib/Guard.pm"],
+            ),
+            ("python3 -c 'import a; import b'", &["a.py", "b.py"]),
+            ("python3 both.py", &["a.py", "b.py", "both.py"]),
+        ];
+        for (line, expected) in cases {
+            let mut found = pinned(d, line, &[]);
+            found.sort();
+            assert_eq!(found, *expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn an_mcp_servers_script_is_pinned_and_a_package_runner_is_said() {
+        let dir = project(&[
+            ("server.js", "const lib = require('./lib.js');\n"),
+            ("lib.js", "module.exports = 1;"),
+        ]);
+        let d = dir.path();
+        let argv =
+            |words: &[&str]| -> Vec<String> { words.iter().map(|w| (*w).to_owned()).collect() };
+        let runs = Runs::of_argv(&argv(&["node", "server.js"]), d, d, &[]);
+        let mut files: Vec<_> = runs
+            .files
+            .iter()
+            .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        assert_eq!(files, ["lib.js", "server.js"]);
+        assert!(runs.unpinned.is_empty(), "{:?}", runs.unpinned);
+        let runs = Runs::of_argv(&argv(&["npx", "-y", "some-mcp"]), d, d, &[]);
+        assert!(runs.files.is_empty(), "{:?}", runs.files);
+        assert!(runs.unpinned[0].contains("package"), "{:?}", runs.unpinned);
     }
 }

@@ -149,7 +149,7 @@ pub(super) fn decode(value: Value) -> Result<Event, EventError> {
         );
     }
     if let Some(Value::String(text)) = record.get("tool_input")
-        && let Ok(input) = serde_json::from_str::<Value>(text)
+        && let Ok(input) = super::event_json(text)
     {
         record.insert("tool_input".into(), input);
     }
@@ -296,7 +296,32 @@ fn rename_tool(record: &mut Map<String, Value>) {
         }
     }
     mcp_tool(record);
+    named_mcp_tool(record);
     typed_into_a_shell(record);
+}
+
+/// An MCP tool in `preToolUse` and `postToolUse`, which Copilot CLI names
+/// `<server>-<tool>`: named as Claude Code does, split at a server of
+/// Copilot's MCP configuration ([`super::mcp_names::copilot_servers`]).
+fn named_mcp_tool(record: &mut Map<String, Value>) {
+    if record.contains_key("agent_tool_name") {
+        return;
+    }
+    let Some(tool) = record.get("tool_name").and_then(Value::as_str) else {
+        return;
+    };
+    if !tool.contains('-') {
+        return;
+    }
+    let cwd = record
+        .get("cwd")
+        .and_then(Value::as_str)
+        .map_or_else(|| std::path::PathBuf::from("."), std::path::PathBuf::from);
+    let servers = super::mcp_names::copilot_servers(&cwd);
+    if let Some(canonical) = super::mcp_names::canonical(tool, '-', &servers) {
+        record.insert("agent_tool_name".into(), tool.to_owned().into());
+        record.insert("tool_name".into(), canonical.into());
+    }
 }
 
 /// Name an MCP tool call as Claude Code does (`mcp__<server>__<tool>`),

@@ -165,7 +165,7 @@ fn mcp(record: &mut Map<String, Value>) {
         record.insert("tool_name".into(), name.into());
     }
     if let Some(Value::String(text)) = record.get("tool_input")
-        && let Ok(input) = serde_json::from_str::<Value>(text)
+        && let Ok(input) = super::event_json(text)
     {
         record.insert("tool_input".into(), input);
     }

@@ -14,8 +14,12 @@ mod copilot;
 mod cursor;
 mod gemini;
 mod import;
+mod mcp_names;
 mod opencode;
 mod settings;
+mod text;
+
+pub use text::event_json;
 
 pub(crate) use answer::{
     ClaudeAnswer, ClaudeSpecific, DecisionWord, ElicitationAction, PermissionWord, RequestDecision,

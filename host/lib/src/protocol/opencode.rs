@@ -5,7 +5,10 @@
 //! `event` hook, `{"hook_event_name": "<event type>", "cwd", "event"}`),
 //! and applies the small answer this module writes.
 //!
-//! Read onto the catalogue: `tool.execute.before` is PreToolUse,
+//! Read onto the catalogue: `tool.execute.before` is PreToolUse, and so
+//! is `shell.env` for the session shell (the TUI's `!`, `run -i`), which
+//! the plugin sends as a `bash` call with the command it saw in the
+//! session's tool part (OpenCode hands `shell.env` no command);
 //! `tool.execute.after` PostToolUse (`output` is the `tool_response`),
 //! `chat.message` UserPromptSubmit (its text parts are the `prompt`),
 //! `session.created` SessionStart, `session.idle` Stop,
@@ -14,10 +17,13 @@
 //! `last_assistant_message`, which it asks OpenCode for). Tools get Claude
 //! Code's names (`bash` is
 //! `Bash`), and their camelCase arguments its snake_case ones (`filePath`
-//! is `file_path`), both ways: a rewrite goes back in OpenCode's.
+//! is `file_path`), both ways: a rewrite goes back in OpenCode's. An MCP
+//! tool (`<server>_<tool>`) is `mcp__<server>__<tool>`, split at one of
+//! the servers the plugin sends in `mcp_servers`.
 //!
 //! The answer: `{"block": reason}` (the plugin throws: the tool does not
-//! run, the prompt is not sent), `{"args": {…}}` (the tool runs with
+//! run, the prompt is not sent; after a tool ran, the model reads the
+//! reason as its result), `{"args": {…}}` (the tool runs with
 //! these), `{"output": text}` (the model reads this instead),
 //! `{"context": text}` (added for the model: a text part of the prompt,
 //! the session's first one for `session.created`, or after a tool's
@@ -35,6 +41,7 @@ use super::{Answer, Draft, agent_name, blocking_reason, named};
 /// OpenCode's hooks and events, and the catalogue's.
 const EVENTS: &[(&str, EventName)] = &[
     ("tool.execute.before", EventName::PreToolUse),
+    ("shell.env", EventName::PreToolUse),
     ("tool.execute.after", EventName::PostToolUse),
     ("chat.message", EventName::UserPromptSubmit),
     ("session.created", EventName::SessionStart),
@@ -45,7 +52,7 @@ const EVENTS: &[(&str, EventName)] = &[
 ];
 
 /// The hooks whose failure must block: a tool call's and a prompt's.
-pub(super) const GUARD_EVENTS: &[&str] = &["tool.execute.before", "chat.message"];
+pub(super) const GUARD_EVENTS: &[&str] = &["tool.execute.before", "shell.env", "chat.message"];
 
 /// OpenCode's tools and Claude Code's names for them.
 const TOOLS: &[(&str, &str)] = &[
@@ -60,6 +67,8 @@ const TOOLS: &[(&str, &str)] = &[
     ("task", "Task"),
     ("todowrite", "TodoWrite"),
     ("patch", "Edit"),
+    ("multiedit", "MultiEdit"),
+    ("todoread", "TodoRead"),
 ];
 
 /// OpenCode's argument names and Claude Code's.
@@ -157,13 +166,24 @@ fn take_object(record: &mut Map<String, Value>, field: &str) -> Map<String, Valu
     }
 }
 
-/// The tool's name (Claude Code's, the original kept) and call id.
+/// The tool's name (Claude Code's, the original kept) and call id. An
+/// MCP tool, which OpenCode names `<server>_<tool>`, is split at one of
+/// the servers the plugin sends (`mcp_servers`).
 fn tool_call(record: &mut Map<String, Value>, input: &Map<String, Value>) {
     if let Some(tool) = input.get("tool").and_then(Value::as_str) {
+        let servers: Vec<String> = record
+            .get("mcp_servers")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str().map(str::to_owned))
+            .collect();
         let canonical = TOOLS
             .iter()
             .find(|(opencode, _)| *opencode == tool)
-            .map_or(tool, |(_, canonical)| canonical);
+            .map(|(_, canonical)| (*canonical).to_owned())
+            .or_else(|| super::mcp_names::canonical(tool, '_', &servers))
+            .unwrap_or_else(|| tool.to_owned());
         record.insert("agent_tool_name".into(), tool.into());
         record.insert("tool_name".into(), canonical.into());
     }
@@ -209,7 +229,11 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
         }
     });
     match name {
-        EventName::PreToolUse | EventName::UserPromptSubmit => answer.block = blocking,
+        // A PostToolUse block the plugin throws: OpenCode hands the model
+        // the reason as the tool's result, in place of its output.
+        EventName::PreToolUse | EventName::UserPromptSubmit | EventName::PostToolUse => {
+            answer.block = blocking;
+        }
         EventName::Stop => answer.prompt = blocking,
         _ => {
             if let Some(reason) = blocking {

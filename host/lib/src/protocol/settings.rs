@@ -304,23 +304,50 @@ impl InstalledHook {
 
 /// Whether a command line runs `… wasm-hooks hook …` or
 /// `… wasm-hooks-hook …` (see [`argv_runs_us`]): the entry `install`
-/// writes, which wasm-hooks must not load as a hook of its own.
+/// writes, which wasm-hooks must not load as a hook of its own. Read by
+/// the one shell reader, so that a wrapped entry (`timeout 5 wasm-hooks
+/// hook`, `env A=1 …`, `sh -c 'wasm-hooks hook'`) is ours too: loaded as a
+/// hook, it would run wasm-hooks inside itself, again on every level.
 pub(crate) fn runs_us(command: &Value) -> bool {
-    let words = command.as_str().and_then(shlex::split).unwrap_or_default();
-    argv_runs_us(words.as_slice())
+    command.as_str().is_some_and(|line| line_runs_us(line, 0))
+}
+
+/// How deep `sh -c` lines are followed looking for wasm-hooks.
+const MAX_NESTED_SHELLS: usize = 4;
+
+fn line_runs_us(line: &str, depth: usize) -> bool {
+    crate::shell::simple_commands(line).iter().any(|simple| {
+        simple
+            .words
+            .as_ref()
+            .is_some_and(|words| words_run_us(words, depth))
+    })
+}
+
+fn words_run_us(words: &[String], depth: usize) -> bool {
+    crate::shell::commands(words, false).iter().any(|command| {
+        is_us(command.program, command.args)
+            || command.reads.iter().any(|read| {
+                read.what == crate::shell::ReadAs::Code(crate::shell::lexicon::Lang::Shell)
+                    && depth < MAX_NESTED_SHELLS
+                    && line_runs_us(&read.text, depth + 1)
+            })
+    })
 }
 
 /// Whether a program and its arguments, given one by one (a command
-/// hook's `args`), are `… wasm-hooks hook …` (a program named
+/// hook's `args`), run `… wasm-hooks hook …` (a program named
 /// `wasm-hooks` whose first argument is `hook`) or `… wasm-hooks-hook …`
-/// (its small client).
+/// (its small client), after any wrapper (`nice`, `timeout 5`, `env`).
 pub(crate) fn argv_runs_us(argv: &[impl AsRef<str>]) -> bool {
-    let Some((program, rest)) = argv.split_first() else {
-        return false;
-    };
-    match program.as_ref().rsplit('/').next() {
+    let words: Vec<String> = argv.iter().map(|w| w.as_ref().to_owned()).collect();
+    words_run_us(&words, 0)
+}
+
+fn is_us(program: &str, args: &[String]) -> bool {
+    match program.rsplit('/').next() {
         Some("wasm-hooks-hook") => true,
-        Some("wasm-hooks") => rest.first().is_some_and(|sub| sub.as_ref() == "hook"),
+        Some("wasm-hooks") => args.first().is_some_and(|sub| sub == "hook"),
         _ => false,
     }
 }
@@ -786,6 +813,14 @@ mod tests {
             ("wasm-hooks run", false),
             ("my-wasm-hooks hook", false),
             ("./audit.sh", false),
+            // Wrapped: still ours, never loaded as a hook (#43).
+            ("timeout 5 wasm-hooks hook --protocol claude", true),
+            ("env WASM_HOOKS_DAEMON=off /opt/bin/wasm-hooks hook", true),
+            ("nice -n 5 wasm-hooks-hook", true),
+            ("sh -c 'wasm-hooks hook --protocol claude'", true),
+            ("bash -lc \"cd /p && exec wasm-hooks hook\"", true),
+            ("sh -c \"sh -c 'wasm-hooks hook'\"", true),
+            ("echo wasm-hooks hook", false),
         ] {
             assert_eq!(runs_us(&Value::from(command)), ours, "{command}");
         }

@@ -7,10 +7,10 @@
 //! what to write instead. The same holds inside backquotes, `$(…)`,
 //! `$((…))` and `((…))` (whose text the shell parses again, or evaluates
 //! as arithmetic, which runs `$(…)` in array subscripts) and after a `#`
-//! that starts a comment (a newline in the value ends it). A template
-//! handed to a command that reads its argument as code (`eval`, `sh -c`,
-//! `source`, `python -c`, `node -e`) is refused too: quoting cannot
-//! protect a value that is parsed twice.
+//! that starts a comment (a newline in the value ends it), and inside
+//! `${…}` (whose offsets and subscripts are arithmetic). What a command
+//! does with a template standing outside quotes is the reader's to say
+//! (`super::templates`).
 
 use crate::handlers::setup::SetupError;
 
@@ -32,13 +32,14 @@ pub(crate) fn check(line: &str) -> Result<(), SetupError> {
     let bytes = line.as_bytes();
     let mut quoting = Quoting::None;
     let mut pending: Vec<String> = Vec::new();
-    // What each open parenthesis opened: a substitution or arithmetic
-    // (with the quoting outside it), or a plain subshell (`None`).
-    let mut nested: Vec<Option<(&'static str, Quoting)>> = Vec::new();
+    // What each open bracket opened: a substitution, an expansion or
+    // arithmetic (with the quoting outside it), or a plain subshell
+    // (`None`); and the byte that closes it.
+    let mut nested: Vec<(Option<(&'static str, Quoting)>, u8)> = Vec::new();
     let mut at = 0;
     while at < bytes.len() {
         if bytes[at..].starts_with(b"{{") {
-            if let Some((inside, _)) = nested.iter().rev().flatten().next() {
+            if let Some((inside, _)) = nested.iter().rev().find_map(|(opened, _)| *opened) {
                 return Err(refused(at, inside));
             }
             if quoting != Quoting::None {
@@ -50,33 +51,25 @@ pub(crate) fn check(line: &str) -> Result<(), SetupError> {
                 return Err(refused(at, inside));
             }
         }
+        if let Some((what, len, closer, doubled)) = opening(bytes, at, quoting) {
+            nested.push((Some((what, quoting)), closer));
+            if doubled {
+                nested.push((None, b')'));
+            }
+            quoting = Quoting::None;
+            at += len;
+            continue;
+        }
         match (quoting, bytes[at]) {
             (Quoting::None | Quoting::Double, b'`') => {
                 at = backquoted(line, at + 1)?;
                 continue;
             }
-            (Quoting::None | Quoting::Double, b'$') if bytes[at..].starts_with(b"$((") => {
-                nested.push(Some(("an arithmetic expansion `$((…))`", quoting)));
-                nested.push(None);
-                quoting = Quoting::None;
-                at += 3;
-                continue;
-            }
-            (Quoting::None | Quoting::Double, b'$') if bytes[at..].starts_with(b"$(") => {
-                nested.push(Some(("a command substitution `$(…)`", quoting)));
-                quoting = Quoting::None;
-                at += 2;
-                continue;
-            }
-            (Quoting::None, b'(') if bytes[at..].starts_with(b"((") && word_start(bytes, at) => {
-                nested.push(Some(("an arithmetic command `((…))`", Quoting::None)));
-                nested.push(None);
-                at += 2;
-                continue;
-            }
-            (Quoting::None, b'(') => nested.push(None),
-            (Quoting::None, b')') => {
-                if let Some(Some((_, outside))) = nested.pop() {
+            (Quoting::None, b'(') => nested.push((None, b')')),
+            (Quoting::None, closer @ (b')' | b'}'))
+                if nested.last().is_some_and(|(_, c)| *c == closer) =>
+            {
+                if let Some((Some((_, outside)), _)) = nested.pop() {
                     quoting = outside;
                 }
             }
@@ -109,6 +102,27 @@ pub(crate) fn check(line: &str) -> Result<(), SetupError> {
         at += 1;
     }
     Ok(())
+}
+
+/// The substitution, expansion or arithmetic opening at `at`, with
+/// `quoting` outside it: what it is, how many bytes open it, the byte that
+/// closes it, and whether a plain bracket opens with it (`$((`, `((`).
+fn opening(bytes: &[u8], at: usize, quoting: Quoting) -> Option<(&'static str, usize, u8, bool)> {
+    let rest = &bytes[at..];
+    if quoting == Quoting::Single {
+        return None;
+    }
+    if rest.starts_with(b"$((") {
+        Some(("an arithmetic expansion `$((…))`", 3, b')', true))
+    } else if rest.starts_with(b"$(") {
+        Some(("a command substitution `$(…)`", 2, b')', false))
+    } else if rest.starts_with(b"${") {
+        Some(("a parameter expansion `${…}`", 2, b'}', false))
+    } else if quoting == Quoting::None && rest.starts_with(b"((") && word_start(bytes, at) {
+        Some(("an arithmetic command `((…))`", 2, b')', true))
+    } else {
+        None
+    }
 }
 
 /// The delimiter word after `<<` (or `<<-`) at `from`, unquoted, and where
@@ -173,50 +187,6 @@ fn backquoted(line: &str, from: usize) -> Result<usize, SetupError> {
     Ok(line.len())
 }
 
-/// The first command among `words` (a simple command, a program and its
-/// arguments) that reads a template's value as code: `eval`, `source`,
-/// a shell's `-c`, an interpreter's `-c`/`-e`; none when no template is
-/// handed to one.
-pub(crate) fn reparser(words: &[String]) -> Option<String> {
-    let templated = |w: &String| w.contains("{{");
-    let base = |w: &String| w.rsplit('/').next().unwrap_or(w).to_owned();
-    // A shell anywhere in the line (`xargs sh -c`, `find -exec bash -c`,
-    // `su -c`) with a `-c` among its short options (`-lc`), then a
-    // template: its value is a script.
-    let runs_script = |w: &[String]| {
-        ["sh", "bash", "dash", "zsh", "ksh", "su", "runuser"].contains(&base(&w[0]).as_str())
-            && w[1].starts_with('-')
-            && !w[1].starts_with("--")
-            && w[1].contains('c')
-            && templated(&w[2])
-    };
-    if let Some(shell) = words.windows(3).find(|w| runs_script(w)) {
-        return Some(format!("`{} {}`", base(&shell[0]), shell[1]));
-    }
-    let mut rest = words.iter().skip_while(|w| {
-        (w.contains('=') && !w.starts_with('-'))
-            || ["env", "exec", "command", "nohup", "time"].contains(&w.as_str())
-    });
-    let program = rest.next()?;
-    let name = program.rsplit('/').next().unwrap_or(program);
-    let args: Vec<&String> = rest.collect();
-    let after = |flags: &[&str]| {
-        args.windows(2)
-            .any(|pair| flags.contains(&pair[0].as_str()) && templated(pair[1]))
-    };
-    let by = match name {
-        "eval" | "source" | "." if args.iter().any(|a| templated(a)) => name.to_owned(),
-        // The remote side runs its arguments as a shell command line.
-        "ssh" if args.iter().any(|a| templated(a)) => "`ssh` (a remote shell)".to_owned(),
-        "node" | "deno" | "bun" | "perl" | "ruby" if after(&["-e", "--eval", "-p"]) => {
-            format!("`{name} -e`")
-        }
-        _ if name.starts_with("python") && after(&["-c"]) => format!("`{name} -c`"),
-        _ => return None,
-    };
-    Some(by)
-}
-
 fn refused(at: usize, inside: &'static str) -> SetupError {
     SetupError::QuotedTemplate { at, inside }
 }
@@ -270,6 +240,11 @@ mod tests {
                 "a command substitution `$(…)`",
             ),
             ("ls # {{tool_name}}", "a comment"),
+            ("echo ${x:{{tool_name}}}", "a parameter expansion `${…}`"),
+            (
+                "echo \"${a[{{tool_name}}]}\"",
+                "a parameter expansion `${…}`",
+            ),
         ] {
             match check(line) {
                 Err(SetupError::QuotedTemplate { inside: got, .. }) => {
@@ -277,37 +252,6 @@ mod tests {
                 }
                 other => panic!("{line}: {other:?}"),
             }
-        }
-    }
-
-    #[test]
-    fn a_template_handed_to_eval_or_sh_c_is_named() {
-        let words = |line: &str| shlex::split(line).unwrap();
-        assert_eq!(
-            reparser(&words("eval {{tool_args.command}}")).as_deref(),
-            Some("eval")
-        );
-        assert_eq!(
-            reparser(&words("sh -c {{tool_args.command}}")).as_deref(),
-            Some("`sh -c`")
-        );
-        assert_eq!(
-            reparser(&words("FOO=1 python3 -c {{tool_name}}")).as_deref(),
-            Some("`python3 -c`")
-        );
-        assert_eq!(
-            reparser(&words("sh -c 'echo \"$1\"' _ {{tool_name}}")),
-            None
-        );
-        assert_eq!(reparser(&words("echo {{tool_name}}")), None);
-        for line in [
-            "bash -lc {{tool_args.command}}",
-            "xargs sh -c {{tool_args.command}}",
-            "find . -exec bash -c {{tool_args.command}} ;",
-            "su -c {{tool_args.command}} nobody",
-            "ssh host {{tool_args.command}}",
-        ] {
-            assert!(reparser(&words(line)).is_some(), "{line}");
         }
     }
 
@@ -325,6 +269,8 @@ mod tests {
             "echo '#' {{tool_name}}",
             "( cd src && echo {{tool_name}} )",
             "echo \"$(date)\" {{tool_name}}",
+            "echo ${HOME} {{tool_name}}",
+            "{ echo a; } && echo {{tool_name}}",
         ] {
             assert!(check(line).is_ok(), "{line}");
         }
