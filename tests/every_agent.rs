@@ -311,3 +311,117 @@ fn every_agents_payloads_are_read_and_every_shell_call_meets_one_bash_guard() {
         );
     }
 }
+
+/// The guards of every kind on PreToolUse `Bash`: an inline rule, the
+/// `deny-dangerous-commands` wasm plugin, and a command that reads the
+/// event as JSON (a guard written the usual way, which fails open when
+/// `tool_input` is not an object).
+fn every_kind_of_rm_rf_guard() -> Vec<(&'static str, support::HookFile)> {
+    let on_bash = |guard: Value| {
+        support::write_hook_file(
+            &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [guard]}]}}),
+        )
+    };
+    vec![
+        ("inline", rm_rf_guard(json!({}))),
+        (
+            "wasm",
+            on_bash(json!({"type": "wasm", "name": "dangerous",
+                "plugin": support::plugin("deny-dangerous-commands")})),
+        ),
+        (
+            "command",
+            on_bash(json!({"type": "command", "name": "py-guard", "command":
+                "python3 -c 'import json,sys; e=json.load(sys.stdin); c=e[\"tool_input\"][\"command\"]; sys.exit(2 if \"rm -rf\" in c else 0)'"})),
+        ),
+    ]
+}
+
+#[test]
+fn copilots_tool_args_with_a_lone_surrogate_escape_meet_every_kind_of_guard() {
+    let fixture = copilot_fixture("preToolUse");
+    // Copilot CLI's `toolArgs` as JSON text, with a lone surrogate escape
+    // that a strict parser refuses (so it stayed a string, and the guards
+    // keyed on `tool_input.command` answered nothing) ...
+    let mut as_text = fixture.clone();
+    as_text["toolArgs"] = json!(r#"{"command": "rm -rf / \ud800", "description": "d"}"#);
+    let as_text = as_text.to_string();
+    // ... and the same escape in the event itself.
+    let mut escaped = fixture.clone();
+    escaped["toolArgs"]["command"] = json!("rm -rf / SURROGATE");
+    let escaped = escaped.to_string().replace("SURROGATE", r"\udc00");
+    for (kind, file) in every_kind_of_rm_rf_guard() {
+        for (form, event) in [("text", &as_text), ("escape", &escaped)] {
+            let out = Command::cargo_bin("wasm-hooks")
+                .unwrap()
+                .env("XDG_CONFIG_HOME", "/nonexistent")
+                .env("WASM_HOOKS_DAEMON", "off")
+                .args([
+                    "hook",
+                    "--protocol",
+                    "copilot",
+                    "--agent-event",
+                    "preToolUse",
+                ])
+                .args(["--config", file.path.to_str().unwrap()])
+                .write_stdin(event.as_str())
+                .output()
+                .unwrap();
+            let body: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+            assert_eq!(
+                body["permissionDecision"],
+                "deny",
+                "{kind} guard, {form}: {body} {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_copilot_mcp_tool_meets_a_matcher_written_the_claude_code_way() {
+    let project = tempfile::tempdir().unwrap();
+    // Servers whose names hold Copilot's own separator: the tool name is
+    // split at the longest server the configuration names.
+    std::fs::write(
+        project.path().join(".mcp.json"),
+        r#"{"mcpServers": {"echo": {"command": "x"}, "echo-srv": {"command": "y"}}}"#,
+    )
+    .unwrap();
+    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [
+        {"matcher": "mcp__echo-srv__say-it", "hooks": [{"type": "inline", "name": "no-echo", "rules": [
+            {"field": "tool_input.text", "operator": "contains", "value": "secret",
+             "action": "deny", "reason": "not that"}]}]}
+    ]}}));
+    let mut event = copilot_fixture("preToolUse");
+    event["cwd"] = json!(project.path());
+    event["toolName"] = json!("echo-srv-say-it");
+    event["toolArgs"] = json!({"text": "the secret"});
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("wasm-hooks")
+        .unwrap()
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .env("WASM_HOOKS_DAEMON", "off")
+        .env("COPILOT_HOME", home.path())
+        .args([
+            "hook",
+            "--protocol",
+            "copilot",
+            "--agent-event",
+            "preToolUse",
+        ])
+        .args(["--config", file.path.to_str().unwrap()])
+        .write_stdin(event.to_string())
+        .output()
+        .unwrap();
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(body["permissionDecision"], "deny", "{body}");
+    assert_eq!(body["permissionDecisionReason"], "not that", "{body}");
+}
+
+/// A captured Copilot CLI 1.0.102 payload.
+fn copilot_fixture(name: &str) -> Value {
+    support::read_json(
+        &support::workspace_root().join(format!("tests/fixtures/copilot-1.0.102/{name}.json")),
+    )
+}

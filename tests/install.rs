@@ -678,6 +678,33 @@ fn explain_says_which_installs_let_a_tool_run_when_wasm_hooks_is_missing() {
     );
 }
 
+#[test]
+fn the_paths_to_a_shell_no_hook_reaches_are_said_by_install_and_explain() {
+    let project = tempfile::tempdir().unwrap();
+    wasm_hooks(&["install", "copilot"], project.path())
+        .success()
+        .stdout(predicate::str::contains(
+            "no guard sees these: Copilot CLI's interactive `!command`",
+        ));
+    wasm_hooks(&["install", "opencode"], project.path())
+        .success()
+        .stdout(predicate::str::contains(
+            "its terminals (PTY) run with no hook",
+        ));
+    wasm_hooks(&["install", "claude"], project.path())
+        .success()
+        .stdout(predicate::str::contains("no guard sees").not());
+    let text = explain_bash_ls(project.path());
+    assert!(
+        text.contains("note: no guard sees these: Copilot CLI's"),
+        "{text}"
+    );
+    assert!(
+        text.contains("note: no guard sees these: OpenCode's"),
+        "{text}"
+    );
+}
+
 /// A script for `node` that loads the OpenCode plugin at `plugin` as
 /// OpenCode would and calls its `tool.execute.before` for a `bash` call of
 /// each command given, printing what became of each as JSON lines.

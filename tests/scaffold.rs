@@ -106,7 +106,7 @@ fn a_new_plugin_builds_and_passes_its_own_fixtures() {
         .success()
         .stdout(contains("3 tests: 3 passed, 0 failed"));
     // Its logic, natively: `cargo test` with the SDK's mock host.
-    let native = std::process::Command::new(std::env::var_os("CARGO").unwrap_or("cargo".into()))
+    let native = support::cargo()
         .arg("test")
         .arg("--manifest-path")
         .arg(dir.join("Cargo.toml"))

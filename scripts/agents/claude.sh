@@ -177,7 +177,126 @@ extra_scenarios() {
   fi
 }
 
-late_scenarios() { holding_scenarios; }
+late_scenarios() {
+  holding_scenarios
+  wasm_slash_scenario
+  serve_scenarios
+}
+
+# (13) the slash command's inline `rm -rf victim` is stopped by the
+# `deny-dangerous-commands` wasm plugin alone (#43): a project whose only
+# PreToolUse `Bash` guard is that plugin.
+wasm_slash_scenario() {
+  local saved=$PROJ plugins=$REPO/target/plugins/wasm32-wasip2/release
+  PROJ=$THOME/wasm-only
+  mkdir -p "$PROJ/.wasm-hooks"
+  cp "$plugins/deny_dangerous_commands.wasm" "$PROJ/.wasm-hooks/dangerous.wasm"
+  cat >"$PROJ/.wasm-hooks/hooks.json" <<'JSON'
+{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+  {"type": "wasm", "name": "dangerous", "plugin": "dangerous.wasm", "on_failure": "block",
+   "config": {"patterns": ["rm -rf victim"]}}]}]}}
+JSON
+  make_clean_command
+  echo "keep me" >"$PROJ/victim"
+  (cd "$PROJ" && "$WH_BIN/wasm-hooks" install claude >"$WORK/install-wasm-only.out" 2>&1 &&
+    "$WH_BIN/wasm-hooks" trust --yes >>"$WORK/install-wasm-only.out" 2>&1) ||
+    die "installing in $PROJ: $(cat "$WORK/install-wasm-only.out")"
+  set_script "$TEXT_ONLY"
+  agent_run s13-clean "/clean"
+  if [ -e "$PROJ/victim" ] && log_has "Cleaning:"; then
+    record "13 /clean inline rm -rf stopped by the wasm plugin" PASS
+  elif [ -e "$PROJ/victim" ]; then
+    record "13 /clean inline rm -rf stopped by the wasm plugin" FAIL "the command was never expanded: $(agent_output_tail s13-clean)"
+  else
+    record "13 /clean inline rm -rf stopped by the wasm plugin" FAIL "victim removed; the model saw: $(model_saw)"
+  fi
+  PROJ=$saved
+}
+
+# (12) `serve` answers closed (#43): Claude Code's HTTP hook as `install
+# --http` writes it, to a `serve` whose person's `protect-paths` wasm
+# guard refuses a Write of `.env`. A control Write of another file goes
+# through (the set-up works); then `.env` stays unwritten when the guard
+# denies it, when the body is 1.1 MB, when Claude Code sends no token,
+# when the event's `cwd` is outside the served projects, and when `serve`
+# has been killed.
+serve_scenarios() {
+  local saved=$PROJ saved_env=("${AGENT_ENV[@]}") plugins=$REPO/target/plugins/wasm32-wasip2/release
+  local port token big
+  PROJ=$THOME/served
+  mkdir -p "$PROJ" "$THOME/elsewhere" "$XDG_CONFIG_HOME/wasm-hooks"
+  cp "$plugins/protect_paths.wasm" "$XDG_CONFIG_HOME/wasm-hooks/protect.wasm"
+  cat >"$XDG_CONFIG_HOME/wasm-hooks/hooks.json" <<'JSON'
+{"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [
+  {"type": "wasm", "name": "protect", "plugin": "protect.wasm", "on_failure": "block"}]}]}}
+JSON
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  token=$(openssl rand -hex 16)
+  (cd "$PROJ" && "$WH_BIN/wasm-hooks" install claude --http "http://127.0.0.1:$port/hook" \
+    >"$WORK/install-http.out" 2>&1) || die "install --http: $(cat "$WORK/install-http.out")"
+  start_serve() {
+    WASM_HOOKS_TOKEN=$token "$WH_BIN/wasm-hooks" serve --listen "127.0.0.1:$port" \
+      --token-env WASM_HOOKS_TOKEN --project "$1" >>"$WORK/serve.out" 2>&1 &
+    SERVE_PID=$!
+    _PIDS+=("$SERVE_PID")
+    local i
+    for i in $(seq 1 100); do
+      curl -s -o /dev/null "http://127.0.0.1:$port/health" && return 0
+      sleep 0.1
+    done
+    die "serve did not start: $(cat "$WORK/serve.out")"
+  }
+  write_call() { tool_call Write file_path "$PROJ/$1" content "$2"; }
+  # write_case NAME FILE [CLAUDE-PROMPT]: the model writes FILE; PASS when
+  # it stays unwritten.
+  write_case() {
+    set_script "$(script_of "$(write_call "$2" "SECRET=1")")"
+    agent_run "$1" "write the file" --allowedTools Write
+    if [ -e "$PROJ/$2" ]; then
+      record "$1" FAIL "$2 was written; serve said: $(tail -c 300 "$WORK/serve.out" | tr '\n' ' ')"
+    else
+      record "$1" PASS
+    fi
+  }
+  agent_env WASM_HOOKS_TOKEN="$token"
+  start_serve "$PROJ"
+
+  set_script "$(script_of "$(write_call notes.txt "plain")")"
+  agent_run s12-control "write the notes" --allowedTools Write
+  if [ -e "$PROJ/notes.txt" ]; then
+    record "12 serve: an allowed Write goes through" PASS
+  else
+    record "12 serve: an allowed Write goes through" FAIL "$(agent_output_tail s12-control); serve: $(tail -c 300 "$WORK/serve.out" | tr '\n' ' ')"
+  fi
+  write_case "12a serve: the guard denies a Write of .env" .env
+  big=$(python3 -c 'import json, sys; print(json.dumps({"tool_calls": [{"name": "Write", "input": {"file_path": sys.argv[1], "content": "x" * 1150000}}], "final_text": "done"}))' "$PROJ/.env")
+  set_script "$big"
+  agent_run s12b-big "write the big file" --allowedTools Write
+  if [ -e "$PROJ/.env" ]; then
+    record "12b serve: a 1.1 MB Write of .env" FAIL "written; serve said: $(tail -c 300 "$WORK/serve.out" | tr '\n' ' ')"
+  else
+    record "12b serve: a 1.1 MB Write of .env" PASS
+  fi
+  AGENT_ENV=("${saved_env[@]}")
+  write_case "12c serve: no token sent" .env
+  agent_env WASM_HOOKS_TOKEN="$token"
+  kill "$SERVE_PID" 2>/dev/null
+  wait "$SERVE_PID" 2>/dev/null
+  start_serve "$THOME/elsewhere"
+  set_script "$(script_of "$(write_call notes-outside.txt "plain")")"
+  agent_run s12d-control "write the notes" --allowedTools Write
+  if [ -e "$PROJ/notes-outside.txt" ]; then
+    write_case "12d serve: a cwd outside the served projects" .env
+  else
+    record "12d serve: a cwd outside the served projects" FAIL "an allowed Write outside the projects did not go through: $(agent_output_tail s12d-control)"
+  fi
+  kill -9 "$SERVE_PID" 2>/dev/null
+  wait "$SERVE_PID" 2>/dev/null
+  write_case "12e serve: killed" .env
+  rm -f "$XDG_CONFIG_HOME/wasm-hooks/hooks.json"
+  AGENT_ENV=("${saved_env[@]}")
+  PROJ=$saved
+}
 
 # (10) a guard holds through every change (#42): a trusted project's
 # command guard (`./scripts/guard.sh`, on_failure: block) refuses

@@ -1051,3 +1051,57 @@ for line in open(sys.argv[1]):
 sys.exit(1)
 EOF
 }
+
+# A stdio MCP server with one tool, `echo` (Copilot's preMcpToolCall, and
+# the MCP matcher scenarios); its configuration in Copilot's shape is
+# $WORK/mcp-config.json.
+write_mcp_server() {
+  cat >"$WORK/mcp-echo.py" <<'EOF'
+import json, sys
+for line in sys.stdin:
+    if not line.strip():
+        continue
+    msg = json.loads(line)
+    if msg.get("id") is None:
+        continue
+    method = msg.get("method")
+    if method == "initialize":
+        res = {"protocolVersion": msg["params"].get("protocolVersion", "2024-11-05"),
+               "capabilities": {"tools": {}}, "serverInfo": {"name": "echo", "version": "1"}}
+    elif method == "tools/list":
+        res = {"tools": [{"name": "echo", "description": "echo text",
+                          "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
+                                          "required": ["text"]}}]}
+    elif method == "tools/call":
+        res = {"content": [{"type": "text", "text": "echo: " + json.dumps(msg["params"].get("arguments"))}]}
+    else:
+        res = {}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": res}) + "\n")
+    sys.stdout.flush()
+EOF
+  printf '{"mcpServers": {"echosrv": {"type": "local", "command": "python3", "args": ["%s"], "tools": ["*"]}}}\n' \
+    "$WORK/mcp-echo.py" >"$WORK/mcp-config.json"
+}
+
+# add_guards_for_tools_and_mcp: to the project's hook file, a
+# `protect-paths` wasm guard on Write (the plugin copied to
+# .wasm-hooks/protect.wasm) and an MCP matcher written the Claude Code way
+# (`mcp__echosrv__echo`) that denies "secret" with MCP-MATCHER-DENIED;
+# trusted again.
+add_guards_for_tools_and_mcp() {
+  python3 - "$PROJ/.wasm-hooks/hooks.json" <<'PY'
+import json, sys
+path = sys.argv[1]
+doc = json.load(open(path))
+doc["hooks"]["PreToolUse"] += [
+    {"matcher": "Write", "hooks": [
+        {"type": "wasm", "name": "protect", "plugin": "protect.wasm", "on_failure": "block"}]},
+    {"matcher": "mcp__echosrv__echo", "hooks": [
+        {"type": "inline", "name": "no-secret-echo", "rules": [
+            {"field": "tool_input.text", "operator": "contains", "value": "secret",
+             "action": "deny", "reason": "MCP-MATCHER-DENIED: not that"}]}]}]
+json.dump(doc, open(path, "w"), indent=2)
+PY
+  (cd "$PROJ" && "$WH_BIN/wasm-hooks" trust --yes >"$WORK/trust-mcp.out" 2>&1) ||
+    die "wasm-hooks trust: $(cat "$WORK/trust-mcp.out")"
+}

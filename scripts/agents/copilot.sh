@@ -81,35 +81,6 @@ print(json.dumps({"hooks": {ev: [dict({"matcher": "*"} if ev in tools else {},
 EOF
 }
 
-# A stdio MCP server with one tool, `echo` (for preMcpToolCall).
-write_mcp_server() {
-  cat >"$WORK/mcp-echo.py" <<'EOF'
-import json, sys
-for line in sys.stdin:
-    if not line.strip():
-        continue
-    msg = json.loads(line)
-    if msg.get("id") is None:
-        continue
-    method = msg.get("method")
-    if method == "initialize":
-        res = {"protocolVersion": msg["params"].get("protocolVersion", "2024-11-05"),
-               "capabilities": {"tools": {}}, "serverInfo": {"name": "echo", "version": "1"}}
-    elif method == "tools/list":
-        res = {"tools": [{"name": "echo", "description": "echo text",
-                          "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
-                                          "required": ["text"]}}]}
-    elif method == "tools/call":
-        res = {"content": [{"type": "text", "text": "echo: " + json.dumps(msg["params"].get("arguments"))}]}
-    else:
-        res = {}
-    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": res}) + "\n")
-    sys.stdout.flush()
-EOF
-  printf '{"mcpServers": {"echosrv": {"type": "local", "command": "python3", "args": ["%s"], "tools": ["*"]}}}\n' \
-    "$WORK/mcp-echo.py" >"$WORK/mcp-config.json"
-}
-
 # save_tool_variants OUTDIR SRCDIR EVENT...: besides <event>.json, one
 # <event>_<tool>.json for each other tool the event was seen with.
 save_tool_variants() {
@@ -263,6 +234,35 @@ shell_call() { tool_call bash command "$1" description "run it"; }
 install_hooks() {
   wasm_hooks_install || return 1
   ls "$PROJ"/.github/hooks/*.json >/dev/null 2>&1 || { say "copilot: install wrote no hook file"; return 1; }
+}
+
+# (14) a `protect-paths` wasm guard stops Copilot's `create` of `.env`
+# (#43: `create {path, file_text}` reaches guards as `Write {file_path,
+# content}`); a create of another file goes through.
+# (15) an MCP matcher written the Claude Code way (`mcp__echosrv__echo`)
+# fires on Copilot's `echosrv-echo` (the server named in
+# $COPILOT_HOME/mcp-config.json).
+extra_scenarios() {
+  local plugins=$REPO/target/plugins/wasm32-wasip2/release
+  cp "$plugins/protect_paths.wasm" "$PROJ/.wasm-hooks/protect.wasm"
+  write_mcp_server
+  cp "$WORK/mcp-config.json" "$HOME/.copilot/mcp-config.json"
+  add_guards_for_tools_and_mcp
+  set_script "$(script_of "$(tool_call create path "$PROJ/notes.txt" file_text "plain")")"
+  agent_run s14-control "write the notes"
+  if [ ! -e "$PROJ/notes.txt" ]; then
+    record "14 protect-paths stops create .env" FAIL "the control create did not run: $(agent_output_tail s14-control)"
+  else
+    set_script "$(script_of "$(tool_call create path "$PROJ/.env" file_text "SECRET=1")")"
+    audit_mark
+    agent_run s14-env "write the env file"
+    expect "14 protect-paths stops create .env" ".env was written" test ! -e "$PROJ/.env"
+  fi
+  set_script "$(script_of "$(tool_call echosrv-echo text "the secret")")"
+  audit_mark
+  agent_run s15-mcp "use the echo tool"
+  expect "15 a Claude Code MCP matcher fires on echosrv-echo" "the model saw: $(model_saw)" \
+    log_has_after_tool MCP-MATCHER-DENIED
 }
 
 agent_main "$@"

@@ -347,4 +347,76 @@ install_hooks() {
   skip_plugin_install
 }
 
+# (14) OpenCode's session shell (the TUI's `!`, `opencode run -i`: `POST
+# /session/{id}/shell`), which fires no `tool.execute.before`, meets the
+# PreToolUse `Bash` guard through `shell.env` (#43): `rm -rf victim` is
+# not run; a harmless command there runs (the control).
+# (15) an MCP matcher written the Claude Code way (`mcp__echosrv__echo`)
+# fires on OpenCode's `echosrv_echo`.
+extra_scenarios() {
+  write_mcp_server
+  python3 - "$PROJ/opencode.json" "$WORK/mcp-echo.py" <<'PY'
+import json, sys
+path, server = sys.argv[1], sys.argv[2]
+doc = json.load(open(path))
+doc["mcp"] = {"echosrv": {"type": "local", "command": ["python3", server], "enabled": True}}
+json.dump(doc, open(path, "w"), indent=2)
+PY
+  cp "$REPO/target/plugins/wasm32-wasip2/release/protect_paths.wasm" "$PROJ/.wasm-hooks/protect.wasm"
+  add_guards_for_tools_and_mcp
+  set_script "$(script_of "$(tool_call echosrv_echo text "the secret")")"
+  audit_mark
+  agent_run s15-mcp "use the echo tool"
+  expect "15 a Claude Code MCP matcher fires on echosrv_echo" "the model saw: $(model_saw)" \
+    log_has_after_tool MCP-MATCHER-DENIED
+
+  echo "keep me" >"$PROJ/victim"
+  audit_mark
+  session_shell s14 "echo control >shell-control" "rm -rf victim"
+  if [ ! -e "$PROJ/shell-control" ]; then
+    record "14 the session shell's rm -rf is stopped" FAIL "the control command did not run: $(cat "$WORK/s14.shell.out")"
+  else
+    expect "14 the session shell's rm -rf is stopped" "victim removed: $(cat "$WORK/s14.shell.out")" \
+      test -e "$PROJ/victim"
+  fi
+}
+
+# session_shell NAME COMMAND...: `opencode serve` in $PROJ, one session,
+# and each COMMAND through its shell endpoint (what the TUI's `!` calls);
+# the answers in $WORK/NAME.shell.out.
+session_shell() {
+  local name=$1 port pid i
+  shift
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  (cd "$PROJ" && exec env -i "${AGENT_ENV[@]}" "$OPENCODE" serve --port "$port" --hostname 127.0.0.1 \
+    </dev/null >"$WORK/$name.serve.out" 2>&1) &
+  pid=$!
+  _PIDS+=("$pid")
+  for i in $(seq 1 150); do
+    grep -q "listening on" "$WORK/$name.serve.out" 2>/dev/null && break
+    sleep 0.1
+  done
+  python3 - "http://127.0.0.1:$port" "$PROJ" "$@" >"$WORK/$name.shell.out" 2>&1 <<'PY'
+import json, sys, urllib.request
+base, directory, *commands = sys.argv[1:]
+def post(path, body):
+    req = urllib.request.Request(base + path + "?directory=" + directory, data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, r.read().decode()[:300]
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()[:300]
+status, text = post("/session", {})
+print("session", status, text)
+sid = json.loads(text)["id"]
+for command in commands:
+    print(command, "->", *post(f"/session/{sid}/shell", {"agent": "build", "command": command,
+          "model": {"providerID": "fake", "modelID": "fake-model"}}))
+PY
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  return 0
+}
+
 agent_main "$@"

@@ -138,10 +138,21 @@ pub fn plugin(package: &str) -> PathBuf {
     path
 }
 
+/// Cargo for a build the tests start themselves (guests, the MCP server,
+/// a scaffolded plugin): without the clippy wrapper `scripts/test` lints
+/// the host build with, so that these builds are the same whoever runs
+/// the tests, and share `target/plugins` with a plain `cargo test`.
+pub fn cargo() -> Command {
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.env_remove("RUSTC_WORKSPACE_WRAPPER")
+        .env_remove("CLIPPY_ARGS");
+    cmd
+}
+
 fn build_guests() -> PathBuf {
     let root = workspace_root();
     let target_dir = root.join("target").join("plugins");
-    let mut cmd = Command::new(env!("CARGO"));
+    let mut cmd = cargo();
     cmd.current_dir(&root)
         .args(["build", "--release", "--target", "wasm32-wasip2", "--quiet"])
         .env("CARGO_TARGET_DIR", &target_dir);
@@ -167,7 +178,7 @@ pub fn mcp_server() -> PathBuf {
     BUILT
         .get_or_init(|| {
             let target_dir = workspace_root().join("target").join("plugins");
-            let out = Command::new(env!("CARGO"))
+            let out = cargo()
                 .current_dir(workspace_root())
                 .args([
                     "build",

@@ -36,6 +36,7 @@ pub(crate) const GUARD_EVENTS: &[&str] = &[
     "beforeReadFile",
     "beforeSubmitPrompt",
     "tool.execute.before",
+    "shell.env",
     "chat.message",
 ];
 

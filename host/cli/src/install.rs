@@ -102,6 +102,20 @@ impl Agent {
         }
     }
 
+    /// The agent's paths to a shell that no hook of it can reach, said
+    /// plainly by `install` and `explain` (docs/agents.md has the table).
+    pub(crate) fn unguarded(self) -> Option<&'static str> {
+        match self {
+            Agent::Copilot => Some(
+                "Copilot CLI's interactive `!command` runs in your shell with no hook, and its HTTP hooks let the tool run when the server fails (this command install blocks instead)",
+            ),
+            Agent::Opencode => Some(
+                "OpenCode's `!`-commands inside a custom command's template (`` !`cmd` ``) and its terminals (PTY) run with no hook",
+            ),
+            _ => None,
+        }
+    }
+
     /// The `--protocol` word of `wasm-hooks hook`.
     pub(crate) fn word(self) -> &'static str {
         match self {
@@ -371,6 +385,9 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<Exit> {
             args.agent.name()
         ));
     }
+    if let Some(unguarded) = args.agent.unguarded() {
+        message.push_str(&format!("note: no guard sees these: {unguarded}\n"));
+    }
     message.push_str(args.agent.next_step(args.user));
     message.push('\n');
     if args.http.is_some() {
@@ -425,6 +442,11 @@ pub(crate) fn installs_in(project: &Path) -> Vec<String> {
             agent.name(),
             file.display()
         ));
+        lines.extend(
+            agent
+                .unguarded()
+                .map(|unguarded| format!("{:<12} note: no guard sees these: {unguarded}", "")),
+        );
         lines.extend(
             install_problems(agent, &text)
                 .into_iter()

@@ -42,8 +42,8 @@ const guardedCalls = new Set();
 let mcpServers;
 
 /** The names of OpenCode's MCP servers, for wasm-hooks to name MCP tools
- * as Claude Code does (`mcp__server__tool`); none when OpenCode does not
- * say within a second. */
+ * as Claude Code does (mcp, server and tool joined by two underscores);
+ * none when OpenCode does not say within a second. */
 function mcpServerNames(client) {
   mcpServers ??= (async () => {
     const asked = client.config.get().then(({ data }) => Object.keys(data?.mcp ?? {}));

@@ -318,6 +318,132 @@ fn answers_fail_closed(
     Ok(())
 }
 
+/// A command line from the shell reader's own vocabulary: shells and
+/// their option forms, interpreters, wrappers, re-parsers, arithmetic,
+/// quotes, substitutions, here-documents and templates, in any order.
+fn command_line() -> impl Strategy<Value = String> {
+    let word = prop_oneof![
+        Just("sh"),
+        Just("bash"),
+        Just("-c"),
+        Just("-e"),
+        Just("-o"),
+        Just("--"),
+        Just("-lc"),
+        Just("eval"),
+        Just("builtin"),
+        Just("env"),
+        Just("-S"),
+        Just("timeout"),
+        Just("5"),
+        Just("xargs"),
+        Just("find"),
+        Just("-exec"),
+        Just(";"),
+        Just("sudo"),
+        Just("runuser"),
+        Just("-u"),
+        Just("su"),
+        Just("watch"),
+        Just("ssh"),
+        Just("trap"),
+        Just("python3"),
+        Just("-Ic"),
+        Just("-m"),
+        Just("node"),
+        Just("-pe"),
+        Just("perl"),
+        Just("-lne"),
+        Just("-0777"),
+        Just("awk"),
+        Just("-f"),
+        Just("sed"),
+        Just("let"),
+        Just("declare"),
+        Just("-i"),
+        Just("printf"),
+        Just("-v"),
+        Just("read"),
+        Just("[["),
+        Just("]]"),
+        Just("-eq"),
+        Just("["),
+        Just("]"),
+        Just("{{tool_input.command}}"),
+        Just("{{x}}"),
+        Just("'"),
+        Just("\""),
+        Just("$("),
+        Just(")"),
+        Just("${"),
+        Just("}"),
+        Just("(("),
+        Just("`"),
+        Just("|"),
+        Just("&&"),
+        Just("||"),
+        Just("\n"),
+        Just("<<EOF"),
+        Just("EOF"),
+        Just("#"),
+        Just("\\"),
+        Just("a=1"),
+        Just("./x.sh"),
+        Just("source"),
+        Just("."),
+        Just("cargo"),
+        Just("run"),
+        Just("git"),
+        Just("core.hooksPath=h"),
+        Just("npx"),
+    ];
+    prop::collection::vec(
+        prop_oneof![8 => word.prop_map(str::to_owned), 1 => text()],
+        0..24,
+    )
+    .prop_map(|words| words.join(" "))
+}
+
+/// A JSON text as agents write it: any value, with lone surrogate
+/// escapes and NULs put into its strings.
+fn agent_json() -> impl Strategy<Value = String> {
+    (
+        json_value(),
+        prop::collection::vec(
+            prop_oneof![
+                Just(r"\ud800"),
+                Just(r"\udfff"),
+                Just(r"\u0000"),
+                Just(r"\ud83d\ude00"),
+                Just(r"\\ud800"),
+                Just(r"\u006d"),
+            ],
+            0..4,
+        ),
+    )
+        .prop_map(|(value, escapes)| {
+            let mut text = value.to_string();
+            for escape in escapes {
+                // Into the first string there is, after its opening quote.
+                if let Some(at) = text.find(":\"").or_else(|| text.find('"')) {
+                    let at = text[at..].find('"').map_or(at, |q| at + q + 1);
+                    text.insert_str(at, escape);
+                }
+            }
+            text
+        })
+}
+
+/// Whether a string or key of `value` holds a NUL.
+fn holds_nul(value: &Value) -> bool {
+    match value {
+        Value::String(text) => text.contains('\0'),
+        Value::Array(items) => items.iter().any(holds_nul),
+        Value::Object(map) => map.iter().any(|(k, v)| k.contains('\0') || holds_nul(v)),
+        _ => false,
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -332,6 +458,34 @@ proptest! {
     ) {
         let settings = (project_settings.as_str(), user_settings.as_str());
         answers_fail_closed(&project_hooks, &user_hooks, settings, &record, trust_all)?;
+    }
+
+    #[test]
+    fn any_command_line_is_read_by_the_one_shell_reader_in_bounded_time(line in command_line()) {
+        let started = Instant::now();
+        let _ = crate::shell::check_quoting(&line);
+        let _ = crate::shell::templates::reread_in_line(&line);
+        for simple in crate::shell::simple_commands(&line) {
+            if let Some(words) = simple.words {
+                let _ = crate::shell::commands(&words, simple.conditional);
+            }
+        }
+        let nowhere = std::path::Path::new("/nonexistent-wasm-hooks-fuzz");
+        let _ = crate::handlers::runs::Runs::of_shell(&line, nowhere, nowhere, &[]);
+        prop_assert!(started.elapsed() < Duration::from_secs(2), "{line}");
+    }
+
+    #[test]
+    fn any_agent_json_is_read_the_same_way_or_refused(text in agent_json()) {
+        // Read, it holds no NUL and no lone surrogate (JSON text again
+        // reads back to the same value); or the text was not JSON at all.
+        if let Ok(value) = crate::protocol::event_json(&text) {
+            let again = value.to_string();
+            prop_assert!(!holds_nul(&value), "{text} -> {again}");
+            prop_assert_eq!(crate::protocol::event_json(&again).ok(), Some(value));
+        } else {
+            prop_assert!(serde_json::from_str::<Value>(&text).is_err(), "{text}");
+        }
     }
 
     #[test]
