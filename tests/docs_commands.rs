@@ -142,6 +142,14 @@ const RUN_ELSEWHERE: &[(&str, &str, &[&str])] = &[
         "wasm-hooks serve --serve-config",
         &["serve_fleet::serve_reads_its_settings_from_a_file_and_flags_win"],
     ),
+    // The neutral API's server, asked with curl.
+    (
+        "docs/embedding.md",
+        "wasm-hooks serve ",
+        &[
+            "neutral_api::decide_answers_the_canonical_event_with_the_whole_outcome_its_openapi_document_describes",
+        ],
+    ),
     // The example plugins, in their folders of this checkout.
     (
         "example-plugins/README.md",

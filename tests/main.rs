@@ -36,6 +36,7 @@ mod install;
 mod layer_state;
 mod layers;
 mod mcp_hooks;
+mod neutral_api;
 mod oci_plugins;
 mod policy_tests;
 mod prompt_hooks;

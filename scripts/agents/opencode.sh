@@ -404,15 +404,16 @@ def post(path, body):
                                  headers={"Content-Type": "application/json"}, method="POST")
     try:
         with urllib.request.urlopen(req, timeout=60) as r:
-            return r.status, r.read().decode()[:300]
+            return r.status, r.read().decode()
     except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()[:300]
+        return e.code, e.read().decode()
 status, text = post("/session", {})
-print("session", status, text)
+print("session", status, text[:200])
 sid = json.loads(text)["id"]
 for command in commands:
-    print(command, "->", *post(f"/session/{sid}/shell", {"agent": "build", "command": command,
-          "model": {"providerID": "fake", "modelID": "fake-model"}}))
+    status, text = post(f"/session/{sid}/shell", {"agent": "build", "command": command,
+                        "model": {"providerID": "fake", "modelID": "fake-model"}})
+    print(command, "->", status, text[:400])
 PY
   kill "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null

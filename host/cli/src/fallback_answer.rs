@@ -97,6 +97,36 @@ fn deny_in_answer(protocol: &str, name: &str, reason: &str) -> Option<serde_json
     }
 }
 
+/// The canonical protocol's failure (the library's `canonical::failure`,
+/// written as it writes it): the whole outcome, a deny for `reason` on a
+/// guard event or an unnamed one (unless `fail_open`), else a proceed
+/// carrying `reason` for the person.
+fn canonical_failure(name: Option<&str>, reason: &str, fail_open: bool) -> serde_json::Value {
+    let blocks = !fail_open && name.is_none_or(|name| GUARD_EVENTS.contains(&name));
+    let (verdict, system_messages) = if blocks {
+        (
+            serde_json::json!({"decision": "deny", "reason": reason}),
+            serde_json::json!([]),
+        )
+    } else {
+        (
+            serde_json::json!({"decision": "proceed"}),
+            serde_json::json!([{"hook": "wasm-hooks", "value": reason}]),
+        )
+    };
+    let mut outcome = serde_json::json!({
+        "decided_by": null, "updated_input": null, "rewrite_approved": false,
+        "updated_output": null, "contexts": [], "user_messages": [],
+        "system_messages": system_messages, "stop": null, "suppress_output": false,
+        "trace": [],
+    });
+    if let (Some(outcome), serde_json::Value::Object(verdict)) = (outcome.as_object_mut(), verdict)
+    {
+        outcome.extend(verdict);
+    }
+    outcome
+}
+
 /// An answer: for stdout, for stderr, the exit code.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Fallback {
@@ -116,6 +146,16 @@ pub(crate) fn failure(stdin: &[u8], args: &[OsString], message: &str) -> Fallbac
     let fail_open = args.iter().any(|arg| arg == "--fail-open");
     let protocol = option_value(args, "--protocol").unwrap_or_else(|| "claude".to_owned());
     let reason = format!("wasm-hooks: {message}");
+    if matches!(protocol.as_str(), "canonical" | "none") {
+        return Fallback {
+            stdout: format!(
+                "{}\n",
+                canonical_failure(name.as_deref(), &reason, fail_open)
+            ),
+            stderr,
+            exit: 0,
+        };
+    }
     if let Some(deny) = name
         .as_deref()
         .filter(|_| !fail_open)

@@ -13,6 +13,7 @@ use wasm_hooks::{Answer, DEFAULT_STOP_LOOP_LIMIT, Event, HookEngineBuilder, Prot
 use super::daemon::client::{self, Forwarded};
 use super::daemon::{Built, FromDaemon};
 use super::install::Agent;
+use super::speaks::Speaks;
 use super::stderr::Stderr;
 use super::{deadline, last_words};
 
@@ -24,9 +25,11 @@ use super::{Exit, report};
 /// Arguments of `wasm-hooks hook`.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct HookArgs {
-    /// The agent whose protocol to speak.
-    #[arg(long, value_enum, default_value_t = Agent::Claude)]
-    protocol: Agent,
+    /// The agent whose protocol to speak, or `canonical` (`none`):
+    /// wasm-hooks' own, the canonical event in and the whole outcome out,
+    /// for a program that is none of the agents.
+    #[arg(long, value_enum, default_value_t = Speaks::Agent(Agent::Claude))]
+    protocol: Speaks,
 
     #[command(flatten)]
     hook_files: HookFileArgs,

@@ -29,6 +29,7 @@ mod report;
 mod run;
 mod schema;
 mod serve;
+mod speaks;
 mod stderr;
 mod test;
 mod trust;

@@ -323,3 +323,22 @@ impl Serialize for HookError {
         map.end()
     }
 }
+
+/// A failure as [`Serialize`] writes it: its kind and its message.
+impl schemars::JsonSchema for HookError {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "HookError".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "description": "Why a hook failed: its kind (`timeout`, `fuel`, `trap`, `exit_code`…) and the message a person reads.",
+            "properties": {
+                "kind": {"type": "string"},
+                "message": {"type": "string"}
+            },
+            "required": ["kind", "message"]
+        })
+    }
+}

@@ -44,3 +44,16 @@ impl Serialize for HookId {
         s.serialize_str(&self.0)
     }
 }
+
+impl schemars::JsonSchema for HookId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "HookId".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A hook's name as traces, logs and errors show it."
+        })
+    }
+}

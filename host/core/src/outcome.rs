@@ -18,7 +18,7 @@ use crate::error::HookError;
 use crate::id::HookId;
 
 /// A request that the person approve the operation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Approval {
     /// The question shown to the person.
     pub prompt: String,
@@ -31,7 +31,7 @@ pub struct Approval {
 }
 
 /// One hook's decision about the operation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "decision", rename_all = "snake_case")]
 pub enum Decision {
     /// No opinion.
@@ -78,7 +78,9 @@ impl Decision {
 }
 
 /// Who injected context speaks as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// A system message (the default).
@@ -91,7 +93,7 @@ pub enum Role {
 }
 
 /// How serious a message for the person is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// For information.
@@ -103,7 +105,7 @@ pub enum Severity {
 }
 
 /// Text added to the agent's context.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Context {
     /// The text.
     pub text: String,
@@ -112,7 +114,7 @@ pub struct Context {
 }
 
 /// A message for the person, never sent to the model.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct UserMessage {
     /// How serious it is.
     pub severity: Severity,
@@ -125,7 +127,7 @@ pub struct UserMessage {
 /// `sessionTitle`, `initialUserMessage`, `watchPaths`, `worktreePath`,
 /// `terminalSequence`). An agent's adapter sends each where that agent's
 /// event takes it, and reports the rest as dropped.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Requests {
     /// A title for the session.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -171,7 +173,7 @@ impl Requests {
 }
 
 /// One hook's whole answer to one event.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct HookResult {
     /// What to do with the operation.
     #[serde(flatten)]
@@ -228,7 +230,7 @@ pub enum OnFailure {
 }
 
 /// The decision of all hooks together.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "decision", rename_all = "snake_case")]
 pub enum Verdict {
     /// No hook had an opinion.
@@ -273,7 +275,7 @@ impl Verdict {
 /// A value together with the hook it came from; in JSON,
 /// `{"hook": …, "value": …}` (the value is not flattened: it may be a bare
 /// string).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Attributed<T> {
     /// The hook that sent it.
     pub hook: HookId,
@@ -291,7 +293,7 @@ impl<T> Attributed<T> {
 }
 
 /// What a hook wrote besides its answer: captured stdout/stderr and log lines.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct HookOutput {
     /// Captured standard output (lossy UTF-8), capped.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -315,7 +317,7 @@ impl HookOutput {
 }
 
 /// How one hook's run ended.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TraceStatus {
     /// The hook answered.
@@ -332,12 +334,13 @@ pub enum TraceStatus {
 }
 
 /// One hook that ran for an event.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TraceEntry {
     /// Which hook.
     pub hook: HookId,
     /// How long it took.
     #[serde(rename = "elapsed_us", serialize_with = "micros")]
+    #[schemars(with = "u64")]
     pub elapsed: Duration,
     /// Its answer or failure.
     pub status: TraceStatus,
@@ -350,7 +353,7 @@ fn micros<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 }
 
 /// The folded answer of every hook that ran for one event.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Outcome {
     /// What the agent should do.
     #[serde(flatten)]

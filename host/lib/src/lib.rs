@@ -45,6 +45,7 @@ mod handlers;
 mod inputs;
 pub mod oci;
 mod once;
+mod openapi;
 mod policy;
 mod project_trust;
 #[cfg(test)]

@@ -426,6 +426,8 @@ impl HookServer {
     fn router(&self) -> axum::Router {
         axum::Router::new()
             .route("/hook", post(hook))
+            .route("/v1/decide", post(decide))
+            .route("/v1/openapi.json", get(openapi))
             .route("/health", get(health))
             .route("/ready", get(ready))
             .route("/metrics", get(metrics))
@@ -626,13 +628,49 @@ async fn hook(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
+    let protocol = server.protocol;
+    request(&server, protocol, peer, &headers, body).await
+}
+
+/// `POST /v1/decide`: the neutral API, for a program that is none of the
+/// agents: the canonical event in, the whole outcome out
+/// ([`Protocol::Canonical`]), under the same rules as `/hook` (a token, no
+/// web page, never a refusal: a request no hook runs for is answered
+/// with a deny saying why).
+async fn decide(
+    State(server): State<Arc<HookServer>>,
+    peer: Option<axum::Extension<crate::server_conn::Peer>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    request(&server, Protocol::Canonical, peer, &headers, body).await
+}
+
+/// `GET /v1/openapi.json`: the OpenAPI document of the endpoints, for a
+/// program or a person on this machine (not a web page, as `/health`).
+async fn openapi(State(server): State<Arc<HookServer>>, headers: HeaderMap) -> Response {
+    if let Some(refusal) = from_elsewhere(&server, &headers) {
+        return refusal.response();
+    }
+    Json(crate::openapi::document()).into_response()
+}
+
+/// A request to `/hook` or `/v1/decide` answered in `protocol`, counted
+/// and written to the access log.
+async fn request(
+    server: &Arc<HookServer>,
+    protocol: Protocol,
+    peer: Option<axum::Extension<crate::server_conn::Peer>>,
+    headers: &HeaderMap,
+    body: Body,
+) -> Response {
     let _in_flight = server.metrics.in_flight();
     let started = std::time::Instant::now();
     let mut record = AccessRecord {
         client: peer.map(|p| p.0.0.to_string()).unwrap_or_default(),
         ..AccessRecord::default()
     };
-    let response = hook_answer(&server, &headers, body, &mut record).await;
+    let response = hook_answer(server, protocol, headers, body, &mut record).await;
     let status = response.status().as_u16();
     server.metrics.request(status);
     if let Some(log) = &server.access_log {
@@ -656,7 +694,7 @@ struct Unread {
 
 /// The event a request's body holds, read within the time and size
 /// limits; or why not, with what was read.
-async fn read_event(server: &HookServer, body: Body) -> Result<Event, Unread> {
+async fn read_event(server: &HookServer, protocol: Protocol, body: Body) -> Result<Event, Unread> {
     let body = read_body(server, body).await?;
     let value = std::str::from_utf8(&body)
         .map_err(|e| e.to_string())
@@ -665,7 +703,7 @@ async fn read_event(server: &HookServer, body: Body) -> Result<Event, Unread> {
             why: format!("the body is not JSON: {e}"),
             head: body.clone(),
         })?;
-    server.protocol.decode(value).map_err(|e| Unread {
+    protocol.decode(value).map_err(|e| Unread {
         why: format!("the body is not an event: {e}"),
         head: body,
     })
@@ -733,6 +771,7 @@ const PEEK_BYTES: usize = 64 * 1024;
 /// refuses, and so goes on).
 fn blocked(
     server: &HookServer,
+    protocol: Protocol,
     event: Option<&Event>,
     why: &str,
     record: &mut AccessRecord,
@@ -740,11 +779,10 @@ fn blocked(
     record.decision = "refused".to_owned();
     server.metrics.refused();
     let Some(event) = event else {
-        return Json(json!({"decision": "block", "reason": format!("wasm-hooks: {why}")}))
-            .into_response();
+        return Json(protocol.unnamed_block(why)).into_response();
     };
     record.event = event.name().to_string();
-    let answer = server.protocol.failure_over_http(event, why);
+    let answer = protocol.failure_over_http(event, why);
     let body = match answer.body {
         Value::Null => json!({}),
         body => body,
@@ -754,22 +792,23 @@ fn blocked(
 
 async fn hook_answer(
     server: &Arc<HookServer>,
+    protocol: Protocol,
     headers: &HeaderMap,
     body: Body,
     record: &mut AccessRecord,
 ) -> Response {
     let refusal = refused(server, headers).or_else(|| unauthorized(server, headers));
-    let mut event = match (refusal, read_event(server, body).await) {
+    let mut event = match (refusal, read_event(server, protocol, body).await) {
         (None, Ok(event)) => event,
         (Some(refusal), read) => {
             let event = read
                 .map(Some)
-                .unwrap_or_else(|unread| named_event(server.protocol, &unread.head));
-            return blocked(server, event.as_ref(), &refusal.why, record);
+                .unwrap_or_else(|unread| named_event(protocol, &unread.head));
+            return blocked(server, protocol, event.as_ref(), &refusal.why, record);
         }
         (None, Err(unread)) => {
-            let event = named_event(server.protocol, &unread.head);
-            return blocked(server, event.as_ref(), &unread.why, record);
+            let event = named_event(protocol, &unread.head);
+            return blocked(server, protocol, event.as_ref(), &unread.why, record);
         }
     };
     record.session = event.session_id().to_owned();
@@ -782,7 +821,7 @@ async fn hook_answer(
             }
             served
         }
-        Err(why) => return blocked(server, Some(&event), &why, record),
+        Err(why) => return blocked(server, protocol, Some(&event), &why, record),
     };
     record.project.clone_from(&served.name);
     let answer = match served.current() {
@@ -793,14 +832,13 @@ async fn hook_answer(
                     .and_then(|v| v.to_str().ok())
                     .map(str::to_owned)
             });
-            let (answer, decided) =
-                answer(engine, event, server.protocol, &server.metrics, traced).await;
+            let (answer, decided) = answer(engine, event, protocol, &server.metrics, traced).await;
             (record.decision, record.decided_by) = decided;
             answer
         }
         Err(why) => {
             record.decision = "failed".to_owned();
-            server.protocol.failure_over_http(&event, &why)
+            protocol.failure_over_http(&event, &why)
         }
     };
     for line in &answer.stderr {

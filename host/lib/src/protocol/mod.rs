@@ -9,6 +9,7 @@
 //! input reaches the hooks: unknown fields stay in the record.
 
 mod answer;
+mod canonical;
 mod claude;
 mod copilot;
 mod cursor;
@@ -51,6 +52,10 @@ pub enum Protocol {
     Cursor,
     /// OpenCode, through the plugin `install opencode` writes.
     OpenCode,
+    /// wasm-hooks' own, for a program that is none of the agents: the
+    /// canonical event in, the whole outcome out (`hook --protocol
+    /// canonical`, `serve`'s `POST /v1/decide`).
+    Canonical,
 }
 
 /// What to hand back to the agent: the JSON for stdout (or an HTTP body),
@@ -67,13 +72,14 @@ pub struct Answer {
 
 impl Protocol {
     /// Every protocol.
-    pub const ALL: [Protocol; 6] = [
+    pub const ALL: [Protocol; 7] = [
         Protocol::Claude,
         Protocol::Codex,
         Protocol::Gemini,
         Protocol::Copilot,
         Protocol::Cursor,
         Protocol::OpenCode,
+        Protocol::Canonical,
     ];
 
     /// The agent's own names of the events that guard an action
@@ -103,12 +109,16 @@ impl Protocol {
             Protocol::Copilot => copilot::decode(value),
             Protocol::Cursor => cursor::decode(value),
             Protocol::OpenCode => opencode::decode(value),
+            Protocol::Canonical => canonical::decode(value),
         }
     }
 
     /// The answer that makes the agent do what `outcome` says for `event`
     /// (as decoded by [`Protocol::decode`]).
     pub fn encode(self, event: &Event, outcome: &Outcome) -> Answer {
+        if self == Protocol::Canonical {
+            return canonical::encode(outcome);
+        }
         if event.name() == EventName::Unlisted {
             return unlisted(event, outcome);
         }
@@ -122,6 +132,7 @@ impl Protocol {
             Protocol::Copilot => copilot::encode(event, outcome),
             Protocol::Cursor => cursor::encode(event, outcome),
             Protocol::OpenCode => opencode::encode(event, outcome),
+            Protocol::Canonical => canonical::encode(outcome),
         }
     }
 
@@ -140,6 +151,9 @@ impl Protocol {
     /// reach Claude-format hooks too), the block is the agent's own deny
     /// in the body, with exit code 0.
     pub fn failure(self, event: Option<EventName>, message: &str, fail_open: bool) -> Answer {
+        if self == Protocol::Canonical {
+            return canonical::failure(event, message, fail_open);
+        }
         let stderr = vec![format!("wasm-hooks: {message}")];
         if let Some(name) = event.filter(|name| !fail_open && self.blocks_only_by_answer(*name)) {
             return Answer {
@@ -182,7 +196,19 @@ impl Protocol {
             ),
             Protocol::Claude | Protocol::Codex => event == EventName::UserPromptSubmit,
             Protocol::Gemini | Protocol::Cursor | Protocol::OpenCode => false,
+            // The deny is the outcome itself, always.
+            Protocol::Canonical => event.guards_action(),
         }
+    }
+
+    /// The block of a request whose event cannot be named: a `decision:
+    /// "block"` every agent's event takes (a deny on a tool call, a
+    /// blocked prompt), or the canonical deny.
+    pub fn unnamed_block(self, why: &str) -> Value {
+        if self == Protocol::Canonical {
+            return self.failure(None, why, false).body;
+        }
+        serde_json::json!({"decision": "block", "reason": format!("wasm-hooks: {why}")})
     }
 
     /// [`Protocol::failure`] for an HTTP hook, which has no exit code: an

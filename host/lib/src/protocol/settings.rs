@@ -126,7 +126,7 @@ impl Protocol {
     /// settings: `install opencode` writes a plugin).
     pub fn installed_events(self) -> Vec<&'static str> {
         match self {
-            Protocol::OpenCode => Vec::new(),
+            Protocol::OpenCode | Protocol::Canonical => Vec::new(),
             Protocol::Claude => CLAUDE_EVENTS.iter().map(|e| e.as_str()).collect(),
             Protocol::Codex => CODEX_EVENTS.iter().map(|e| e.as_str()).collect(),
             Protocol::Gemini => GEMINI_EVENTS.to_vec(),
@@ -141,7 +141,7 @@ impl Protocol {
         match self {
             Protocol::Claude | Protocol::Codex | Protocol::Gemini => Some(Shape::Grouped),
             Protocol::Copilot | Protocol::Cursor => Some(Shape::Flat),
-            Protocol::OpenCode => None,
+            Protocol::OpenCode | Protocol::Canonical => None,
         }
     }
 
@@ -152,7 +152,9 @@ impl Protocol {
             Protocol::Gemini => matches!(event, "BeforeTool" | "AfterTool"),
             Protocol::Claude | Protocol::Codex => EventName::parse(event)
                 .is_ok_and(|e| e.has_tool() || e == EventName::PermissionRequest),
-            Protocol::Copilot | Protocol::Cursor | Protocol::OpenCode => false,
+            Protocol::Copilot | Protocol::Cursor | Protocol::OpenCode | Protocol::Canonical => {
+                false
+            }
         }
     }
 
@@ -234,7 +236,7 @@ impl InstalledHook {
                     ("timeout", AGENT_TIMEOUT_SECS.into()),
                 ],
                 // No settings to hold an entry (see `install`).
-                Protocol::OpenCode => Vec::new(),
+                Protocol::OpenCode | Protocol::Canonical => Vec::new(),
                 Protocol::Claude => {
                     let mut fields = vec![
                         ("type", "command".into()),
