@@ -21,13 +21,20 @@ struct Answered {
 /// Run `program` (`wasm-hooks` with `hook` first in `args`, or
 /// `wasm-hooks-hook`) on `event`, with no user settings and no daemon.
 fn answer(program: &str, args: &[&str], event: &Value) -> Answered {
+    answer_text(program, args, &event.to_string(), &[])
+}
+
+/// [`answer`] for an event given as text (which may hold what a JSON
+/// value cannot: a lone surrogate escape), with `env` set too.
+fn answer_text(program: &str, args: &[&str], event: &str, env: &[(&str, &str)]) -> Answered {
     let out = Command::cargo_bin(program)
         .unwrap()
         .env("XDG_CONFIG_HOME", "/nonexistent")
         .env("WASM_HOOKS_DAEMON", "off")
         .env_remove("CLAUDE_PROJECT_DIR")
+        .envs(env.iter().copied())
         .args(args)
-        .write_stdin(event.to_string())
+        .write_stdin(event.to_owned())
         .output()
         .unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
@@ -352,27 +359,12 @@ fn copilots_tool_args_with_a_lone_surrogate_escape_meet_every_kind_of_guard() {
     let escaped = escaped.to_string().replace("SURROGATE", r"\udc00");
     for (kind, file) in every_kind_of_rm_rf_guard() {
         for (form, event) in [("text", &as_text), ("escape", &escaped)] {
-            let out = Command::cargo_bin("wasm-hooks")
-                .unwrap()
-                .env("XDG_CONFIG_HOME", "/nonexistent")
-                .env("WASM_HOOKS_DAEMON", "off")
-                .args([
-                    "hook",
-                    "--protocol",
-                    "copilot",
-                    "--agent-event",
-                    "preToolUse",
-                ])
-                .args(["--config", file.path.to_str().unwrap()])
-                .write_stdin(event.as_str())
-                .output()
-                .unwrap();
-            let body: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+            let args = copilot_hook_args(&file);
+            let answered = answer_text("wasm-hooks", &args, event, &[]);
             assert_eq!(
-                body["permissionDecision"],
-                "deny",
-                "{kind} guard, {form}: {body} {}",
-                String::from_utf8_lossy(&out.stderr)
+                answered.body["permissionDecision"], "deny",
+                "{kind} guard, {form}: {} {}",
+                answered.body, answered.stderr
             );
         }
     }
@@ -398,23 +390,14 @@ fn a_copilot_mcp_tool_meets_a_matcher_written_the_claude_code_way() {
     event["toolName"] = json!("echo-srv-say-it");
     event["toolArgs"] = json!({"text": "the secret"});
     let home = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("wasm-hooks")
-        .unwrap()
-        .env("XDG_CONFIG_HOME", "/nonexistent")
-        .env("WASM_HOOKS_DAEMON", "off")
-        .env("COPILOT_HOME", home.path())
-        .args([
-            "hook",
-            "--protocol",
-            "copilot",
-            "--agent-event",
-            "preToolUse",
-        ])
-        .args(["--config", file.path.to_str().unwrap()])
-        .write_stdin(event.to_string())
-        .output()
-        .unwrap();
-    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let home = home.path().to_str().unwrap();
+    let answered = answer_text(
+        "wasm-hooks",
+        &copilot_hook_args(&file),
+        &event.to_string(),
+        &[("COPILOT_HOME", home)],
+    );
+    let body = answered.body;
     assert_eq!(body["permissionDecision"], "deny", "{body}");
     assert_eq!(body["permissionDecisionReason"], "not that", "{body}");
 }
@@ -424,4 +407,19 @@ fn copilot_fixture(name: &str) -> Value {
     support::read_json(
         &support::workspace_root().join(format!("tests/fixtures/copilot-1.0.102/{name}.json")),
     )
+}
+
+/// `hook`'s arguments as `install copilot` writes them for `preToolUse`,
+/// on the hook file `file`.
+fn copilot_hook_args(file: &support::HookFile) -> Vec<&str> {
+    let config = file.path.to_str().unwrap();
+    vec![
+        "hook",
+        "--protocol",
+        "copilot",
+        "--agent-event",
+        "preToolUse",
+        "--config",
+        config,
+    ]
 }

@@ -230,7 +230,7 @@ serve_scenarios() {
 {"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [
   {"type": "wasm", "name": "protect", "plugin": "protect.wasm", "on_failure": "block"}]}]}}
 JSON
-  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  port=$(free_port)
   token=$(openssl rand -hex 16)
   (cd "$PROJ" && "$WH_BIN/wasm-hooks" install claude --http "http://127.0.0.1:$port/hook" \
     >"$WORK/install-http.out" 2>&1) || die "install --http: $(cat "$WORK/install-http.out")"

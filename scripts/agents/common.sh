@@ -1105,3 +1105,8 @@ PY
   (cd "$PROJ" && "$WH_BIN/wasm-hooks" trust --yes >"$WORK/trust-mcp.out" 2>&1) ||
     die "wasm-hooks trust: $(cat "$WORK/trust-mcp.out")"
 }
+
+# free_port: a free TCP port on 127.0.0.1.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}

@@ -96,17 +96,9 @@ opencode_run() {
 # `opencode run --attach` against it; the server is kept until the model
 # has had no request for 3 s (15 s at most), then stopped.
 opencode_served() {
-  local name=$1 prompt=$2 port pid i n last
-  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  (cd "$PROJ" && exec env -i "${AGENT_ENV[@]}" "$OPENCODE" serve --port "$port" --hostname 127.0.0.1 \
-    </dev/null >"$WORK/$name.serve.out" 2>&1) &
-  pid=$!
-  _PIDS+=("$pid")
-  for i in $(seq 1 100); do
-    grep -q "listening on" "$WORK/$name.serve.out" 2>/dev/null && break
-    sleep 0.1
-  done
-  run_agent 90 "$name" "$OPENCODE" run --attach "http://127.0.0.1:$port" --dir "$PROJ" \
+  local name=$1 prompt=$2 i n last
+  start_opencode_server "$name"
+  run_agent 90 "$name" "$OPENCODE" run --attach "http://127.0.0.1:$OC_PORT" --dir "$PROJ" \
     --model fake/fake-model "$prompt"
   last=-1
   for i in $(seq 1 15); do
@@ -115,9 +107,25 @@ opencode_served() {
     last=$n
     sleep 3
   done
-  kill "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
+  kill "$OC_PID" 2>/dev/null
+  wait "$OC_PID" 2>/dev/null
   return 0
+}
+
+# start_opencode_server NAME: `opencode serve` in $PROJ on a free loopback
+# port (OC_PORT; its pid OC_PID, its output $WORK/NAME.serve.out), once it
+# says it listens (15 s at most).
+start_opencode_server() {
+  local i
+  OC_PORT=$(free_port)
+  (cd "$PROJ" && exec env -i "${AGENT_ENV[@]}" "$OPENCODE" serve --port "$OC_PORT" --hostname 127.0.0.1 \
+    </dev/null >"$WORK/$1.serve.out" 2>&1) &
+  OC_PID=$!
+  _PIDS+=("$OC_PID")
+  for i in $(seq 1 150); do
+    grep -q "listening on" "$WORK/$1.serve.out" 2>/dev/null && break
+    sleep 0.1
+  done
 }
 
 # ---------------------------------------------------------------- plugins
@@ -385,18 +393,10 @@ PY
 # and each COMMAND through its shell endpoint (what the TUI's `!` calls);
 # the answers in $WORK/NAME.shell.out.
 session_shell() {
-  local name=$1 port pid i
+  local name=$1
   shift
-  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  (cd "$PROJ" && exec env -i "${AGENT_ENV[@]}" "$OPENCODE" serve --port "$port" --hostname 127.0.0.1 \
-    </dev/null >"$WORK/$name.serve.out" 2>&1) &
-  pid=$!
-  _PIDS+=("$pid")
-  for i in $(seq 1 150); do
-    grep -q "listening on" "$WORK/$name.serve.out" 2>/dev/null && break
-    sleep 0.1
-  done
-  python3 - "http://127.0.0.1:$port" "$PROJ" "$@" >"$WORK/$name.shell.out" 2>&1 <<'PY'
+  start_opencode_server "$name"
+  python3 - "http://127.0.0.1:$OC_PORT" "$PROJ" "$@" >"$WORK/$name.shell.out" 2>&1 <<'PY'
 import json, sys, urllib.request
 base, directory, *commands = sys.argv[1:]
 def post(path, body):
@@ -415,8 +415,8 @@ for command in commands:
                         "model": {"providerID": "fake", "modelID": "fake-model"}})
     print(command, "->", status, text[:400])
 PY
-  kill "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
+  kill "$OC_PID" 2>/dev/null
+  wait "$OC_PID" 2>/dev/null
   return 0
 }
 

@@ -454,6 +454,15 @@ fn named<'w>(name: &str, args: &'w [String], reads: &mut Vec<Read<'w>>) {
     }
 }
 
+/// The interpreter being read: its language, its options' table, and
+/// the name it was called by.
+#[derive(Clone, Copy)]
+struct Interpreter<'a> {
+    lang: Lang,
+    options: &'a Options,
+    name: &'a str,
+}
+
 /// What an interpreter's options said: a shell's `-c` (the code is then
 /// its first operand), that a flag gave the code or the script (operands
 /// are then arguments), that it reads standard input, or that it only
@@ -491,6 +500,11 @@ fn interpreter<'w>(
     args: &'w [String],
     reads: &mut Vec<Read<'w>>,
 ) {
+    let it = Interpreter {
+        lang,
+        options,
+        name,
+    };
     let mut given = Given::default();
     let mut at = 0;
     while at < args.len() {
@@ -507,23 +521,26 @@ fn interpreter<'w>(
         if !(arg.starts_with('-') || shell_plus) {
             break;
         }
-        option(lang, options, name, args, &mut at, &mut given, reads);
+        option(it, args, &mut at, &mut given, reads);
         at += 1;
     }
     let operands = args.get(at.min(args.len())..).unwrap_or_default();
-    operands_read(lang, options, name, operands, given, reads);
+    operands_read(it, operands, given, reads);
 }
 
 /// The option at `args[*at]` (moving `at` past the words it takes).
 fn option<'w>(
-    lang: Lang,
-    options: &Options,
-    name: &str,
+    it: Interpreter<'_>,
     args: &'w [String],
     at: &mut usize,
     given: &mut Given,
     reads: &mut Vec<Read<'w>>,
 ) {
+    let Interpreter {
+        lang,
+        options,
+        name,
+    } = it;
     let arg = args[*at].as_str();
     let (flag, inline) = split_long(arg);
     given.informational |= matches!(flag, "--version" | "-V" | "--help" | "-h" | "-v");
@@ -549,21 +566,24 @@ fn option<'w>(
             *at += 1;
         }
     } else if !arg.starts_with("--") {
-        cluster(lang, options, name, args, at, given, reads);
+        cluster(it, args, at, given, reads);
     }
 }
 
 /// A cluster of short options at `args[*at]`: `-Ic`, `-ne`, `-lc`,
 /// `-Mstrict`.
 fn cluster<'w>(
-    lang: Lang,
-    options: &Options,
-    name: &str,
+    it: Interpreter<'_>,
     args: &'w [String],
     at: &mut usize,
     given: &mut Given,
     reads: &mut Vec<Read<'w>>,
 ) {
+    let Interpreter {
+        lang,
+        options,
+        name,
+    } = it;
     let arg = args[*at].as_str();
     let mut letters = arg.char_indices().skip(1).peekable();
     while let Some((pos, letter)) = letters.next() {
@@ -615,13 +635,16 @@ fn cluster<'w>(
 /// What an interpreter reads of its operands, after what its options
 /// `given`.
 fn operands_read<'w>(
-    lang: Lang,
-    options: &Options,
-    name: &str,
+    it: Interpreter<'_>,
     mut operands: &'w [String],
     given: Given,
     reads: &mut Vec<Read<'w>>,
 ) {
+    let Interpreter {
+        lang,
+        options,
+        name,
+    } = it;
     if let Some(flag) = given.code_flag {
         if let Some(code) = operands.first() {
             push_read(reads, ReadAs::Code(lang), Cow::Borrowed(code), name, &flag);

@@ -69,60 +69,56 @@ pub(crate) struct Options {
     pub(crate) glued: bool,
 }
 
+impl Options {
+    /// No flag of any kind, the first operand a script, values glued or
+    /// not: what each table below starts from.
+    const NONE: Options = Options {
+        code: &[],
+        script: &[],
+        module: &[],
+        takes_arg: &[],
+        cluster_code: &[],
+        cluster_script: &[],
+        cluster_module: &[],
+        cluster_arg: &[],
+        cluster_attached: &[],
+        cluster_digits: &[],
+        cluster_stdin: &[],
+        operand_is_code: false,
+        code_is_operand: false,
+        glued: true,
+    };
+}
+
 const SHELL: Options = Options {
     code: &["-c"],
     script: &["--rcfile", "--init-file"],
-    module: &[],
     takes_arg: &["-o", "+o", "-O", "+O"],
     cluster_code: &['c'],
-    cluster_script: &[],
-    cluster_module: &[],
-    cluster_arg: &[],
-    cluster_attached: &[],
-    cluster_digits: &[],
     cluster_stdin: &['s'],
-    operand_is_code: false,
     code_is_operand: true,
-    glued: true,
+    ..Options::NONE
 };
 
 const FISH: Options = Options {
     code: &["-c", "--command", "-C", "--init-command"],
-    script: &[],
-    module: &[],
     takes_arg: &["-d", "--debug", "-o", "--debug-output", "--features"],
     cluster_code: &['c', 'C'],
-    cluster_script: &[],
-    cluster_module: &[],
-    cluster_arg: &[],
-    cluster_attached: &[],
-    cluster_digits: &[],
-    cluster_stdin: &[],
-    operand_is_code: false,
-    code_is_operand: false,
-    glued: true,
+    ..Options::NONE
 };
 
 const PYTHON: Options = Options {
     code: &["-c"],
-    script: &[],
     module: &["-m"],
     takes_arg: &["-W", "-X", "--check-hash-based-pycs"],
     cluster_code: &['c'],
-    cluster_script: &[],
     cluster_module: &['m'],
     cluster_arg: &['W', 'X'],
-    cluster_attached: &[],
-    cluster_digits: &[],
-    cluster_stdin: &[],
-    operand_is_code: false,
-    code_is_operand: false,
-    glued: true,
+    ..Options::NONE
 };
 
 const JAVASCRIPT: Options = Options {
     code: &["-e", "--eval", "-p", "--print"],
-    script: &[],
     module: &[
         "-r",
         "--require",
@@ -133,66 +129,43 @@ const JAVASCRIPT: Options = Options {
     ],
     takes_arg: &["--input-type", "-C", "--conditions", "--env-file"],
     cluster_code: &['e', 'p'],
-    cluster_script: &[],
     cluster_module: &['r'],
     cluster_arg: &['C'],
-    cluster_attached: &[],
-    cluster_digits: &[],
-    cluster_stdin: &[],
-    operand_is_code: false,
-    code_is_operand: false,
     glued: false,
+    ..Options::NONE
 };
 
 const PERL: Options = Options {
     code: &["-e", "-E"],
-    script: &[],
     module: &["-M", "-m"],
     takes_arg: &["-I"],
     cluster_code: &['e', 'E'],
-    cluster_script: &[],
     cluster_module: &['M', 'm'],
     cluster_arg: &['I'],
     cluster_attached: &['i', 'F', 'x', 'C', 'd', 'D'],
     cluster_digits: &['l', '0'],
-    cluster_stdin: &[],
-    operand_is_code: false,
-    code_is_operand: false,
-    glued: true,
+    ..Options::NONE
 };
 
 const RUBY: Options = Options {
     code: &["-e"],
-    script: &[],
     module: &["-r"],
     takes_arg: &["-I", "-C"],
     cluster_code: &['e'],
-    cluster_script: &[],
     cluster_module: &['r'],
     cluster_arg: &['I', 'C'],
     cluster_attached: &['E', 'x', 'F', 'i', 'K'],
     cluster_digits: &['0', 'T', 'W'],
-    cluster_stdin: &[],
-    operand_is_code: false,
-    code_is_operand: false,
-    glued: true,
+    ..Options::NONE
 };
 
 const PHP: Options = Options {
     code: &["-r", "-B", "-R", "-E"],
     script: &["-f"],
-    module: &[],
     takes_arg: &["-c", "-d", "-z"],
-    cluster_code: &[],
     cluster_script: &['f'],
-    cluster_module: &[],
     cluster_arg: &['c', 'd', 'z'],
-    cluster_attached: &[],
-    cluster_digits: &[],
-    cluster_stdin: &[],
-    operand_is_code: false,
-    code_is_operand: false,
-    glued: true,
+    ..Options::NONE
 };
 
 const AWK: Options = Options {
@@ -204,29 +177,20 @@ const AWK: Options = Options {
     cluster_script: &['f', 'i', 'E'],
     cluster_module: &['l'],
     cluster_arg: &['F', 'v'],
-    cluster_attached: &[],
-    cluster_digits: &[],
-    cluster_stdin: &[],
     operand_is_code: true,
-    code_is_operand: false,
-    glued: true,
+    ..Options::NONE
 };
 
 const SED: Options = Options {
     code: &["-e", "--expression"],
     script: &["-f", "--file"],
-    module: &[],
     takes_arg: &["-l", "--line-length"],
     cluster_code: &['e'],
     cluster_script: &['f'],
-    cluster_module: &[],
     cluster_arg: &['l'],
     cluster_attached: &['i'],
-    cluster_digits: &[],
-    cluster_stdin: &[],
     operand_is_code: true,
-    code_is_operand: false,
-    glued: true,
+    ..Options::NONE
 };
 
 /// The language `name` (a program's file name) runs, with how it reads
