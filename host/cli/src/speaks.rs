@@ -50,3 +50,21 @@ impl ValueEnum for Speaks {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--protocol`'s words are the library's (the language bindings'
+    /// `agent=`), each naming the same protocol.
+    #[test]
+    fn every_protocol_word_is_the_librarys() {
+        for speaks in Speaks::value_variants() {
+            let value = speaks.to_possible_value().unwrap();
+            for word in value.get_name_and_aliases() {
+                assert_eq!(Protocol::from_word(word), Some(speaks.protocol()), "{word}");
+            }
+        }
+        assert_eq!(Speaks::value_variants().len(), Protocol::ALL.len());
+    }
+}

@@ -72,6 +72,7 @@ pub use config::{
 };
 pub use engine::{HookEngine, HookEngineBuilder, LoadError, MANAGED_DIR};
 pub use explain::{Explanation, Fate, HookExplained, Produced};
+pub use handlers::callback::{CallbackFn, CallbackFuture, CallbackHook};
 pub use handlers::command::{CommandDefaults, CommandHook, Program};
 pub use handlers::config_schema::check_config_schema;
 pub use handlers::http::{HttpHook, UrlAllowlist};

@@ -47,15 +47,29 @@ pub(crate) fn json_answer(event: EventName, text: &str) -> Result<HookResult, St
     doc.into_result(event)
 }
 
+/// A JSON answer already parsed (an embedding program's function's), in
+/// any of the protocol's shapes.
+///
+/// # Errors
+/// When it names an unknown decision or action, or a field has the wrong
+/// type; the message names the field.
+pub(crate) fn value_answer(event: EventName, answer: Value) -> Result<HookResult, String> {
+    let doc: AnswerDoc = serde_path_to_error::deserialize(answer).map_err(located)?;
+    doc.into_result(event)
+}
+
 /// The answer's JSON; an error names the field it is about (`action:
 /// unknown variant …`).
 fn parse(text: &str) -> Result<AnswerDoc, String> {
-    serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(text)).map_err(|e| {
-        match e.path().to_string() {
-            path if path == "." => e.into_inner().to_string(),
-            path => format!("`{path}`: {}", e.into_inner()),
-        }
-    })
+    serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(text)).map_err(located)
+}
+
+/// A deserialization error, naming the field it is about.
+fn located<E: std::fmt::Display>(e: serde_path_to_error::Error<E>) -> String {
+    match e.path().to_string() {
+        path if path == "." => e.into_inner().to_string(),
+        path => format!("`{path}`: {}", e.into_inner()),
+    }
 }
 
 /// The answer of a hook that exited 2: block, with stderr as the reason

@@ -7,6 +7,7 @@
 
 pub(crate) mod action;
 pub(crate) mod answer;
+pub mod callback;
 pub mod command;
 pub(crate) mod config_schema;
 pub(crate) mod deferred_wasm;

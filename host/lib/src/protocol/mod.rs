@@ -82,6 +82,30 @@ impl Protocol {
         Protocol::Canonical,
     ];
 
+    /// Its one-word name, as `hook --protocol` and the language bindings
+    /// take it: `claude`, `codex`, `gemini`, `copilot`, `cursor`,
+    /// `opencode`, `canonical`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Protocol::Claude => "claude",
+            Protocol::Codex => "codex",
+            Protocol::Gemini => "gemini",
+            Protocol::Copilot => "copilot",
+            Protocol::Cursor => "cursor",
+            Protocol::OpenCode => "opencode",
+            Protocol::Canonical => "canonical",
+        }
+    }
+
+    /// The protocol named `word` ([`Protocol::word`], or `none` for
+    /// `canonical`), if any.
+    pub fn from_word(word: &str) -> Option<Protocol> {
+        match word {
+            "none" => Some(Protocol::Canonical),
+            _ => Protocol::ALL.into_iter().find(|p| p.word() == word),
+        }
+    }
+
     /// The agent's own names of the events that guard an action
     /// ([`EventName::guards_action`]) where they are not the catalogue's:
     /// a hook whose answer cannot be had blocks them.

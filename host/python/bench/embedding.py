@@ -1,0 +1,226 @@
+"""What deciding an event costs from Python, side by side in one run with
+the same hooks from Rust (`wasm-hooks bench`), amplifier-core's own
+registry, `serve` over HTTP and the hook process.
+
+    scripts/bench --python        # builds everything in the dist profile, then runs this
+
+Run directly: `python host/python/bench/embedding.py --cli target/dist/wasm-hooks
+--plugin target/plugins/wasm32-wasip2/release/deny_dangerous_commands.wasm`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http.client
+import json
+import os
+import pathlib
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from wasm_hooks import Engine
+from wasm_hooks.amplifier import HookRegistry
+
+EVENT = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls -la"},
+         "session_id": "bench", "cwd": "/tmp"}
+INLINE = """
+hooks:
+  PreToolUse:
+    - matcher: Bash
+      hooks:
+        - type: inline
+          name: no-sudo
+          rules:
+            - {field: tool_input.command, operator: regex, value: "^sudo ", action: deny, reason: no sudo}
+"""
+
+
+def wasm_file(folder: pathlib.Path, plugin: pathlib.Path) -> pathlib.Path:
+    path = folder / "wasm.yaml"
+    path.write_text(f"""
+hooks:
+  PreToolUse:
+    - matcher: Bash
+      hooks:
+        - type: wasm
+          name: deny-dangerous-commands
+          plugin: {plugin}
+""")
+    return path
+
+
+def summary(name: str, samples: list) -> dict:
+    samples = sorted(samples)
+    us = [s * 1e6 for s in samples]
+    return {"name": name, "n": len(us), "p50_us": statistics.median(us),
+            "p99_us": us[min(len(us) - 1, int(len(us) * 0.99))], "mean_us": statistics.fmean(us)}
+
+
+def timed(name: str, n: int, call) -> dict:
+    for _ in range(min(200, n)):
+        call()
+    samples = []
+    for _ in range(n):
+        start = time.perf_counter()
+        call()
+        samples.append(time.perf_counter() - start)
+    return summary(name, samples)
+
+
+def timed_async(name: str, n: int, call) -> dict:
+    async def run():
+        for _ in range(min(200, n)):
+            await call()
+        samples = []
+        for _ in range(n):
+            start = time.perf_counter()
+            await call()
+            samples.append(time.perf_counter() - start)
+        return samples
+
+    return summary(name, asyncio.run(run()))
+
+
+def throughput(name: str, threads: int, n: int, call) -> dict:
+    """Events per second with `threads` Python threads deciding at once."""
+    def work():
+        for _ in range(n):
+            call()
+
+    workers = [threading.Thread(target=work) for _ in range(threads)]
+    start = time.perf_counter()
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    elapsed = time.perf_counter() - start
+    return {"name": name, "n": n * threads, "events_per_s": n * threads / elapsed}
+
+
+def proceed(event):
+    return None
+
+
+def amplifier_proceed(event, data):
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve_case(cli: str, hooks: pathlib.Path, folder: pathlib.Path, n: int) -> dict:
+    port = free_port()
+    env = {**os.environ, "WASM_HOOKS_TOKEN": "bench-token"}
+    served = subprocess.Popen([cli, "serve", "--listen", f"127.0.0.1:{port}", "--token-env", "WASM_HOOKS_TOKEN",
+                               "-c", str(hooks), "--project-dir", str(folder)],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        connection = http.client.HTTPConnection("127.0.0.1", port)
+        body = json.dumps({**EVENT, "cwd": str(folder)})
+        headers = {"Authorization": "Bearer bench-token", "Content-Type": "application/json"}
+
+        def post():
+            connection.request("POST", "/v1/decide", body, headers)
+            answer = json.loads(connection.getresponse().read())
+            assert answer["decision"] == "proceed", answer
+
+        return timed("Python → serve POST /v1/decide (keep-alive), wasm guard", n, post)
+    finally:
+        served.terminate()
+        served.wait()
+
+
+def process_case(cli: str, hooks: pathlib.Path, folder: pathlib.Path, n: int) -> dict:
+    body = json.dumps({**EVENT, "cwd": str(folder)}).encode()
+
+    def spawn():
+        subprocess.run([cli, "hook", "--protocol", "canonical", "-c", str(hooks), "--project-dir", str(folder)],
+                       input=body, capture_output=True, check=True)
+
+    return timed("Python → `wasm-hooks hook` process per event, wasm guard", n, spawn)
+
+
+def rust_cases(cli: str, plugin: pathlib.Path, events: int) -> list:
+    ran = subprocess.run([cli, "bench", "--json", "--plugin", str(plugin), "--events", str(events),
+                          "--processes", "50", "--compile-runs", "1"], capture_output=True, text=True, check=True)
+    wanted = ("wasm hook, fresh instance", "inline rule hook", "Rust closure hook")
+    return [{**case, "name": "Rust: " + case["name"]} for case in json.loads(ran.stdout)
+            if case["name"].startswith(wanted)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cli", required=True, help="the wasm-hooks binary (same profile as the package)")
+    parser.add_argument("--plugin", required=True, type=pathlib.Path, help="deny_dangerous_commands.wasm")
+    parser.add_argument("--events", type=int, default=20000)
+    parser.add_argument("--processes", type=int, default=200)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="bench-embedding-"))
+    cache = folder / "cache"
+    hooks = wasm_file(folder, args.plugin.resolve())
+    (folder / "inline.yaml").write_text(INLINE)
+    (folder / "empty.yaml").write_text("hooks: {}\n")
+    n = args.events
+
+    def engine(name: str) -> Engine:
+        return Engine([folder / name], project_dir=folder, cache_dir=cache, managed_dir=folder / "managed",
+                      user_config_dir=folder / "user")
+
+    wasm, inline, functions, both = engine("wasm.yaml"), engine("inline.yaml"), engine("empty.yaml"), engine("wasm.yaml")
+    functions.register("PreToolUse", proceed, name="proceed")
+    both.register("PreToolUse", proceed, name="proceed")
+    ours = HookRegistry(engine("empty.yaml"))
+    ours.register("tool:pre", amplifier_proceed, name="proceed")
+    import amplifier_core
+
+    theirs = amplifier_core.HookRegistry()
+    theirs.register("tool:pre", amplifier_proceed, name="proceed")
+    data = {"tool_name": "bash", "tool_input": {"command": "ls -la"}}
+
+    results = rust_cases(args.cli, args.plugin, n)
+    results += [
+        timed("Python: wasm guard (Engine.decide)", n, lambda: wasm.decide(EVENT)),
+        timed_async("Python: wasm guard (await Engine.decide_async)", n, lambda: wasm.decide_async(EVENT)),
+        timed("Python: inline rule (Engine.decide)", n, lambda: inline.decide(EVENT)),
+        timed("Python: a registered Python function (Engine.decide)", n, lambda: functions.decide(EVENT)),
+        timed("Python: wasm guard + a registered function", n, lambda: both.decide(EVENT)),
+        timed_async("Amplifier API: wasm_hooks.amplifier.HookRegistry.emit, one function", n,
+                    lambda: ours.emit("tool:pre", data)),
+        timed_async("Amplifier API: amplifier_core RustHookRegistry.emit, the same function", n,
+                    lambda: theirs.emit("tool:pre", data)),
+        throughput("Python: wasm guard, 1 thread", 1, n, lambda: wasm.decide(EVENT)),
+        throughput("Python: wasm guard, 2 threads", 2, n, lambda: wasm.decide(EVENT)),
+        throughput("Python: wasm guard, 4 threads", 4, n // 2, lambda: wasm.decide(EVENT)),
+        serve_case(args.cli, hooks, folder, n // 4),
+        process_case(args.cli, hooks, folder, args.processes),
+    ]
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    print(f"{'case':<78} {'p50 µs':>9} {'p99 µs':>9} {'events/s':>10}")
+    for r in results:
+        if "events_per_s" in r:
+            print(f"{r['name']:<78} {'':>9} {'':>9} {r['events_per_s']:>10.0f}")
+        else:
+            print(f"{r['name']:<78} {r['p50_us']:>9.1f} {r['p99_us']:>9.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

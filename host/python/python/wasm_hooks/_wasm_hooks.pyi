@@ -1,0 +1,66 @@
+"""The native module behind `wasm_hooks` (types only)."""
+
+from os import PathLike
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Union
+
+_Path = Union[str, PathLike[str]]
+
+VERSION: str
+
+def protocols() -> List[str]: ...
+
+class Registration:
+    name: str
+    def unregister(self) -> bool: ...
+    def __call__(self) -> bool: ...
+
+class Engine:
+    def __init__(
+        self,
+        files: Optional[Sequence[_Path]] = None,
+        *,
+        project_dir: Optional[_Path] = None,
+        claude_settings: bool = False,
+        audit_log: Optional[_Path] = None,
+        audit_key: Optional[_Path] = None,
+        user_config_dir: Optional[_Path] = None,
+        managed_dir: Optional[_Path] = None,
+        cache_dir: Optional[_Path] = None,
+    ) -> None: ...
+    def decide(self, event: Dict[str, Any], agent: Optional[str] = None) -> Dict[str, Any]: ...
+    def decide_async(self, event: Dict[str, Any], agent: Optional[str] = None) -> Awaitable[Dict[str, Any]]: ...
+    def answer(self, event: Dict[str, Any], agent: str) -> Dict[str, Any]: ...
+    def answer_async(self, event: Dict[str, Any], agent: str) -> Awaitable[Dict[str, Any]]: ...
+    def register(
+        self,
+        event: str,
+        function: Callable[[Dict[str, Any]], Any],
+        *,
+        matcher: Optional[str] = None,
+        priority: int = 0,
+        name: Optional[str] = None,
+        on_failure: str = "block",
+    ) -> Registration: ...
+    @property
+    def warnings(self) -> List[str]: ...
+    def hooks(self) -> List[Dict[str, Any]]: ...
+
+class Session:
+    def __init__(
+        self,
+        engine: Engine,
+        session_id: str,
+        *,
+        approve: Optional[Callable[[Dict[str, Any]], Any]] = None,
+        display: Optional[Callable[[str, str, Dict[str, Any]], Any]] = None,
+        max_injection_bytes: int = 10240,
+        turn_budget_tokens: int = 1000,
+        approval_timeout: float = 60.0,
+    ) -> None: ...
+    @property
+    def id(self) -> str: ...
+    def dispatch(self, event: Dict[str, Any], agent: Optional[str] = None) -> Dict[str, Any]: ...
+    def dispatch_async(self, event: Dict[str, Any], agent: Optional[str] = None) -> Awaitable[Dict[str, Any]]: ...
+    def begin_turn(self) -> None: ...
+    def flush_context(self) -> List[Dict[str, Any]]: ...
+    def take_stop(self) -> Optional[Dict[str, Any]]: ...

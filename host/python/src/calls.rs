@@ -1,0 +1,108 @@
+//! Running the engine from Python, and Python from the engine: blocking
+//! calls with the GIL released, awaitables on the caller's event loop, and
+//! calls into Python functions (sync or `async def`) from the engine's
+//! threads.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3_async_runtimes::TaskLocals;
+use pythonize::pythonize;
+use serde_json::Value;
+
+use crate::errors::engine_error;
+
+tokio::task_local! {
+    /// The event loop of the `_async` call being served, if any: where an
+    /// `async def` hook function's coroutine runs. `None` under a blocking
+    /// call, whose caller's loop (if any) is blocked.
+    static CALLER_LOOP: Option<TaskLocals>;
+}
+
+/// The engine's runtime (pyo3-async-runtimes' own, so awaitables and
+/// blocking calls share it): made on first use, never at import.
+pub(crate) fn runtime() -> &'static tokio::runtime::Runtime {
+    pyo3_async_runtimes::tokio::get_runtime()
+}
+
+/// Run `work` to its end with the GIL released.
+///
+/// # Errors
+/// When called from one of the engine's own threads (a hook function
+/// calling back into a blocking method), which would deadlock.
+pub(crate) fn blocking<T: Send>(
+    py: Python<'_>,
+    work: impl Future<Output = T> + Send,
+) -> PyResult<T> {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return Err(engine_error(
+            py,
+            "a blocking call from inside a hook function would wait for itself: \
+             use the method's `_async` form there",
+        ));
+    }
+    Ok(py.detach(|| runtime().block_on(CALLER_LOOP.scope(None, work))))
+}
+
+/// `work` as an awaitable of the caller's event loop, run on the engine's
+/// runtime (the loop stays free).
+pub(crate) fn awaitable<'py, T>(
+    py: Python<'py>,
+    work: impl Future<Output = PyResult<T>> + Send + 'static,
+) -> PyResult<Bound<'py, PyAny>>
+where
+    T: for<'a> IntoPyObject<'a> + Send + 'static,
+{
+    let locals = pyo3_async_runtimes::tokio::get_current_locals(py)?;
+    pyo3_async_runtimes::tokio::future_into_py(py, CALLER_LOOP.scope(Some(locals), work))
+}
+
+/// A Python call's result, or the coroutine it returned, on its way.
+enum Called {
+    Ready(Py<PyAny>),
+    Pending(Pin<Box<dyn Future<Output = PyResult<Py<PyAny>>> + Send>>),
+}
+
+/// Call `function` with `argument` as Python data, and await what it
+/// returns when that is a coroutine: on the caller's loop under an
+/// `_async` call, else on a loop of its own (`asyncio.run`).
+///
+/// # Errors
+/// What it raised, as `Type: message`.
+pub(crate) async fn call(function: &Py<PyAny>, argument: &Value) -> Result<Py<PyAny>, String> {
+    let caller_loop = CALLER_LOOP.try_with(Clone::clone).ok().flatten();
+    let called = Python::attach(|py| -> PyResult<Called> {
+        let returned = function.bind(py).call1((pythonize(py, argument)?,))?;
+        if !is_coroutine(py, &returned)? {
+            return Ok(Called::Ready(returned.unbind()));
+        }
+        Ok(match &caller_loop {
+            Some(locals) => Called::Pending(Box::pin(
+                pyo3_async_runtimes::into_future_with_locals(locals, returned)?,
+            )),
+            None => Called::Ready(asyncio(py)?.call_method1("run", (returned,))?.unbind()),
+        })
+    })
+    .map_err(|e| e.to_string())?;
+    match called {
+        Called::Ready(value) => Ok(value),
+        Called::Pending(future) => future.await.map_err(|e| e.to_string()),
+    }
+}
+
+/// The `asyncio` module, imported once.
+fn asyncio(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+    static ASYNCIO: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    ASYNCIO
+        .get_or_try_init(py, || py.import("asyncio").map(Bound::unbind))
+        .map(|module| module.bind(py))
+}
+
+/// Whether `value` is a coroutine (what an `async def` returns).
+fn is_coroutine(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    asyncio(py)?
+        .call_method1("iscoroutine", (value,))?
+        .extract()
+}

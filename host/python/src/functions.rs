@@ -1,0 +1,41 @@
+//! Python functions registered as hooks: each is a library
+//! [`CallbackHook`], given the event's record as a dict and answering
+//! `None` (no opinion) or a dict in any answer shape hook files know.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pythonize::depythonize;
+use serde_json::Value;
+use wasm_hooks::CallbackHook;
+
+use crate::calls;
+
+/// A hook calling `function`, named `label` in traces.
+pub(crate) fn function_hook(function: Py<PyAny>, label: String) -> CallbackHook {
+    let function = Arc::new(function);
+    CallbackHook::new(label, move |record| {
+        let function = Arc::clone(&function);
+        Box::pin(async move {
+            let returned = calls::call(&function, &record).await?;
+            Python::attach(|py| {
+                let returned = returned.bind(py);
+                if returned.is_none() {
+                    return Ok(None);
+                }
+                depythonize::<Value>(returned)
+                    .map(Some)
+                    .map_err(|e| format!("it returned what is not JSON data: {e}"))
+            })
+        })
+    })
+}
+
+/// The name a function is known by: its `__qualname__`, else its repr.
+pub(crate) fn label_of(function: &Bound<'_, PyAny>) -> String {
+    function
+        .getattr("__qualname__")
+        .and_then(|name| name.extract::<String>())
+        .or_else(|_| function.repr().map(|r| r.to_string()))
+        .unwrap_or_else(|_| "function".to_owned())
+}
