@@ -95,10 +95,10 @@ pub use server_conn::{
 };
 pub use session::{
     ApprovalChoice, ApprovalFuture, ApprovalRecord, ApprovalRequest, ApprovalSystem,
-    ContextMessage, ContextSink, DEFAULT_OPTIONS, DecidedBy, DisplaySystem, InjectionLimits,
-    InjectionReport, InjectionStatus, Provenance, Resolved, ScriptedApprovals, Session,
-    SessionBuilder, SessionHooks, TerminalApproval, TerminalDisplay, ToolDenied, ToolError,
-    ToolHooks,
+    ContextMessage, ContextQueue, ContextSink, DEFAULT_OPTIONS, DecidedBy, DisplaySystem,
+    InjectionLimits, InjectionReport, InjectionStatus, Provenance, Resolved, ScriptedApprovals,
+    Session, SessionBuilder, SessionHooks, TerminalApproval, TerminalDisplay, ToolDenied,
+    ToolError, ToolHooks, Unanswered,
 };
 pub use shared_state::{RedisState, SESSION_TTL, SharedState};
 pub use stop_loop::DEFAULT_STOP_LOOP_LIMIT;

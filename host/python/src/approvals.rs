@@ -1,15 +1,13 @@
-//! The session's three host systems written in Python: approvals asked of
-//! a callback, messages shown by a callback, and context collected for
-//! the program to hand to its model.
+//! The session's host systems written in Python: approvals asked of a
+//! callback, messages shown by a callback.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::PyBool;
 use serde_json::{Value, json};
 use wasm_hooks::{
-    ApprovalChoice, ApprovalFuture, ApprovalRequest, ApprovalSystem, ContextMessage, ContextSink,
-    DisplaySystem, HookId, HookOutput, Severity,
+    ApprovalChoice, ApprovalFuture, ApprovalRequest, ApprovalSystem, DisplaySystem, HookId,
+    HookOutput, Severity,
 };
 
 use crate::calls;
@@ -40,32 +38,12 @@ impl ApprovalSystem for PythonApprovals {
     }
 }
 
-/// Approvals nobody answers: each request's default applies at once (a
-/// session given no `approve` function).
-pub(crate) struct Unanswered;
-
-impl ApprovalSystem for Unanswered {
-    fn request<'a>(&'a self, _request: &'a ApprovalRequest) -> ApprovalFuture<'a> {
-        Box::pin(std::future::ready(None))
-    }
-}
-
-/// What the callback's answer chooses.
+/// What the callback's answer chooses ([`ApprovalChoice::from_answer`]).
 fn choice(answer: &Bound<'_, PyAny>) -> Option<ApprovalChoice> {
-    if answer.is_none() {
-        return None;
+    match pythonize::depythonize::<Value>(answer) {
+        Ok(answer) => ApprovalChoice::from_answer(&answer),
+        Err(_) => Some(ApprovalChoice::Deny),
     }
-    if let Ok(allowed) = answer.cast::<PyBool>() {
-        return Some(if allowed.is_true() {
-            ApprovalChoice::AllowOnce
-        } else {
-            ApprovalChoice::Deny
-        });
-    }
-    Some(match answer.extract::<String>() {
-        Ok(text) => ApprovalChoice::from_option(&text.replace('_', " ")),
-        Err(_) => ApprovalChoice::Deny,
-    })
 }
 
 /// Messages for the person handed to a Python function as
@@ -108,28 +86,5 @@ impl DisplaySystem for PythonDisplay {
 
     fn tool_output(&self, tool: &str, output: &str) {
         self.show("tool_output", tool, json!({"text": output}));
-    }
-}
-
-/// Context the session delivers, kept until the program takes it
-/// (`Session.flush_context()` returns it).
-#[derive(Default)]
-pub(crate) struct CollectedContext {
-    messages: Mutex<Vec<ContextMessage>>,
-}
-
-impl CollectedContext {
-    /// Everything delivered since the last call.
-    pub(crate) fn take(&self) -> Vec<ContextMessage> {
-        std::mem::take(&mut *self.messages.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-}
-
-impl ContextSink for CollectedContext {
-    fn inject(&self, message: ContextMessage) {
-        self.messages
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(message);
     }
 }

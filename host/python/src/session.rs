@@ -9,9 +9,9 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use pythonize::pythonize;
 use serde_json::json;
-use wasm_hooks::{InjectionLimits, Resolved, Session as LibSession};
+use wasm_hooks::{ContextQueue, InjectionLimits, Resolved, Session as LibSession, Unanswered};
 
-use crate::approvals::{CollectedContext, PythonApprovals, PythonDisplay, Unanswered};
+use crate::approvals::{PythonApprovals, PythonDisplay};
 use crate::calls::{awaitable, blocking};
 use crate::engine::{Engine, read_event};
 
@@ -19,7 +19,7 @@ use crate::engine::{Engine, read_event};
 #[pyclass(frozen, module = "wasm_hooks._wasm_hooks")]
 pub(crate) struct Session {
     session: LibSession,
-    context: Arc<CollectedContext>,
+    context: Arc<ContextQueue>,
 }
 
 #[pymethods]
@@ -46,7 +46,7 @@ impl Session {
                 "approval_timeout: expected a number of seconds, 0 or more",
             )
         })?;
-        let context = Arc::new(CollectedContext::default());
+        let context = Arc::new(ContextQueue::default());
         let mut builder = LibSession::builder(engine.engine.clone(), session_id)
             .context_sink(Arc::clone(&context) as _)
             .injection_limits(InjectionLimits {

@@ -89,6 +89,30 @@ impl ApprovalChoice {
         }
     }
 
+    /// The choice a program in another language answered with, as JSON:
+    /// `null` is no answer (the request's default applies), a bool allows
+    /// once or denies, a string is an option's text (`_` read as a space:
+    /// `"allow_always"`); anything else denies.
+    ///
+    /// # Examples
+    /// ```
+    /// use serde_json::json;
+    /// use wasm_hooks::ApprovalChoice;
+    /// assert_eq!(ApprovalChoice::from_answer(&json!("allow_always")), Some(ApprovalChoice::AllowAlways));
+    /// assert_eq!(ApprovalChoice::from_answer(&json!(true)), Some(ApprovalChoice::AllowOnce));
+    /// assert_eq!(ApprovalChoice::from_answer(&json!(null)), None);
+    /// assert_eq!(ApprovalChoice::from_answer(&json!(7)), Some(ApprovalChoice::Deny));
+    /// ```
+    pub fn from_answer(answer: &serde_json::Value) -> Option<Self> {
+        use serde_json::Value;
+        match answer {
+            Value::Null => None,
+            Value::Bool(true) => Some(Self::AllowOnce),
+            Value::String(text) => Some(Self::from_option(&text.replace('_', " "))),
+            _ => Some(Self::Deny),
+        }
+    }
+
     /// Whether the operation may go on.
     pub fn allows(self) -> bool {
         self != Self::Deny
@@ -154,6 +178,17 @@ impl ScriptedApprovals {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+}
+
+/// Approvals nobody can answer: each request's default applies at once
+/// (a host with no one to ask).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Unanswered;
+
+impl ApprovalSystem for Unanswered {
+    fn request<'a>(&'a self, _request: &'a ApprovalRequest) -> ApprovalFuture<'a> {
+        Box::pin(std::future::ready(None))
     }
 }
 

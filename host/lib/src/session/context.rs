@@ -12,6 +12,33 @@ pub trait ContextSink: Send + Sync {
     fn inject(&self, message: ContextMessage);
 }
 
+/// A [`ContextSink`] that keeps what it is given until the host takes it
+/// ([`ContextQueue::take`]): for a host that adds context to its own
+/// model request (a program in another language, through its bindings).
+#[derive(Debug, Default)]
+pub struct ContextQueue {
+    messages: std::sync::Mutex<Vec<ContextMessage>>,
+}
+
+impl ContextQueue {
+    /// Everything delivered since the last call, in order.
+    pub fn take(&self) -> Vec<ContextMessage> {
+        std::mem::take(&mut *self.locked())
+    }
+
+    fn locked(&self) -> std::sync::MutexGuard<'_, Vec<ContextMessage>> {
+        self.messages
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl ContextSink for ContextQueue {
+    fn inject(&self, message: ContextMessage) {
+        self.locked().push(message);
+    }
+}
+
 /// One message for the agent's context: one injection, or several from one
 /// turn batched together with a heading for each source.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -16,10 +16,11 @@ mod wrappers;
 
 pub use approval::{
     ApprovalChoice, ApprovalFuture, ApprovalRecord, ApprovalRequest, ApprovalSystem,
-    DEFAULT_OPTIONS, DecidedBy, ScriptedApprovals,
+    DEFAULT_OPTIONS, DecidedBy, ScriptedApprovals, Unanswered,
 };
 pub use context::{
-    ContextMessage, ContextSink, InjectionLimits, InjectionReport, InjectionStatus, Provenance,
+    ContextMessage, ContextQueue, ContextSink, InjectionLimits, InjectionReport, InjectionStatus,
+    Provenance,
 };
 pub use display::{DisplaySystem, TerminalDisplay};
 pub use terminal::TerminalApproval;
