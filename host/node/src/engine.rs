@@ -134,7 +134,7 @@ impl Engine {
     #[napi]
     pub async fn decide(&self, event: Value, agent: Option<String>) -> napi::Result<Outcome> {
         let (_, event) = read_event(event, agent.as_deref())?;
-        Ok(Outcome::of(&self.engine.dispatch(event).await))
+        Ok(Outcome::new(self.engine.dispatch(event).await))
     }
 
     /// `decide`, blocking the thread: for an engine without JavaScript
@@ -148,7 +148,7 @@ impl Engine {
             ));
         }
         let (_, event) = read_event(event, agent.as_deref())?;
-        Ok(Outcome::of(&block_on(self.engine.dispatch(event))))
+        Ok(Outcome::new(block_on(self.engine.dispatch(event))))
     }
 
     /// Decide `agent`'s own payload and answer in its dialect.

@@ -1,71 +1,170 @@
-//! The folded outcome as a typed JavaScript object (its `.d.ts` written by
-//! napi-rs), with the canonical outcome whole in `raw`.
+//! The folded outcome as JavaScript sees it: a native object whose fields
+//! are made into JavaScript values when read, so a decision costs no
+//! conversion of what the caller does not look at (the trace, above all).
 
 use napi_derive::napi;
 use serde_json::Value;
-use wasm_hooks::{Answer as LibAnswer, Outcome as LibOutcome};
+use wasm_hooks::{
+    Answer as LibAnswer, ApprovalRecord, InjectionReport, Outcome as LibOutcome,
+    Resolved as LibResolved, Verdict,
+};
+
+/// `value` as JSON.
+fn json<T: serde::Serialize + ?Sized>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
 
 /// Every hook's answer to one event, folded: what the agent should do.
-#[napi(object)]
+#[napi]
 pub struct Outcome {
-    /// `proceed` (no hook had an opinion), `allow`, `deny` or `ask`.
-    pub decision: String,
-    /// The reason given (an ask's prompt).
-    pub reason: Option<String>,
-    /// Whether the operation must not happen.
-    pub denied: bool,
-    /// The hook whose answer set the decision.
-    pub decided_by: Option<String>,
-    /// What an `ask` asks: `prompt`, `options`, `timeout_ms`, `default_allow`.
-    pub approval: Option<Value>,
-    /// The tool input after every rewrite, when a hook changed it.
-    pub updated_input: Option<Value>,
-    /// Whether a hook allowed the rewritten input as it finally is.
-    pub rewrite_approved: bool,
-    /// The tool output a hook put in place of the tool's (PostToolUse).
-    pub updated_output: Option<Value>,
-    /// Context to add (`{hook, value: {text, role}}`), in hook order.
-    pub contexts: Vec<Value>,
-    /// Messages for the person (`{hook, value: {severity, text}}`).
-    pub user_messages: Vec<Value>,
-    /// Warnings for the person (`{hook, value}`), failures under `warn` too.
-    pub system_messages: Vec<Value>,
-    /// The first request to end the turn (`{hook, value}`).
-    pub stop: Option<Value>,
-    /// Every hook that ran: `{hook, elapsed_us, status, output}`.
-    pub trace: Vec<Value>,
-    /// The canonical outcome, every field (as `POST /v1/decide` answers).
-    pub raw: Value,
+    outcome: LibOutcome,
 }
 
 impl Outcome {
-    /// The outcome as JavaScript gets it.
-    pub(crate) fn of(outcome: &LibOutcome) -> Self {
-        let raw = serde_json::to_value(outcome).unwrap_or(Value::Null);
-        let list = |field: &str| raw[field].as_array().cloned().unwrap_or_default();
-        let present = |field: &str| Some(raw[field].clone()).filter(|v| !v.is_null());
-        let approval = matches!(outcome.verdict, wasm_hooks::Verdict::Ask(_)).then(|| {
-            serde_json::json!({
-                "prompt": raw["prompt"], "options": raw["options"],
-                "timeout_ms": raw["timeout_ms"], "default_allow": raw["default_allow"],
-            })
-        });
-        Self {
-            decision: outcome.verdict.word().to_owned(),
-            reason: outcome.verdict.reason().map(str::to_owned),
-            denied: outcome.is_denied(),
-            decided_by: outcome.decided_by.as_ref().map(|h| h.as_str().to_owned()),
-            approval,
-            updated_input: outcome.updated_input.clone(),
-            rewrite_approved: outcome.rewrite_approved,
-            updated_output: outcome.updated_output.clone(),
-            contexts: list("contexts"),
-            user_messages: list("user_messages"),
-            system_messages: list("system_messages"),
-            stop: present("stop"),
-            trace: list("trace"),
-            raw,
+    pub(crate) fn new(outcome: LibOutcome) -> Self {
+        Self { outcome }
+    }
+}
+
+#[napi]
+impl Outcome {
+    /// `proceed` (no hook had an opinion), `allow`, `deny` or `ask`.
+    #[napi(getter)]
+    pub fn decision(&self) -> &'static str {
+        self.outcome.verdict.word()
+    }
+
+    /// The reason given (an ask's prompt).
+    #[napi(getter)]
+    pub fn reason(&self) -> Option<String> {
+        self.outcome.verdict.reason().map(str::to_owned)
+    }
+
+    /// Whether the operation must not happen.
+    #[napi(getter)]
+    pub fn denied(&self) -> bool {
+        self.outcome.is_denied()
+    }
+
+    /// The hook whose answer set the decision.
+    #[napi(getter)]
+    pub fn decided_by(&self) -> Option<String> {
+        self.outcome.decided_by.as_ref().map(ToString::to_string)
+    }
+
+    /// What an `ask` asks: `prompt`, `options`, `timeout_ms`, `default_allow`.
+    #[napi(getter)]
+    pub fn approval(&self) -> Option<Value> {
+        match &self.outcome.verdict {
+            Verdict::Ask(approval) => Some(json(approval)),
+            _ => None,
         }
+    }
+
+    /// The tool input after every rewrite, when a hook changed it.
+    #[napi(getter)]
+    pub fn updated_input(&self) -> Option<Value> {
+        self.outcome.updated_input.clone()
+    }
+
+    /// Whether a hook allowed the rewritten input as it finally is.
+    #[napi(getter)]
+    pub fn rewrite_approved(&self) -> bool {
+        self.outcome.rewrite_approved
+    }
+
+    /// The tool output a hook put in place of the tool's (PostToolUse).
+    #[napi(getter)]
+    pub fn updated_output(&self) -> Option<Value> {
+        self.outcome.updated_output.clone()
+    }
+
+    /// Context to add (`{hook, value: {text, role}}`), in hook order.
+    #[napi(getter)]
+    pub fn contexts(&self) -> Value {
+        json(&self.outcome.contexts)
+    }
+
+    /// Messages for the person (`{hook, value: {severity, text}}`).
+    #[napi(getter)]
+    pub fn user_messages(&self) -> Value {
+        json(&self.outcome.user_messages)
+    }
+
+    /// Warnings for the person (`{hook, value}`), failures under `warn` too.
+    #[napi(getter)]
+    pub fn system_messages(&self) -> Value {
+        json(&self.outcome.system_messages)
+    }
+
+    /// The first request to end the turn (`{hook, value}`).
+    #[napi(getter)]
+    pub fn stop(&self) -> Option<Value> {
+        self.outcome.stop.as_ref().map(json)
+    }
+
+    /// Whether some hook asked for its output to be hidden.
+    #[napi(getter)]
+    pub fn suppress_output(&self) -> bool {
+        self.outcome.suppress_output
+    }
+
+    /// What the hooks ask of the agent beyond the decision.
+    #[napi(getter)]
+    pub fn requests(&self) -> Value {
+        json(&self.outcome.requests)
+    }
+
+    /// Every hook that ran: `{hook, elapsed_us, status, output}`.
+    #[napi(getter)]
+    pub fn trace(&self) -> Value {
+        json(&self.outcome.trace)
+    }
+
+    /// The canonical outcome, every field (as `POST /v1/decide` answers).
+    #[napi(getter)]
+    pub fn raw(&self) -> Value {
+        json(&self.outcome)
+    }
+}
+
+/// A session's outcome: never an `ask` (the approval decided it).
+#[napi]
+pub struct Resolved {
+    outcome: LibOutcome,
+    approval: Option<ApprovalRecord>,
+    injections: Vec<InjectionReport>,
+}
+
+impl From<LibResolved> for Resolved {
+    fn from(resolved: LibResolved) -> Self {
+        Self {
+            outcome: resolved.outcome,
+            approval: resolved.approval,
+            injections: resolved.injections,
+        }
+    }
+}
+
+#[napi]
+impl Resolved {
+    /// The outcome after the approval.
+    #[napi(getter)]
+    pub fn outcome(&self) -> Outcome {
+        Outcome::new(self.outcome.clone())
+    }
+
+    /// The approval asked (`request`, `choice`, `decided_by`), if any.
+    #[napi(getter)]
+    pub fn approval(&self) -> Option<Value> {
+        self.approval.as_ref().map(json)
+    }
+
+    /// What became of each hook's context (`hook`, `bytes`, `tokens`,
+    /// `status`).
+    #[napi(getter)]
+    pub fn injections(&self) -> Value {
+        json(&self.injections)
     }
 }
 

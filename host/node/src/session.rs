@@ -16,7 +16,7 @@ use wasm_hooks::{
 
 use crate::engine::{Engine, read_event};
 use crate::functions::{JsFunction, call};
-use crate::outcome::Outcome;
+use crate::outcome::Resolved;
 
 /// How a session treats context and approvals; every field may be left out.
 #[napi(object)]
@@ -29,18 +29,6 @@ pub struct SessionOptions {
     /// How long to wait for an approval when the hook gives no timeout, in
     /// milliseconds [default: 60000].
     pub approval_timeout_ms: Option<u32>,
-}
-
-/// A session's outcome: never an `ask` (the approval decided it).
-#[napi(object)]
-pub struct Resolved {
-    /// The outcome after the approval.
-    pub outcome: Outcome,
-    /// The approval asked (`request`, `choice`, `decided_by`), if any.
-    pub approval: Option<Value>,
-    /// What became of each hook's context (`hook`, `bytes`, `tokens`,
-    /// `status`).
-    pub injections: Vec<Value>,
 }
 
 /// One agent session over an engine.
@@ -100,18 +88,7 @@ impl Session {
     #[napi]
     pub async fn dispatch(&self, event: Value, agent: Option<String>) -> napi::Result<Resolved> {
         let (_, event) = read_event(event, agent.as_deref())?;
-        let resolved = self.session.dispatch(event).await;
-        Ok(Resolved {
-            outcome: Outcome::of(&resolved.outcome),
-            approval: resolved
-                .approval
-                .map(|a| serde_json::to_value(a).unwrap_or(Value::Null)),
-            injections: resolved
-                .injections
-                .iter()
-                .map(|i| serde_json::to_value(i).unwrap_or(Value::Null))
-                .collect(),
-        })
+        Ok(self.session.dispatch(event).await.into())
     }
 
     /// A new turn (the person spoke): the injection budget starts again.

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 
 import wasmHooks from '../index.js'
-import { ROOT, bash, engineOf, folder, hookFile } from './support.mjs'
+import { ROOT, bash, engineOf, folder, hookFile, hooksText } from './support.mjs'
 
 const { EventError, HookFileError, RegistrationError } = wasmHooks
 const fixture = (agent, name) => JSON.parse(readFileSync(join(ROOT, 'tests', 'fixtures', agent, `${name}.json`), 'utf8'))
@@ -99,14 +99,7 @@ test('a function that throws blocks unless its onFailure says otherwise', async 
 
 test('the event loop stays free while hooks run', async () => {
   const dir = folder()
-  const engine = engineOf(dir, [hookFile(dir, `
-hooks:
-  PreToolUse:
-    - hooks:
-        - type: command
-          name: slow
-          command: "sleep 0.5"
-`)])
+  const engine = engineOf(dir, [hookFile(dir, hooksText('slow-command.yaml'))])
   let ticks = 0
   const timer = setInterval(() => { ticks += 1 }, 10)
   const outcome = await engine.decide(bash('ls'))

@@ -4,18 +4,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Worker } from 'node:worker_threads'
 
-import { bash, engineOf, folder, hookFile } from './support.mjs'
+import { bash, engineOf, folder, hookFile, hooksText } from './support.mjs'
 
-const TRAP = `
-hooks:
-  PreToolUse:
-    - matcher: Bash
-      hooks:
-        - type: wasm
-          name: trap
-          plugin: {plugins}/hostile_trap.wasm
-          on_failure: block
-`
+const TRAP = hooksText('trap.yaml')
 
 // (module (func (export "boom") unreachable))
 const V8_TRAP = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 7, 8, 1, 4, 98, 111, 111, 109, 0, 0, 10, 5, 1, 3, 0, 0, 11])

@@ -7,23 +7,10 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 
 import wasmHooks from '../index.js'
-import { CLI, bash, engineOf, folder, hookFile } from './support.mjs'
+import { CLI, bash, engineOf, folder, hookFile, hooksText } from './support.mjs'
 
 const { Session } = wasmHooks
-const ASK_ON_PUSH = `
-hooks:
-  PreToolUse:
-    - matcher: Bash
-      hooks:
-        - type: inline
-          name: confirm-push
-          rules:
-            - field: tool_input.command
-              operator: regex
-              value: '^git push\\b'
-              action: ask
-              reason: "The agent wants to push. Allow it?"
-`
+const ASK_ON_PUSH = hooksText('ask-on-push.yaml')
 
 test('an ask is answered by the approval function', async () => {
   const dir = folder()

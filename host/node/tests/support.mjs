@@ -2,7 +2,7 @@
 // checkout (as the Rust tests build them, into target/plugins) and engines
 // that read only the files a test names.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -27,27 +27,10 @@ export function plugins() {
   return PLUGINS
 }
 
-/** The guard file of the package tests: the wasm guard and an inline rule. */
-export const GUARDS = `
-hooks:
-  PreToolUse:
-    - matcher: Bash
-      hooks:
-        - type: wasm
-          name: deny-dangerous-commands
-          plugin: {plugins}/deny_dangerous_commands.wasm
-          on_failure: block
-    - matcher: Write|Edit
-      hooks:
-        - type: inline
-          name: no-env-writes
-          rules:
-            - field: tool_input.file_path
-              operator: regex
-              value: '(^|/)\\.env$'
-              action: deny
-              reason: "secrets live in .env: the agent may not write it"
-`
+/** A shared hook file of tests/fixtures/embedding (both packages' tests use them). */
+export function hooksText(name) {
+  return readFileSync(join(ROOT, 'tests', 'fixtures', 'embedding', name), 'utf8')
+}
 
 export const cacheDir = mkdtempSync(join(tmpdir(), 'wasm-hooks-node-cache-'))
 
@@ -57,7 +40,7 @@ export function folder() {
 }
 
 /** Write a hook file (`{plugins}` is the plugins' folder) into `dir`. */
-export function hookFile(dir, text = GUARDS, name = 'hooks.yaml') {
+export function hookFile(dir, text = hooksText('guards.yaml'), name = 'hooks.yaml') {
   const path = join(dir, name)
   writeFileSync(path, text.replaceAll('{plugins}', plugins()))
   return path

@@ -29,29 +29,15 @@ from wasm_hooks.amplifier import HookRegistry
 
 EVENT = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls -la"},
          "session_id": "bench", "cwd": "/tmp"}
-INLINE = """
-hooks:
-  PreToolUse:
-    - matcher: Bash
-      hooks:
-        - type: inline
-          name: no-sudo
-          rules:
-            - {field: tool_input.command, operator: regex, value: "^sudo ", action: deny, reason: no sudo}
-"""
+#: serve's token for the run (serve refuses a weak one).
+TOKEN = os.urandom(16).hex()
+HOOK_FILES = pathlib.Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "embedding"
 
 
-def wasm_file(folder: pathlib.Path, plugin: pathlib.Path) -> pathlib.Path:
-    path = folder / "wasm.yaml"
-    path.write_text(f"""
-hooks:
-  PreToolUse:
-    - matcher: Bash
-      hooks:
-        - type: wasm
-          name: deny-dangerous-commands
-          plugin: {plugin}
-""")
+def hook_file(folder: pathlib.Path, name: str, plugin: pathlib.Path) -> pathlib.Path:
+    """A shared hook file of tests/fixtures/embedding, with the plugin's path."""
+    path = folder / name
+    path.write_text((HOOK_FILES / name).read_text().replace("{plugins}/deny_dangerous_commands.wasm", str(plugin)))
     return path
 
 
@@ -119,7 +105,7 @@ def free_port() -> int:
 
 def serve_case(cli: str, hooks: pathlib.Path, folder: pathlib.Path, n: int) -> dict:
     port = free_port()
-    env = {**os.environ, "WASM_HOOKS_TOKEN": "bench-token"}
+    env = {**os.environ, "WASM_HOOKS_TOKEN": TOKEN}
     served = subprocess.Popen([cli, "serve", "--listen", f"127.0.0.1:{port}", "--token-env", "WASM_HOOKS_TOKEN",
                                "-c", str(hooks), "--project-dir", str(folder)],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -132,7 +118,7 @@ def serve_case(cli: str, hooks: pathlib.Path, folder: pathlib.Path, n: int) -> d
                 time.sleep(0.05)
         connection = http.client.HTTPConnection("127.0.0.1", port)
         body = json.dumps({**EVENT, "cwd": str(folder)})
-        headers = {"Authorization": "Bearer bench-token", "Content-Type": "application/json"}
+        headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
 
         def post():
             connection.request("POST", "/v1/decide", body, headers)
@@ -169,12 +155,13 @@ def main() -> int:
     parser.add_argument("--plugin", required=True, type=pathlib.Path, help="deny_dangerous_commands.wasm")
     parser.add_argument("--events", type=int, default=20000)
     parser.add_argument("--processes", type=int, default=200)
+    parser.add_argument("--node-results", type=pathlib.Path, help="the Node cases' JSON, to print beside")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     folder = pathlib.Path(tempfile.mkdtemp(prefix="bench-embedding-"))
     cache = folder / "cache"
-    hooks = wasm_file(folder, args.plugin.resolve())
-    (folder / "inline.yaml").write_text(INLINE)
+    hooks = hook_file(folder, "wasm-guard.yaml", args.plugin.resolve())
+    hook_file(folder, "inline-no-sudo.yaml", args.plugin.resolve())
     (folder / "empty.yaml").write_text("hooks: {}\n")
     n = args.events
 
@@ -182,7 +169,7 @@ def main() -> int:
         return Engine([folder / name], project_dir=folder, cache_dir=cache, managed_dir=folder / "managed",
                       user_config_dir=folder / "user")
 
-    wasm, inline, functions, both = engine("wasm.yaml"), engine("inline.yaml"), engine("empty.yaml"), engine("wasm.yaml")
+    wasm, inline, functions, both = engine("wasm-guard.yaml"), engine("inline-no-sudo.yaml"), engine("empty.yaml"), engine("wasm-guard.yaml")
     functions.register("PreToolUse", proceed, name="proceed")
     both.register("PreToolUse", proceed, name="proceed")
     ours = HookRegistry(engine("empty.yaml"))
@@ -210,15 +197,19 @@ def main() -> int:
         serve_case(args.cli, hooks, folder, n // 4),
         process_case(args.cli, hooks, folder, args.processes),
     ]
+    if args.node_results:
+        results += json.loads(args.node_results.read_text())
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    print(f"{'case':<78} {'p50 µs':>9} {'p99 µs':>9} {'events/s':>10}")
+    rust = next(r["p50_us"] for r in results if r["name"].startswith("Rust: wasm hook"))
+    print(f"{'case':<72} {'p50 µs':>8} {'p99 µs':>8} {'× Rust wasm':>11} {'events/s':>10}")
     for r in results:
         if "events_per_s" in r:
-            print(f"{r['name']:<78} {'':>9} {'':>9} {r['events_per_s']:>10.0f}")
+            print(f"{r['name']:<72} {'':>8} {'':>8} {'':>11} {r['events_per_s']:>10.0f}")
         else:
-            print(f"{r['name']:<78} {r['p50_us']:>9.1f} {r['p99_us']:>9.1f}")
+            ratio = r["p50_us"] / rust
+            print(f"{r['name']:<72} {r['p50_us']:>8.1f} {r['p99_us']:>8.1f} {ratio:>10.2f}×")
     return 0
 
 

@@ -7,16 +7,17 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use pythonize::{depythonize, pythonize};
+use pythonize::depythonize;
 use serde_json::{Value, json};
 use wasm_hooks::{
-    Answer, Event, EventName, EventPattern, HookEngine, HookHandle, HookSpec, OnFailure, Outcome,
-    Protocol, ToolMatcher, WasmRuntime,
+    Event, EventName, EventPattern, HookEngine, HookHandle, HookSpec, OnFailure, Protocol,
+    ToolMatcher, WasmRuntime,
 };
 
 use crate::calls::{awaitable, blocking};
 use crate::errors::{event_error, load_error, registration_error};
 use crate::functions::{function_hook, label_of};
+use crate::outcome::{Outcome, answer_dict};
 
 /// The names `agent=` takes: every agent's dialect, and `canonical`.
 #[pyfunction]
@@ -91,17 +92,16 @@ impl Engine {
     }
 
     /// Decide `event` (a dict: the canonical record, or `agent`'s own
-    /// payload) with the GIL released: the whole outcome, as a dict.
+    /// payload) with the GIL released: the folded outcome.
     #[pyo3(signature = (event, agent = None))]
     fn decide(
         &self,
         py: Python<'_>,
         event: &Bound<'_, PyAny>,
         agent: Option<&str>,
-    ) -> PyResult<Py<PyAny>> {
+    ) -> PyResult<Outcome> {
         let (_, event) = read_event(py, event, agent)?;
-        let outcome = blocking(py, self.engine.dispatch(event))?;
-        outcome_dict(py, &outcome)
+        Ok(Outcome::new(blocking(py, self.engine.dispatch(event))?))
     }
 
     /// [`Engine::decide`] as an awaitable.
@@ -114,10 +114,10 @@ impl Engine {
     ) -> PyResult<Bound<'py, PyAny>> {
         let (_, event) = read_event(py, event, agent)?;
         let engine = self.engine.clone();
-        awaitable(py, async move {
-            let outcome = engine.dispatch(event).await;
-            Python::attach(|py| outcome_dict(py, &outcome))
-        })
+        awaitable(
+            py,
+            async move { Ok(Outcome::new(engine.dispatch(event).await)) },
+        )
     }
 
     /// Decide `agent`'s own payload and answer in its dialect: a dict
@@ -270,18 +270,4 @@ pub(crate) fn read_event(
         .decode(value)
         .map_err(|e| event_error(py, format!("the event ({}): {e}", protocol.word())))?;
     Ok((protocol, event))
-}
-
-/// The outcome as the canonical protocol writes it.
-pub(crate) fn outcome_dict(py: Python<'_>, outcome: &Outcome) -> PyResult<Py<PyAny>> {
-    Ok(pythonize(py, outcome)?.unbind())
-}
-
-fn answer_dict(py: Python<'_>, answer: &Answer) -> PyResult<Py<PyAny>> {
-    let value = json!({
-        "body": answer.body,
-        "stderr": answer.stderr,
-        "exit_code": answer.exit_code,
-    });
-    Ok(pythonize(py, &value)?.unbind())
 }

@@ -14,6 +14,7 @@ mod calls;
 mod engine;
 mod errors;
 mod functions;
+mod outcome;
 mod session;
 
 use pyo3::prelude::*;
@@ -24,6 +25,8 @@ fn _wasm_hooks(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::Engine>()?;
     m.add_class::<engine::Registration>()?;
     m.add_class::<session::Session>()?;
+    m.add_class::<outcome::Outcome>()?;
+    m.add_class::<outcome::Resolved>()?;
     m.add_function(wrap_pyfunction!(engine::protocols, m)?)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())

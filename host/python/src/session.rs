@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 use pythonize::pythonize;
-use serde_json::json;
-use wasm_hooks::{ContextQueue, InjectionLimits, Resolved, Session as LibSession, Unanswered};
+use wasm_hooks::{ContextQueue, InjectionLimits, Session as LibSession, Unanswered};
 
 use crate::approvals::{PythonApprovals, PythonDisplay};
 use crate::calls::{awaitable, blocking};
 use crate::engine::{Engine, read_event};
+use crate::outcome::Resolved;
 
 /// One agent session over an engine.
 #[pyclass(frozen, module = "wasm_hooks._wasm_hooks")]
@@ -72,19 +72,17 @@ impl Session {
     }
 
     /// Dispatch `event` (canonical, or `agent`'s payload) and route its
-    /// outcome: a dict with `outcome` (never an `ask`: the approval
-    /// decided it), `approval` (the request and who decided, or None) and
-    /// `injections` (what became of each hook's context).
+    /// outcome.
     #[pyo3(signature = (event, agent = None))]
     fn dispatch(
         &self,
         py: Python<'_>,
         event: &Bound<'_, PyAny>,
         agent: Option<&str>,
-    ) -> PyResult<Py<PyAny>> {
+    ) -> PyResult<Resolved> {
         let (_, event) = read_event(py, event, agent)?;
         let resolved = blocking(py, self.session.dispatch(event))?;
-        resolved_dict(py, &resolved)
+        Resolved::new(py, resolved)
     }
 
     /// [`Session::dispatch`] as an awaitable.
@@ -99,7 +97,7 @@ impl Session {
         let session = self.session.clone();
         awaitable(py, async move {
             let resolved = session.dispatch(event).await;
-            Python::attach(|py| resolved_dict(py, &resolved))
+            Python::attach(|py| Resolved::new(py, resolved))
         })
     }
 
@@ -127,13 +125,4 @@ impl Session {
     fn id(&self) -> &str {
         self.session.id()
     }
-}
-
-fn resolved_dict(py: Python<'_>, resolved: &Resolved) -> PyResult<Py<PyAny>> {
-    let value = json!({
-        "outcome": resolved.outcome,
-        "approval": resolved.approval,
-        "injections": resolved.injections,
-    });
-    Ok(pythonize(py, &value)?.unbind())
 }

@@ -17,27 +17,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 PLUGINS = ROOT / "target" / "plugins" / "wasm32-wasip2" / "release"
 CLI = ROOT / "target" / "debug" / "wasm-hooks"
 
-#: The guard file of the package tests: the wasm guard, an inline rule.
-GUARDS = """
-hooks:
-  PreToolUse:
-    - matcher: Bash
-      hooks:
-        - type: wasm
-          name: deny-dangerous-commands
-          plugin: {plugins}/deny_dangerous_commands.wasm
-          on_failure: block
-    - matcher: Write|Edit
-      hooks:
-        - type: inline
-          name: no-env-writes
-          rules:
-            - field: tool_input.file_path
-              operator: regex
-              value: '(^|/)\\.env$'
-              action: deny
-              reason: "secrets live in .env: the agent may not write it"
-"""
+HOOK_FILES = ROOT / "tests" / "fixtures" / "embedding"
+
+
+def hooks_text(name: str) -> str:
+    """A shared hook file of tests/fixtures/embedding (both packages' tests use them)."""
+    return (HOOK_FILES / name).read_text()
 
 
 def cargo_env() -> dict:
@@ -70,7 +55,8 @@ def cache_dir(tmp_path_factory) -> pathlib.Path:
 def hook_file(tmp_path, plugins):
     """Write a hook file (`{plugins}` is the plugins' folder)."""
 
-    def write(text: str = GUARDS, name: str = "hooks.yaml") -> pathlib.Path:
+    def write(text: str = "", name: str = "hooks.yaml") -> pathlib.Path:
+        text = text or hooks_text("guards.yaml")
         path = tmp_path / name
         path.write_text(text.replace("{plugins}", str(plugins)))
         return path

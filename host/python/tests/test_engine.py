@@ -10,7 +10,7 @@ import threading
 import pytest
 
 import wasm_hooks
-from conftest import ROOT, bash
+from conftest import ROOT, bash, hooks_text
 from wasm_hooks import EventError, HookFileError, RegistrationError
 
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -154,14 +154,7 @@ def test_async_functions_run_on_the_callers_loop_and_sync_decide_runs_them_too(e
 
 
 def test_the_event_loop_stays_free_while_hooks_run(engine_of, hook_file):
-    engine = engine_of(hook_file("""
-hooks:
-  PreToolUse:
-    - hooks:
-        - type: command
-          name: slow
-          command: "sleep 0.5"
-"""))
+    engine = engine_of(hook_file(hooks_text("slow-command.yaml")))
 
     async def agent():
         ticks = 0
@@ -177,14 +170,7 @@ hooks:
 
 
 def test_the_gil_is_released_while_hooks_run(engine_of, hook_file):
-    engine = engine_of(hook_file("""
-hooks:
-  PreToolUse:
-    - hooks:
-        - type: command
-          name: slow
-          command: "sleep 0.5"
-"""))
+    engine = engine_of(hook_file(hooks_text("slow-command.yaml")))
     counted = [0]
     started, finished = threading.Event(), threading.Event()
 

@@ -7,23 +7,10 @@ import asyncio
 import json
 import subprocess
 
-from conftest import CLI, bash
+from conftest import CLI, bash, hooks_text
 from wasm_hooks import Session
 
-ASK_ON_PUSH = """
-hooks:
-  PreToolUse:
-    - matcher: Bash
-      hooks:
-        - type: inline
-          name: confirm-push
-          rules:
-            - field: tool_input.command
-              operator: regex
-              value: '^git push\\b'
-              action: ask
-              reason: "The agent wants to push. Allow it?"
-"""
+ASK_ON_PUSH = hooks_text("ask-on-push.yaml")
 
 
 def test_an_ask_is_answered_by_the_approval_callback(engine_of, hook_file):

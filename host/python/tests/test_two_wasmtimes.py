@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, hooks_text
 
 TRAP = ROOT / "host" / "python" / "tests" / "amplifier_trap"
 
@@ -74,16 +74,7 @@ def amplifier_trap_module(tmp_path_factory):
 
 @pytest.mark.parametrize("order", ["amplifier-first", "ours-first"])
 def test_both_wasmtimes_run_a_component_and_trap_cleanly(order, hook_file, tmp_path, amplifier_trap_module):
-    hooks = hook_file("""
-hooks:
-  PreToolUse:
-    - matcher: Bash
-      hooks:
-        - type: wasm
-          name: trap
-          plugin: {plugins}/hostile_trap.wasm
-          on_failure: block
-""")
+    hooks = hook_file(hooks_text("trap.yaml"))
     ran = subprocess.run([sys.executable, "-c", SCRIPT, order, str(hooks), str(amplifier_trap_module), str(tmp_path)],
                          capture_output=True, text=True, timeout=300)
     assert ran.returncode == 0, f"the process died ({ran.returncode}):\n{ran.stderr}"

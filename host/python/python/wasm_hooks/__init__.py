@@ -23,14 +23,16 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
+from dataclasses import dataclass
+
 from . import _wasm_hooks
+from ._wasm_hooks import Outcome, Resolved
 from .errors import EventError, HookFileError, Problem, RegistrationError, WasmHooksError
-from .outcome import Answer, Approval, Outcome, Resolved
 
 __all__ = [
     "Answer",
-    "Approval",
     "Engine",
+    "Outcome",
     "EventError",
     "HookFileError",
     "Problem",
@@ -48,6 +50,16 @@ PROTOCOLS: List[str] = _wasm_hooks.protocols()
 
 PathLike = Union[str, "os.PathLike[str]"]
 Event = Dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An answer in an agent's own dialect: its JSON `body`, lines for
+    `stderr`, and the `exit_code` a command hook exits with."""
+
+    body: Any
+    stderr: List[str]
+    exit_code: int
 
 
 class Engine:
@@ -86,12 +98,14 @@ class Engine:
         )
 
     def decide(self, event: Event, agent: Optional[str] = None) -> Outcome:
-        """Run the hooks for `event` and fold their answers."""
-        return Outcome.from_dict(self._native.decide(event, agent))
+        """Run the hooks for `event` and fold their answers: an `Outcome`
+        (`decision`, `reason`, `denied`, `decided_by`, `updated_input`,
+        `contexts`, `trace`…, each made into Python data when read)."""
+        return self._native.decide(event, agent)
 
     async def decide_async(self, event: Event, agent: Optional[str] = None) -> Outcome:
         """`decide`, leaving the event loop free while the hooks run."""
-        return Outcome.from_dict(await self._native.decide_async(event, agent))
+        return await self._native.decide_async(event, agent)
 
     def answer(self, payload: Event, agent: str) -> Answer:
         """Decide `agent`'s own payload and answer in its dialect (what its
@@ -182,13 +196,14 @@ class Session:
         return self._native.id
 
     def dispatch(self, event: Event, agent: Optional[str] = None) -> Resolved:
-        """Run the hooks for `event` and route the outcome."""
-        return Resolved.from_dict(self._native.dispatch(event, agent))
+        """Run the hooks for `event` and route the outcome: a `Resolved`
+        (`outcome`, `denied`, `approval`, `injections`)."""
+        return self._native.dispatch(event, agent)
 
     async def dispatch_async(self, event: Event, agent: Optional[str] = None) -> Resolved:
         """`dispatch`, leaving the event loop free (an `async def` approval
         function runs on it)."""
-        return Resolved.from_dict(await self._native.dispatch_async(event, agent))
+        return await self._native.dispatch_async(event, agent)
 
     def before_tool(self, tool_name: str, tool_input: Dict[str, Any], **fields: Any) -> Resolved:
         """PreToolUse for a call the agent is about to make: when denied,

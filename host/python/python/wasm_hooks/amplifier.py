@@ -152,13 +152,13 @@ def hook_result(event: str, data: Optional[Dict[str, Any]], outcome: Outcome) ->
         approval = outcome.approval
         fields.update(
             action="ask_user",
-            reason=approval.prompt,
-            approval_prompt=approval.prompt,
-            approval_options=approval.options or None,
-            approval_default="allow" if approval.default_allow else "deny",
+            reason=approval["prompt"],
+            approval_prompt=approval["prompt"],
+            approval_options=approval["options"] or None,
+            approval_default="allow" if approval["default_allow"] else "deny",
         )
-        if approval.timeout_ms is not None:
-            fields["approval_timeout"] = approval.timeout_ms / 1000
+        if approval["timeout_ms"] is not None:
+            fields["approval_timeout"] = approval["timeout_ms"] / 1000
     elif outcome.contexts:
         fields.update(
             action="inject_context",
