@@ -595,15 +595,18 @@ impl HookEngineBuilder {
     /// [`HookEngine::inputs`]) and of `also` (an older engine's inputs:
     /// after a failed build, a file it ran, changed back, builds again).
     /// The files known before the build (`also` among them, so a plugin a
-    /// rebuild loads) are stamped before it, so an edit made meanwhile is
-    /// seen by the next [`InputStamps::changed`]; only inputs new to this
-    /// build are stamped after it.
+    /// rebuild loads) are stamped before it, and any of them written while
+    /// it ran is marked unknown, so an edit made meanwhile is seen by the
+    /// next [`InputStamps::changed`] even when the file ends as it began;
+    /// only inputs new to this build are stamped after it.
     pub fn build_stamped(
         &self,
         also: impl IntoIterator<Item = PathBuf>,
     ) -> (Result<HookEngine, LoadError>, InputStamps) {
-        let before = InputStamps::of(self.watched_files()).with(also);
-        match self.build() {
+        let mut before = InputStamps::of(self.watched_files()).with(also);
+        let built = self.build();
+        before.unknown_if_written();
+        match built {
             Ok(engine) => {
                 let stamps = before.with(engine.inputs().iter().cloned());
                 (Ok(engine), stamps)

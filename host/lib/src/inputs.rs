@@ -15,6 +15,9 @@ use wasm_hooks_core::sha256_hex;
 enum Stamp {
     /// Not there.
     Absent,
+    /// Written while an engine was built from it: which version the engine
+    /// read is not known, so it is a change whatever is there next.
+    Unknown,
     /// There, with this identity and these bytes.
     Present {
         dev: u64,
@@ -94,6 +97,33 @@ impl Stamp {
             _ => false,
         }
     }
+
+    /// Whether `self` and `other` are the same file as `stat` sees it (or
+    /// both absent): a write, even of the same bytes, is another.
+    fn same_identity(&self, other: &Stamp) -> bool {
+        match (self, other) {
+            (Stamp::Absent, Stamp::Absent) => true,
+            (
+                Stamp::Present {
+                    dev,
+                    ino,
+                    len,
+                    mtime_ns,
+                    ctime_ns,
+                    ..
+                },
+                Stamp::Present {
+                    dev: d,
+                    ino: i,
+                    len: l,
+                    mtime_ns: m,
+                    ctime_ns: c,
+                    ..
+                },
+            ) => (dev, ino, len, mtime_ns, ctime_ns) == (d, i, l, m, c),
+            _ => false,
+        }
+    }
 }
 
 /// The inputs of one engine, stamped.
@@ -143,6 +173,19 @@ impl InputStamps {
         None
     }
 
+    /// Mark every file written since it was stamped as unknown, so that the
+    /// next [`InputStamps::changed`] reports it: an engine built meanwhile
+    /// may have read a version the stamp does not describe, and a file
+    /// changed and changed back (`A`, `B`, `A`) has the stamp's content
+    /// again while the engine holds `B`.
+    pub(crate) fn unknown_if_written(&mut self) {
+        for (path, stamp) in &mut self.stamps {
+            if !Stamp::of(path, None).same_identity(stamp) {
+                *stamp = Stamp::Unknown;
+            }
+        }
+    }
+
     /// The stamped files.
     pub fn paths(&self) -> impl Iterator<Item = &Path> {
         self.stamps.iter().map(|(path, _)| path.as_path())
@@ -169,5 +212,37 @@ mod tests {
         let mut stamps = InputStamps::of([file, later.clone()]);
         std::fs::write(&later, "{}").unwrap();
         assert_eq!(stamps.changed(), Some(later));
+    }
+
+    /// A file rewritten while an engine was built from it, then back to
+    /// what was stamped (the engine may hold the middle version), is a
+    /// change: the next check builds again.
+    #[test]
+    fn a_file_written_back_during_a_build_is_still_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hooks.json");
+        let write = |text: &str| {
+            let temporary = file.with_extension("tmp");
+            std::fs::write(&temporary, text).unwrap();
+            std::fs::rename(&temporary, &file).unwrap();
+        };
+        write("{\"a\": 1}");
+        let mut stamps = InputStamps::of([file.clone()]);
+        // The build reads version B…
+        write("{\"b\": 2}");
+        // …and the file is back to A when the build ends.
+        write("{\"a\": 1}");
+        let mut unmarked = stamps.clone();
+        assert_eq!(
+            unmarked.changed(),
+            None,
+            "by content alone, nothing changed"
+        );
+        stamps.unknown_if_written();
+        assert_eq!(stamps.changed(), Some(file.clone()));
+        // Untouched since: no change.
+        let mut settled = InputStamps::of([file]);
+        settled.unknown_if_written();
+        assert_eq!(settled.changed(), None);
     }
 }
