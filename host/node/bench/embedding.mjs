@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import wasmHooks from '../index.js'
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
-const [plugin, events = '20000'] = process.argv.slice(2)
+const [plugin, events = '20000', cache] = process.argv.slice(2)
 const n = Number(events)
 const EVENT = { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls -la' }, session_id: 'bench', cwd: '/tmp' }
 const dir = mkdtempSync(join(tmpdir(), 'bench-node-'))
@@ -20,7 +20,7 @@ writeFileSync(join(dir, 'inline.yaml'), fixture('inline-no-sudo.yaml'))
 writeFileSync(join(dir, 'empty.yaml'), 'hooks: {}\n')
 
 const engine = (name) => new wasmHooks.Engine({
-  files: [join(dir, name)], projectDir: dir, cacheDir: join(dir, 'cache'),
+  files: [join(dir, name)], projectDir: dir, cacheDir: cache ?? join(dir, 'cache'),
   managedDir: join(dir, 'managed'), userConfigDir: join(dir, 'user'),
 })
 
@@ -53,7 +53,7 @@ function workers(count, perWorker) {
       parentPort.postMessage('done')
     })`
   const index = fileURLToPath(new URL('../index.js', import.meta.url))
-  const options = { files: [join(dir, 'wasm.yaml')], projectDir: dir, cacheDir: join(dir, 'cache'), managedDir: join(dir, 'managed'), userConfigDir: join(dir, 'user') }
+  const options = { files: [join(dir, 'wasm.yaml')], projectDir: dir, cacheDir: cache ?? join(dir, 'cache'), managedDir: join(dir, 'managed'), userConfigDir: join(dir, 'user') }
   const started = Array.from({ length: count }, () => new Worker(source, { eval: true, workerData: { index, options, event: EVENT, n: perWorker } }))
   const once = (w, what) => new Promise((resolve) => w.once('message', (m) => m === what && resolve()))
   return Promise.all(started.map((w) => once(w, 'ready'))).then(async () => {

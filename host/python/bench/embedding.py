@@ -160,11 +160,12 @@ def main() -> int:
     parser.add_argument("--plugin", required=True, type=pathlib.Path, help="deny_dangerous_commands.wasm")
     parser.add_argument("--events", type=int, default=20000)
     parser.add_argument("--processes", type=int, default=200)
+    parser.add_argument("--cache-dir", type=pathlib.Path, help="the compile cache, the plugin compiled ahead in it")
     parser.add_argument("--node-results", type=pathlib.Path, help="the Node cases' JSON, to print beside")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     folder = pathlib.Path(tempfile.mkdtemp(prefix="bench-embedding-"))
-    cache = folder / "cache"
+    cache = args.cache_dir or folder / "cache"
     hooks = hook_file(folder, "wasm-guard.yaml", args.plugin.resolve())
     hook_file(folder, "inline-no-sudo.yaml", args.plugin.resolve())
     (folder / "empty.yaml").write_text("hooks: {}\n")
