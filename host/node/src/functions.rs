@@ -31,7 +31,7 @@ pub(crate) async fn call(function: &JsFunction, argument: Value) -> Result<Value
 pub(crate) fn function_hook(function: JsFunction, label: String) -> CallbackHook {
     let function = Arc::new(function);
     CallbackHook::new(label, move |record| {
-        let function = Arc::clone(&function);
+        let (function, record) = (Arc::clone(&function), Value::Object(record.clone()));
         Box::pin(async move {
             let answer = call(&function, record).await?;
             Ok(Some(answer).filter(|a| !a.is_null()))

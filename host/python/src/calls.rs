@@ -60,34 +60,41 @@ where
 }
 
 /// A Python call's result, or the coroutine it returned, on its way.
-enum Called {
-    Ready(Py<PyAny>),
+pub(crate) enum Called {
+    /// What it returned (or raised, as `Type: message`).
+    Ready(Result<Py<PyAny>, String>),
+    /// The coroutine it returned, running on the caller's loop.
     Pending(Pin<Box<dyn Future<Output = PyResult<Py<PyAny>>> + Send>>),
 }
 
-/// Call `function` with `argument` as Python data, and await what it
-/// returns when that is a coroutine: on the caller's loop under an
-/// `_async` call, else on a loop of its own (`asyncio.run`).
-///
-/// # Errors
-/// What it raised, as `Type: message`.
-pub(crate) async fn call(function: &Py<PyAny>, argument: &Value) -> Result<Py<PyAny>, String> {
+/// Call `function` with `argument` as Python data, now: what it returns,
+/// or, when that is a coroutine, the coroutine on its way (on the
+/// caller's loop under an `_async` call, else run to its end on a loop
+/// of its own, `asyncio.run`).
+pub(crate) fn start(function: &Py<PyAny>, argument: &impl serde::Serialize) -> Called {
     let caller_loop = CALLER_LOOP.try_with(Clone::clone).ok().flatten();
-    let called = Python::attach(|py| -> PyResult<Called> {
+    Python::attach(|py| -> PyResult<Called> {
         let returned = function.bind(py).call1((pythonize(py, argument)?,))?;
         if !is_coroutine(py, &returned)? {
-            return Ok(Called::Ready(returned.unbind()));
+            return Ok(Called::Ready(Ok(returned.unbind())));
         }
         Ok(match &caller_loop {
             Some(locals) => Called::Pending(Box::pin(
                 pyo3_async_runtimes::into_future_with_locals(locals, returned)?,
             )),
-            None => Called::Ready(asyncio(py)?.call_method1("run", (returned,))?.unbind()),
+            None => Called::Ready(Ok(asyncio(py)?.call_method1("run", (returned,))?.unbind())),
         })
     })
-    .map_err(|e| e.to_string())?;
-    match called {
-        Called::Ready(value) => Ok(value),
+    .unwrap_or_else(|e| Called::Ready(Err(e.to_string())))
+}
+
+/// [`start`], awaited.
+///
+/// # Errors
+/// What it raised, as `Type: message`.
+pub(crate) async fn call(function: &Py<PyAny>, argument: &Value) -> Result<Py<PyAny>, String> {
+    match start(function, argument) {
+        Called::Ready(result) => result,
         Called::Pending(future) => future.await.map_err(|e| e.to_string()),
     }
 }

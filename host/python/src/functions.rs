@@ -9,25 +9,32 @@ use pythonize::depythonize;
 use serde_json::Value;
 use wasm_hooks::CallbackHook;
 
-use crate::calls;
+use crate::calls::{self, Called};
 
-/// A hook calling `function`, named `label` in traces.
+/// A hook calling `function`, named `label` in traces: called as the
+/// engine reaches it, its answer read at once unless it is a coroutine.
 pub(crate) fn function_hook(function: Py<PyAny>, label: String) -> CallbackHook {
     let function = Arc::new(function);
-    CallbackHook::new(label, move |record| {
-        let function = Arc::clone(&function);
-        Box::pin(async move {
-            let returned = calls::call(&function, &record).await?;
-            Python::attach(|py| {
-                let returned = returned.bind(py);
-                if returned.is_none() {
-                    return Ok(None);
-                }
-                depythonize::<Value>(returned)
-                    .map(Some)
-                    .map_err(|e| format!("it returned what is not JSON data: {e}"))
-            })
-        })
+    CallbackHook::new(label, move |record| match calls::start(&function, record) {
+        Called::Ready(returned) => Box::pin(std::future::ready(returned.and_then(|r| answer(&r)))),
+        Called::Pending(future) => Box::pin(async move {
+            let returned = future.await.map_err(|e| e.to_string())?;
+            answer(&returned)
+        }),
+    })
+}
+
+/// A function's answer: `None` is no opinion; anything else must be JSON
+/// data.
+fn answer(returned: &Py<PyAny>) -> Result<Option<Value>, String> {
+    Python::attach(|py| {
+        let returned = returned.bind(py);
+        if returned.is_none() {
+            return Ok(None);
+        }
+        depythonize::<Value>(returned)
+            .map(Some)
+            .map_err(|e| format!("it returned what is not JSON data: {e}"))
     })
 }
 

@@ -8,7 +8,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use wasm_hooks_core::{
     Decision, Event, Handler, HandlerFuture, HookError, HookId, HookOutput, HookResult, Reply,
 };
@@ -19,8 +19,9 @@ use super::answer;
 /// no opinion), or why it failed (its exception, in a few words).
 pub type CallbackFuture = Pin<Box<dyn Future<Output = Result<Option<Value>, String>> + Send>>;
 
-/// The function behind a [`CallbackHook`]: the event's record in.
-pub type CallbackFn = dyn Fn(Value) -> CallbackFuture + Send + Sync;
+/// The function behind a [`CallbackHook`]: the event's record in (borrowed:
+/// a binding converts it into its language's values without a copy).
+pub type CallbackFn = dyn Fn(&Map<String, Value>) -> CallbackFuture + Send + Sync;
 
 /// A hook that calls a function of the embedding program with the event's
 /// record (a JSON object: `hook_event_name`, `tool_name`, `tool_input`…)
@@ -36,7 +37,7 @@ impl CallbackHook {
     /// name, for listings and traces).
     pub fn new(
         label: impl Into<String>,
-        function: impl Fn(Value) -> CallbackFuture + Send + Sync + 'static,
+        function: impl Fn(&Map<String, Value>) -> CallbackFuture + Send + Sync + 'static,
     ) -> Self {
         Self {
             function: Box::new(function),
@@ -55,7 +56,7 @@ impl fmt::Debug for CallbackHook {
 
 impl Handler for CallbackHook {
     fn handle<'a>(&'a self, hook: &'a HookId, event: &'a Event) -> HandlerFuture<'a> {
-        let called = (self.function)(Value::Object(event.record().clone()));
+        let called = (self.function)(event.record());
         Box::pin(async move {
             let result = match called.await {
                 Ok(None) => Ok(HookResult::new(Decision::Proceed)),
