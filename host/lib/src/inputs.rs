@@ -52,16 +52,15 @@ impl Stamp {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i128::try_from(d.as_nanos()).unwrap_or(i128::MAX));
         let settled = now_ns - mtime_ns.max(ctime_ns) > SETTLED_AFTER_NS;
-        if let Some(Stamp::Present {
-            dev: d,
-            ino: i,
-            len: l,
-            mtime_ns: m,
-            ctime_ns: c,
-            sha256,
-            settled: true,
-        }) = known
-            && (*d, *i, *l, *m, *c) == (dev, ino, len, mtime_ns, ctime_ns)
+        let identity = (dev, ino, len, mtime_ns, ctime_ns);
+        if let Some(
+            known @ Stamp::Present {
+                sha256,
+                settled: true,
+                ..
+            },
+        ) = known
+            && known.identity() == Some(identity)
         {
             return Stamp::Present {
                 dev,
@@ -103,25 +102,22 @@ impl Stamp {
     fn same_identity(&self, other: &Stamp) -> bool {
         match (self, other) {
             (Stamp::Absent, Stamp::Absent) => true,
-            (
-                Stamp::Present {
-                    dev,
-                    ino,
-                    len,
-                    mtime_ns,
-                    ctime_ns,
-                    ..
-                },
-                Stamp::Present {
-                    dev: d,
-                    ino: i,
-                    len: l,
-                    mtime_ns: m,
-                    ctime_ns: c,
-                    ..
-                },
-            ) => (dev, ino, len, mtime_ns, ctime_ns) == (d, i, l, m, c),
-            _ => false,
+            _ => self.identity().is_some() && self.identity() == other.identity(),
+        }
+    }
+
+    /// Device, inode, length, mtime and ctime, when the file is there.
+    fn identity(&self) -> Option<(u64, u64, u64, i128, i128)> {
+        match self {
+            Stamp::Present {
+                dev,
+                ino,
+                len,
+                mtime_ns,
+                ctime_ns,
+                ..
+            } => Some((*dev, *ino, *len, *mtime_ns, *ctime_ns)),
+            _ => None,
         }
     }
 }
