@@ -80,6 +80,26 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// The file a problem is in, with its 1-based line and column when
+    /// known (a hook file's, a plugin's), for a caller that shows them
+    /// apart from the message (an editor, a language binding's exception).
+    pub fn location(&self) -> Option<(&std::path::Path, Option<usize>, Option<usize>)> {
+        match self {
+            Self::Config {
+                path, line, column, ..
+            }
+            | Self::InHookFile {
+                path, line, column, ..
+            } => Some((path, *line, *column)),
+            Self::Plugin { path, .. } | Self::IncompatiblePlugin { path, .. } => {
+                Some((path, None, None))
+            }
+            _ => None,
+        }
+    }
+}
+
 fn location(line: Option<usize>, column: Option<usize>) -> String {
     match (line, column) {
         (Some(l), Some(c)) => format!(":{l}:{c}"),

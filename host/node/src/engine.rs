@@ -19,6 +19,7 @@ use crate::outcome::{Answer, Outcome};
 
 /// How to load an engine; every field may be left out.
 #[napi(object)]
+#[derive(Default)]
 pub struct EngineOptions {
     /// Hook files to read (they replace the search list).
     pub files: Option<Vec<String>>,
@@ -41,6 +42,7 @@ pub struct EngineOptions {
 
 /// How a function is registered.
 #[napi(object)]
+#[derive(Default)]
 pub struct RegisterOptions {
     /// The tools it applies to (a matcher: `Bash`, `Write|Edit`, a regex).
     pub matcher: Option<String>,
@@ -84,16 +86,7 @@ impl Engine {
     /// Throws a `HookFileError` naming each problem's file and line.
     #[napi(constructor)]
     pub fn new(options: Option<EngineOptions>) -> napi::Result<Self> {
-        let options = options.unwrap_or(EngineOptions {
-            files: None,
-            project_dir: None,
-            claude_settings: None,
-            audit_log: None,
-            audit_key: None,
-            user_config_dir: None,
-            managed_dir: None,
-            cache_dir: None,
-        });
+        let options = options.unwrap_or_default();
         let mut builder = HookEngine::builder();
         for file in options.files.into_iter().flatten() {
             builder.hook_file(file);
@@ -171,12 +164,7 @@ impl Engine {
         function: JsFunction,
         options: Option<RegisterOptions>,
     ) -> napi::Result<Registration> {
-        let options = options.unwrap_or(RegisterOptions {
-            matcher: None,
-            priority: None,
-            name: None,
-            on_failure: None,
-        });
+        let options = options.unwrap_or_default();
         let events = EventPattern::parse(&event)
             .map_err(|e| registration_error(format!("event {event:?}: {e}")))?;
         let matcher = match &options.matcher {

@@ -38,19 +38,10 @@ pub(crate) fn load_error(load: &LoadError) -> Error {
         .errors
         .iter()
         .map(|problem| {
-            let (file, line, column) = match problem {
-                wasm_hooks::Error::Config {
-                    path, line, column, ..
-                }
-                | wasm_hooks::Error::InHookFile {
-                    path, line, column, ..
-                } => (Some(path.to_string_lossy()), *line, *column),
-                wasm_hooks::Error::Plugin { path, .. }
-                | wasm_hooks::Error::IncompatiblePlugin { path, .. } => {
-                    (Some(path.to_string_lossy()), None, None)
-                }
-                _ => (None, None, None),
-            };
+            let (file, line, column) =
+                problem.location().map_or((None, None, None), |(f, l, c)| {
+                    (Some(f.to_string_lossy()), l, c)
+                });
             json!({"file": file, "line": line, "column": column, "message": problem.to_string()})
         })
         .collect();

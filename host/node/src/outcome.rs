@@ -2,6 +2,8 @@
 //! are made into JavaScript values when read, so a decision costs no
 //! conversion of what the caller does not look at (the trace, above all).
 
+use std::sync::Arc;
+
 use napi_derive::napi;
 use serde_json::Value;
 use wasm_hooks::{
@@ -17,12 +19,15 @@ fn json<T: serde::Serialize + ?Sized>(value: &T) -> Value {
 /// Every hook's answer to one event, folded: what the agent should do.
 #[napi]
 pub struct Outcome {
-    outcome: LibOutcome,
+    /// Shared with the session's `Resolved`, which hands it out on each read.
+    outcome: Arc<LibOutcome>,
 }
 
 impl Outcome {
     pub(crate) fn new(outcome: LibOutcome) -> Self {
-        Self { outcome }
+        Self {
+            outcome: Arc::new(outcome),
+        }
     }
 }
 
@@ -124,14 +129,14 @@ impl Outcome {
     /// The canonical outcome, every field (as `POST /v1/decide` answers).
     #[napi(getter)]
     pub fn raw(&self) -> Value {
-        json(&self.outcome)
+        json(&*self.outcome)
     }
 }
 
 /// A session's outcome: never an `ask` (the approval decided it).
 #[napi]
 pub struct Resolved {
-    outcome: LibOutcome,
+    outcome: Arc<LibOutcome>,
     approval: Option<ApprovalRecord>,
     injections: Vec<InjectionReport>,
 }
@@ -139,7 +144,7 @@ pub struct Resolved {
 impl From<LibResolved> for Resolved {
     fn from(resolved: LibResolved) -> Self {
         Self {
-            outcome: resolved.outcome,
+            outcome: Arc::new(resolved.outcome),
             approval: resolved.approval,
             injections: resolved.injections,
         }
@@ -151,7 +156,9 @@ impl Resolved {
     /// The outcome after the approval.
     #[napi(getter)]
     pub fn outcome(&self) -> Outcome {
-        Outcome::new(self.outcome.clone())
+        Outcome {
+            outcome: Arc::clone(&self.outcome),
+        }
     }
 
     /// The approval asked (`request`, `choice`, `decided_by`), if any.

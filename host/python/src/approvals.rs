@@ -24,9 +24,8 @@ pub(crate) struct PythonApprovals {
 impl ApprovalSystem for PythonApprovals {
     fn request<'a>(&'a self, request: &'a ApprovalRequest) -> ApprovalFuture<'a> {
         Box::pin(async move {
-            let asked = serde_json::to_value(request).unwrap_or(Value::Null);
-            match calls::call(&self.callback, &asked).await {
-                Ok(answer) => Python::attach(|py| choice(answer.bind(py))),
+            match calls::start(&self.callback, request, choice).answer().await {
+                Ok(choice) => choice,
                 Err(message) => {
                     tracing::warn!(
                         "the approval callback failed, so the operation is denied: {message}"
@@ -38,12 +37,13 @@ impl ApprovalSystem for PythonApprovals {
     }
 }
 
-/// What the callback's answer chooses ([`ApprovalChoice::from_answer`]).
-fn choice(answer: &Bound<'_, PyAny>) -> Option<ApprovalChoice> {
-    match pythonize::depythonize::<Value>(answer) {
+/// What the callback's answer chooses ([`ApprovalChoice::from_answer`]);
+/// an answer that is not JSON data denies.
+fn choice(answer: &Bound<'_, PyAny>) -> Result<Option<ApprovalChoice>, String> {
+    Ok(match pythonize::depythonize::<Value>(answer) {
         Ok(answer) => ApprovalChoice::from_answer(&answer),
         Err(_) => Some(ApprovalChoice::Deny),
-    }
+    })
 }
 
 /// Messages for the person handed to a Python function as

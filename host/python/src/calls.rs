@@ -10,7 +10,6 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3_async_runtimes::TaskLocals;
 use pythonize::pythonize;
-use serde_json::Value;
 
 use crate::errors::engine_error;
 
@@ -59,44 +58,60 @@ where
     pyo3_async_runtimes::tokio::future_into_py(py, CALLER_LOOP.scope(Some(locals), work))
 }
 
-/// A Python call's result, or the coroutine it returned, on its way.
-pub(crate) enum Called {
-    /// What it returned (or raised, as `Type: message`).
-    Ready(Result<Py<PyAny>, String>),
-    /// The coroutine it returned, running on the caller's loop.
-    Pending(Pin<Box<dyn Future<Output = PyResult<Py<PyAny>>> + Send>>),
+/// How a Python function's return value is read (under the GIL).
+pub(crate) type Read<T> = fn(&Bound<'_, PyAny>) -> Result<T, String>;
+
+/// A Python call's answer, or the coroutine it returned, on its way.
+pub(crate) enum Called<T> {
+    /// Its answer read (or what it raised, as `Type: message`).
+    Ready(Result<T, String>),
+    /// The coroutine it returned, running on the caller's loop, and how to
+    /// read what it gives.
+    Pending(
+        Pin<Box<dyn Future<Output = PyResult<Py<PyAny>>> + Send>>,
+        Read<T>,
+    ),
 }
 
-/// Call `function` with `argument` as Python data, now: what it returns,
-/// or, when that is a coroutine, the coroutine on its way (on the
-/// caller's loop under an `_async` call, else run to its end on a loop
-/// of its own, `asyncio.run`).
-pub(crate) fn start(function: &Py<PyAny>, argument: &impl serde::Serialize) -> Called {
+impl<T: Send + 'static> Called<T> {
+    /// Its answer, awaited when it is a coroutine.
+    pub(crate) fn answer(self) -> Pin<Box<dyn Future<Output = Result<T, String>> + Send>> {
+        match self {
+            Called::Ready(answer) => Box::pin(std::future::ready(answer)),
+            Called::Pending(coroutine, read) => Box::pin(async move {
+                let returned = coroutine.await.map_err(|e| e.to_string())?;
+                Python::attach(|py| read(returned.bind(py)))
+            }),
+        }
+    }
+}
+
+/// Call `function` with `argument` as Python data, now, and read what it
+/// returns with `read`, under one taking of the GIL; when it returns a
+/// coroutine, that runs on the caller's loop under an `_async` call, else
+/// to its end on a loop of its own (`asyncio.run`).
+pub(crate) fn start<T>(
+    function: &Py<PyAny>,
+    argument: &impl serde::Serialize,
+    read: Read<T>,
+) -> Called<T> {
     let caller_loop = CALLER_LOOP.try_with(Clone::clone).ok().flatten();
-    Python::attach(|py| -> PyResult<Called> {
+    Python::attach(|py| -> PyResult<Called<T>> {
         let returned = function.bind(py).call1((pythonize(py, argument)?,))?;
         if !is_coroutine(py, &returned)? {
-            return Ok(Called::Ready(Ok(returned.unbind())));
+            return Ok(Called::Ready(read(&returned)));
         }
         Ok(match &caller_loop {
-            Some(locals) => Called::Pending(Box::pin(
-                pyo3_async_runtimes::into_future_with_locals(locals, returned)?,
-            )),
-            None => Called::Ready(Ok(asyncio(py)?.call_method1("run", (returned,))?.unbind())),
+            Some(locals) => Called::Pending(
+                Box::pin(pyo3_async_runtimes::into_future_with_locals(
+                    locals, returned,
+                )?),
+                read,
+            ),
+            None => Called::Ready(read(&asyncio(py)?.call_method1("run", (returned,))?)),
         })
     })
     .unwrap_or_else(|e| Called::Ready(Err(e.to_string())))
-}
-
-/// [`start`], awaited.
-///
-/// # Errors
-/// What it raised, as `Type: message`.
-pub(crate) async fn call(function: &Py<PyAny>, argument: &Value) -> Result<Py<PyAny>, String> {
-    match start(function, argument) {
-        Called::Ready(result) => result,
-        Called::Pending(future) => future.await.map_err(|e| e.to_string()),
-    }
 }
 
 /// The `asyncio` module, imported once.

@@ -4,7 +4,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use wasm_hooks::{Error, LoadError};
+use wasm_hooks::LoadError;
 
 /// The exception class `name` of `wasm_hooks.errors`, made with `message`
 /// (and `problems`, for a hook file's).
@@ -51,7 +51,9 @@ pub(crate) fn load_error(py: Python<'_>, error: &LoadError) -> PyErr {
         .iter()
         .map(|problem| {
             let dict = PyDict::new(py);
-            let (file, line, column) = located(problem);
+            let (file, line, column) = problem
+                .location()
+                .map_or((None, None, None), |(f, l, c)| (Some(f), l, c));
             dict.set_item("file", file.map(|f| f.to_string_lossy().into_owned()))?;
             dict.set_item("line", line)?;
             dict.set_item("column", column)?;
@@ -62,21 +64,5 @@ pub(crate) fn load_error(py: Python<'_>, error: &LoadError) -> PyErr {
     match problems {
         Ok(problems) => raise(py, "HookFileError", error.to_string(), Some(problems)),
         Err(e) => e,
-    }
-}
-
-/// Where a problem is, as far as it says.
-fn located(problem: &Error) -> (Option<&std::path::Path>, Option<usize>, Option<usize>) {
-    match problem {
-        Error::Config {
-            path, line, column, ..
-        }
-        | Error::InHookFile {
-            path, line, column, ..
-        } => (Some(path), *line, *column),
-        Error::Plugin { path, .. } | Error::IncompatiblePlugin { path, .. } => {
-            (Some(path), None, None)
-        }
-        _ => (None, None, None),
     }
 }

@@ -13,6 +13,7 @@ from amplifier_core import AmplifierSession, ModuleCoordinator
 from amplifier_core.models import HookResult
 
 from conftest import bash
+from wasm_hooks import EventError
 from wasm_hooks.amplifier import HookRegistry, mount
 
 SHELL_CALLS = [{"command": "rm -rf /"}, {"command": "echo fine"}]
@@ -142,19 +143,27 @@ def test_mount_answers_through_amplifiers_coordinator(hook_file, tmp_path, cache
     assert after.action == "continue", "cleanup unregistered every handler"
 
 
-def test_a_failure_of_wasm_hooks_denies_a_guarded_call_in_amplifier(tmp_path):
+def test_a_failure_of_wasm_hooks_denies_a_guarded_call_in_amplifier(hook_file, tmp_path, cache_dir):
+    # An event wasm-hooks cannot read raises inside mount's handler; Amplifier
+    # would skip a raising handler (the call goes by): ours answers instead.
     async def run():
         coordinator = ModuleCoordinator()
-        cleanup = await mount(coordinator, {"files": [str(tmp_path / "hooks.yaml")], "project_dir": str(tmp_path)})
-        return cleanup
+        cleanup = await mount(coordinator, {"files": [str(hook_file())], "project_dir": str(tmp_path),
+                                            "cache_dir": str(cache_dir)})
+        unreadable = {"tool_name": 5, "tool_input": {"command": "rm -rf /"}}
+        guarded = await coordinator.hooks.emit("tool:pre", unreadable)
+        unguarded = await coordinator.hooks.emit("session:start", {"cwd": 7})
+        cleanup()
+        return guarded, unguarded
 
-    (tmp_path / "hooks.yaml").write_text("hooks: {}")
-    cleanup = asyncio.run(run())
-    cleanup()
+    guarded, unguarded = asyncio.run(run())
+    assert guarded.action == "deny" and "EventError" in guarded.reason and "tool_name" in guarded.reason
+    # Not a guarded event: it goes on (Amplifier's fold keeps no message of a
+    # `continue`; the warning `_failure` writes is checked directly).
+    assert unguarded.action == "continue"
     from wasm_hooks.amplifier import _failure
 
-    assert _failure("tool:pre", RuntimeError("x")).action == "deny"
-    assert _failure("session:start", RuntimeError("x")).action == "continue"
+    assert "EventError" in _failure("session:start", EventError("x")).user_message
 
 
 def test_the_registry_speaks_amplifiers_hook_api(hook_file, engine_of):

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import pathlib
+import subprocess
 import threading
 
 import pytest
 
 import wasm_hooks
-from conftest import ROOT, bash, hooks_text
-from wasm_hooks import EventError, HookFileError, RegistrationError
+from conftest import CLI, ROOT, bash, hooks_text
+from wasm_hooks import Engine, EventError, HookFileError, RegistrationError
 
 FIXTURES = ROOT / "tests" / "fixtures"
 
@@ -247,3 +249,34 @@ def test_a_blocking_call_from_inside_a_hook_is_refused_not_a_deadlock(engine_of,
     engine.register("PreToolUse", lambda e: engine.decide(bash("ls")) and None, name="reentrant")
     outcome = engine.decide(bash("ls"))
     assert outcome.denied and "_async" in outcome.reason
+
+
+def test_without_files_the_engine_reads_layers_and_trust_as_the_cli_does(tmp_path, monkeypatch, cache_dir):
+    # The person's layer (their config dir) always runs; the project's
+    # command hook only once the person trusted the project (`wasm-hooks
+    # trust`, recorded in their state dir, which the engine reads too).
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    user = tmp_path / "config"
+    (user / "wasm-hooks").mkdir(parents=True)
+    (user / "wasm-hooks" / "hooks.yaml").write_text(
+        "hooks:\n  PreToolUse:\n    - hooks:\n        - type: inline\n          name: persons-rule\n"
+        "          rules: [{field: tool_input.command, operator: contains, value: sudo, action: deny,"
+        " reason: no sudo}]\n")
+    project = tmp_path / "project"
+    (project / ".wasm-hooks").mkdir(parents=True)
+    (project / ".wasm-hooks" / "hooks.yaml").write_text(
+        "hooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n          name: projects-guard\n"
+        "          command: \"printf '{\\\"decision\\\": \\\"deny\\\", \\\"reason\\\": \\\"project says no\\\"}'\"\n")
+
+    def engine():
+        return Engine(project_dir=project, user_config_dir=user, managed_dir=tmp_path / "managed",
+                      cache_dir=cache_dir)
+
+    untrusted = engine()
+    assert untrusted.decide(bash("sudo ls")).decided_by == "persons-rule"
+    assert untrusted.decide(bash("ls")).decision == "proceed", "an untrusted project's command does not run"
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    subprocess.run([str(CLI), "trust", "--yes", "--project-dir", str(project)], env=env, check=True,
+                   capture_output=True)
+    trusted = engine().decide(bash("ls"))
+    assert trusted.decided_by == "projects-guard" and trusted.reason == "project says no"
