@@ -150,6 +150,12 @@ const RUN_ELSEWHERE: &[(&str, &str, &[&str])] = &[
             "neutral_api::decide_answers_the_canonical_event_with_the_whole_outcome_its_openapi_document_describes",
         ],
     ),
+    // The live page, which serves until stopped.
+    (
+        "",
+        "wasm-hooks ui",
+        &["observe::ui_serves_the_page_and_streams_the_audit_logs_decisions_behind_its_token"],
+    ),
     // The example plugins, in their folders of this checkout.
     (
         "example-plugins/README.md",

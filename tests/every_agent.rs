@@ -248,15 +248,11 @@ fn shell_command<'a>(protocol: &str, name: &str, payload: &'a mut Value) -> Opti
     input.get_mut("command")
 }
 
-/// Every captured payload of every agent is read (none is answered as
-/// unreadable), and every shell call among them, its command made
-/// `rm -rf victim`, meets one PreToolUse `Bash` guard's deny in the
-/// agent's own words.
-#[test]
-fn every_agents_payloads_are_read_and_every_shell_call_meets_one_bash_guard() {
-    let file = rm_rf_guard(json!({}));
-    let config = file.path.to_str().unwrap();
-    let mut denied = Vec::new();
+/// Every agent's captured payloads, as the installed hook gets them:
+/// where each was captured (`dir/name`), its protocol, the payload, and
+/// the arguments `install` adds to `hook`.
+fn every_payload() -> Vec<(String, &'static str, Value, Vec<String>)> {
+    let mut all = Vec::new();
     for (dir, protocol) in [
         ("claude-code-2.1.197", "claude"),
         ("claude-code-2.1.330", "claude"),
@@ -269,35 +265,80 @@ fn every_agents_payloads_are_read_and_every_shell_call_meets_one_bash_guard() {
         ("cursor-docs", "cursor"),
     ] {
         for (name, payload) in payloads(dir) {
-            let Some((mut payload, extra)) = as_installed(protocol, &name, payload) else {
-                continue;
-            };
-            let mut args = vec!["hook", "--protocol", protocol, "--config", config];
-            args.extend(extra.iter().map(String::as_str));
-            let answered = answer("wasm-hooks", &args, &payload);
-            assert!(
-                answered.code == 0 && !answered.stderr.contains("the event on stdin"),
-                "{dir}/{name}: {} {}",
-                answered.code,
-                answered.stderr
-            );
-            let before = ["Pre", "Before", "pre", "before", "tool.execute.before"]
-                .iter()
-                .any(|p| name.starts_with(p));
-            let Some(command) = shell_command(protocol, &name, &mut payload).filter(|_| before)
-            else {
-                continue;
-            };
-            *command = json!("rm -rf victim");
-            let answered = answer("wasm-hooks", &args, &payload);
-            assert!(
-                is_deny(protocol, &answered),
-                "{dir}/{name}: {:?} {}",
-                answered.body,
-                answered.stderr
-            );
-            denied.push(format!("{dir}/{name}"));
+            if let Some((payload, extra)) = as_installed(protocol, &name, payload) {
+                all.push((format!("{dir}/{name}"), protocol, payload, extra));
+            }
         }
+    }
+    all
+}
+
+/// The shell calls among [`every_payload`] (before the tool runs), each
+/// command made `rm -rf /` (what every kind of guard here refuses).
+fn every_rm_rf_call() -> Vec<(String, &'static str, Value, Vec<String>)> {
+    let mut calls = Vec::new();
+    for (at, protocol, mut payload, extra) in every_payload() {
+        let name = at.rsplit('/').next().unwrap_or(&at).to_owned();
+        let before = ["Pre", "Before", "pre", "before", "tool.execute.before"]
+            .iter()
+            .any(|p| name.starts_with(p));
+        if let Some(command) = shell_command(protocol, &name, &mut payload).filter(|_| before) {
+            *command = json!("rm -rf /");
+            calls.push((at, protocol, payload, extra));
+        }
+    }
+    calls
+}
+
+/// `hook` in `protocol` on `config`, with the installed arguments `extra`
+/// and then `more`.
+fn hook_args<'a>(
+    protocol: &'a str,
+    config: &'a str,
+    extra: &'a [String],
+    more: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec!["hook", "--protocol", protocol, "--config", config];
+    args.extend(extra.iter().map(String::as_str));
+    args.extend(more);
+    args
+}
+
+/// Every captured payload of every agent is read (none is answered as
+/// unreadable), and every shell call among them, its command made
+/// `rm -rf /`, meets one PreToolUse `Bash` guard's deny in the agent's
+/// own words.
+#[test]
+fn every_agents_payloads_are_read_and_every_shell_call_meets_one_bash_guard() {
+    let file = rm_rf_guard(json!({}));
+    let config = file.path.to_str().unwrap();
+    for (at, protocol, payload, extra) in every_payload() {
+        let answered = answer(
+            "wasm-hooks",
+            &hook_args(protocol, config, &extra, &[]),
+            &payload,
+        );
+        assert!(
+            answered.code == 0 && !answered.stderr.contains("the event on stdin"),
+            "{at}: {} {}",
+            answered.code,
+            answered.stderr
+        );
+    }
+    let mut denied = Vec::new();
+    for (at, protocol, payload, extra) in every_rm_rf_call() {
+        let answered = answer(
+            "wasm-hooks",
+            &hook_args(protocol, config, &extra, &[]),
+            &payload,
+        );
+        assert!(
+            is_deny(protocol, &answered),
+            "{at}: {:?} {}",
+            answered.body,
+            answered.stderr
+        );
+        denied.push(at);
     }
     // The shell calls of each agent, its skill shell command and Cursor's
     // shell event among them.
@@ -316,6 +357,73 @@ fn every_agents_payloads_are_read_and_every_shell_call_meets_one_bash_guard() {
             denied.iter().any(|d| d == expected),
             "{expected}: {denied:?}"
         );
+    }
+}
+
+/// The same file with a top-level `enforcement`: every hook of it becomes
+/// a dry run (or a warning).
+fn with_enforcement(file: &support::HookFile, enforcement: &str) -> support::HookFile {
+    let mut doc = support::read_json(&file.path);
+    doc["enforcement"] = json!(enforcement);
+    support::write_hook_file(&doc)
+}
+
+/// A guard being tried out (`enforcement: dryrun`, here for its whole
+/// file) never blocks any agent, whatever its kind, and what it would have
+/// denied is in the audit log and in `stats`; under `warn` the person is
+/// told too.
+#[test]
+fn a_dry_run_guard_never_blocks_any_agent_and_its_would_denies_are_in_the_audit_log_and_stats() {
+    let calls = every_rm_rf_call();
+    for (kind, guard) in every_kind_of_rm_rf_guard() {
+        for enforcement in ["dryrun", "warn"] {
+            let file = with_enforcement(&guard, enforcement);
+            let config = file.path.to_str().unwrap();
+            let log = file.dir.path().join("audit.jsonl");
+            let log = log.to_str().unwrap();
+            for (at, protocol, payload, extra) in &calls {
+                let args = hook_args(protocol, config, extra, &["--audit-log", log]);
+                let answered = answer("wasm-hooks", &args, payload);
+                assert!(
+                    answered.code == 0 && !is_deny(protocol, &answered),
+                    "{kind} {enforcement} {at}: {} {:?} {}",
+                    answered.code,
+                    answered.body,
+                    answered.stderr
+                );
+                if enforcement == "warn" && *protocol == "claude" {
+                    let told = answered.body["systemMessage"].as_str().unwrap_or_default();
+                    assert!(
+                        told.contains("would have denied"),
+                        "{kind} {at}: {}",
+                        answered.body
+                    );
+                }
+            }
+            let stats = Command::cargo_bin("wasm-hooks")
+                .unwrap()
+                .env("XDG_CONFIG_HOME", "/nonexistent")
+                .args(["stats", "--json", "--audit-log", log, "--config", config])
+                .output()
+                .unwrap();
+            assert!(
+                stats.status.success(),
+                "{}",
+                String::from_utf8_lossy(&stats.stderr)
+            );
+            let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
+            let hooks = stats["stats"]["hooks"].as_object().unwrap();
+            assert_eq!(hooks.len(), 1, "{kind}: {stats}");
+            let (_, guard) = hooks.iter().next().unwrap();
+            assert_eq!(
+                guard["would"]["deny"],
+                calls.len(),
+                "{kind} {enforcement}: {guard}"
+            );
+            assert_eq!(guard["decided"], json!({}), "{kind} {enforcement}: {guard}");
+            assert_eq!(guard["enforcement"], enforcement);
+            assert_eq!(stats["never_fired"], json!([]));
+        }
     }
 }
 

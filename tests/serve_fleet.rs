@@ -296,7 +296,7 @@ fn promtool_accepts_the_metrics_after_every_kind_of_answer() {
     assert_eq!(status, 200);
     for expected in [
         r#"wasm_hooks_hook_decisions_total{event="PreToolUse",hook="#,
-        r#"verdict="deny"} 1"#,
+        r#"verdict="deny",enforcement="enforce"} 1"#,
         r#"wasm_hooks_events_total{event="PreToolUse",verdict="proceed"} 1"#,
         r#"wasm_hooks_hook_duration_seconds_count{kind="inline"} 2"#,
         r#"wasm_hooks_requests_total{status="200"} 3"#,

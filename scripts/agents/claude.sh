@@ -7,6 +7,9 @@
 #                                       the hook environment (hook-environment.md)
 #   scripts/agents/claude.sh probe      what Claude Code does with chosen answers
 #                                       (PreSkillShellCommand, onFailure, updatedInput)
+#   scripts/agents/claude.sh sessions   record one session's own logs (transcript and
+#                                       subagent transcript) into
+#                                       tests/fixtures/sessions/claude-code-2.1.332/
 #
 # KEEP=1 keeps the temporary directory.
 AGENT=claude
@@ -385,4 +388,171 @@ doc = json.load(open(sys.argv[1])); doc.pop("env", None); json.dump(doc, open(sy
 PY
 }
 
-agent_main "$@"
+
+# ---------------------------------------------------------------- sessions
+#
+# One recorded session, kept as the agent wrote it (for `wasm-hooks
+# replay`): with wasm-hooks installed and a guard that denies Bash commands
+# containing `rm -rf`, the model calls Bash `ls` (runs), Bash `rm -rf
+# build` (denied by the guard), Write `.env` (runs), Write `notes.txt`
+# (runs), then Agent: a `shell-runner` subagent (tools: Bash) whose model
+# calls Bash `echo hello from the subagent` (runs); then final text. The
+# session's logs (~/.claude/projects/) are copied into $SESSIONS.
+
+SESSIONS=$REPO/tests/fixtures/sessions/claude-code-$VERSION
+SESSION_DENY="rm -rf is not allowed here (wasm-hooks guard no-rm-rf)"
+SESSION_SUB_CMD="echo hello from the subagent"
+
+# sessions_mntns, sessions_workdir and sessions_guard: common.sh.
+
+# start_fake_model_with_subagents: start_fake_model, but a request that
+# does not offer the Agent tool (a subagent's: its definition gives it Bash
+# only) is answered from the script's "subagent" script, and its tool ids
+# are toolu_fakesubNNNN (the fake model is stateless: a subagent's
+# conversation would otherwise replay the parent's script from the start).
+start_fake_model_with_subagents() {
+  FM_SCRIPT=$WORK/model-script.json
+  FM_LOG=$WORK/model-log.jsonl
+  echo "$TEXT_ONLY" >"$FM_SCRIPT"
+  : >"$FM_LOG"
+  cat >"$WORK/fake-model-subagents.py" <<'EOF'
+import sys, threading
+sys.path.insert(0, sys.argv[1])
+from fake_model import anthropic, server
+local = threading.local()
+count, choose, blocks = anthropic.count_tool_results, server.choose_step, anthropic._blocks
+def count_tool_results(body):
+    names = [t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)]
+    local.sub = bool(names) and "Agent" not in names
+    return count(body)
+def choose_step(script, n, offers):
+    if getattr(local, "sub", False) and "subagent" in script:
+        script = script["subagent"]
+    return choose(script, n, offers)
+def _blocks(step):
+    out, stop = blocks(step)
+    if getattr(local, "sub", False):
+        for b in out:
+            if b.get("type") == "tool_use":
+                b["id"] = b["id"].replace("toolu_fake", "toolu_fakesub")
+    return out, stop
+anthropic.count_tool_results, server.choose_step, anthropic._blocks = count_tool_results, choose_step, _blocks
+server.main(sys.argv[2:])
+EOF
+  python3 "$WORK/fake-model-subagents.py" "$AGENTS_DIR" --port 0 --script "$FM_SCRIPT" \
+    --log "$FM_LOG" --port-file "$WORK/model-port" >/dev/null 2>"$WORK/model-stderr" &
+  _PIDS+=($!)
+  local i
+  for i in $(seq 1 50); do [ -s "$WORK/model-port" ] && break; sleep 0.1; done
+  FM_PORT=$(cat "$WORK/model-port") || die "fake model did not start"
+}
+
+sessions() {
+  sessions_mntns
+  sessions_workdir claude-sessions
+  start_fake_model_with_subagents
+  agent_setup
+  sessions_guard
+  mkdir -p "$PROJ/build" "$PROJ/.claude/agents"
+  echo "keep me" >"$PROJ/build/keep"
+  cat >"$PROJ/.claude/agents/shell-runner.md" <<'EOF'
+---
+name: shell-runner
+description: Runs one shell command and reports its output
+tools: Bash
+---
+Run the shell command you are given with Bash and report its output.
+EOF
+  set_script "$(python3 - "$PROJ" "$SESSION_SUB_CMD" <<'EOF'
+import json, sys
+proj, sub_cmd = sys.argv[1:]
+bash = lambda c, d: {"name": "Bash", "input": {"command": c, "description": d}}
+print(json.dumps({
+    "tool_calls": [
+        bash("ls", "List the project"),
+        bash("rm -rf build", "Remove the build directory"),
+        {"name": "Write", "input": {"file_path": f"{proj}/.env", "content": "TOKEN=abc\n"}},
+        {"name": "Write", "input": {"file_path": f"{proj}/notes.txt", "content": "some notes\n"}},
+        {"name": "Agent", "input": {"description": "Run a command", "subagent_type": "shell-runner",
+                                    "prompt": f"Run `{sub_cmd}` and report its output.",
+                                    "run_in_background": False}}],
+    "final_text": "All done.",
+    "subagent": {"tool_calls": [bash(sub_cmd, "Say hello")],
+                 "final_text": "The command printed: hello from the subagent"}}))
+EOF
+)"
+  claude_p session "List the files, remove the build directory, write .env and notes.txt, then have a subagent run a command." \
+    --allowedTools Bash Write Agent
+
+  rm -rf "$SESSIONS"
+  mkdir -p "$SESSIONS"
+  if [ -d "$HOME/.claude/projects" ]; then cp -a "$HOME/.claude/projects" "$SESSIONS/"; fi
+  say "copied into $SESSIONS:"
+  (cd "$SESSIONS" && find . -type f | sort >&2)
+  say "$(audit_summary)"
+  sessions_check
+  finish
+}
+
+# sessions_check: the copied logs hold what the session did (PASS/FAIL).
+sessions_check() {
+  local status name detail
+  while IFS=$'\t' read -r status name detail; do
+    record "$name" "$status" "$detail"
+  done < <(python3 - "$SESSIONS" "$PROJ" "$SESSION_DENY" "$SESSION_SUB_CMD" <<'EOF'
+import glob, json, os, sys
+root, proj, deny, sub_cmd = sys.argv[1:]
+def out(ok, name, detail=""):
+    detail = " ".join(str(detail).split())
+    print(f"{'PASS' if ok else 'FAIL'}\t{name}\t{detail}")
+def records(path):
+    return [json.loads(l) for l in open(path) if l.strip()]
+def calls_and_results(recs):
+    calls, results = [], {}
+    for r in recs:
+        content = (r.get("message") or {}).get("content")
+        if not isinstance(content, list):
+            continue
+        for b in content:
+            if b.get("type") == "tool_use":
+                calls.append(b)
+            elif b.get("type") == "tool_result":
+                c = b.get("content")
+                results[b["tool_use_id"]] = (b.get("is_error"), c if isinstance(c, str) else json.dumps(c))
+    return calls, results
+mains = [p for p in glob.glob(os.path.join(root, "projects", "*", "*.jsonl"))]
+subs = glob.glob(os.path.join(root, "projects", "*", "*", "subagents", "agent-*.jsonl"))
+out(len(mains) == 1, "sessions: one session transcript", f"{len(mains)} found")
+if len(mains) != 1:
+    sys.exit()
+calls, results = calls_and_results(records(mains[0]))
+got = [(c["name"], c["input"].get("command") or os.path.basename(c["input"].get("file_path", "")) or c["input"].get("subagent_type")) for c in calls]
+want = [("Bash", "ls"), ("Bash", "rm -rf build"), ("Write", ".env"), ("Write", "notes.txt"), ("Agent", "shell-runner")]
+out(got == want, "sessions: the transcript has the 5 tool calls in order", json.dumps(got))
+byname = {g: c for g, c in zip(got, calls)}
+rm = byname.get(("Bash", "rm -rf build"))
+res = results.get(rm["id"]) if rm else None
+out(bool(res and res[0] and deny in res[1]), "sessions: rm -rf build denied by the wasm-hooks guard (reason in its tool_result)", str(res)[:200])
+for key in [("Bash", "ls"), ("Write", ".env"), ("Write", "notes.txt"), ("Agent", "shell-runner")]:
+    c = byname.get(key)
+    res = results.get(c["id"]) if c else None
+    out(bool(res) and not res[0], f"sessions: {key[0]} {key[1]} ran", str(res)[:200])
+out(os.path.isdir(os.path.join(proj, "build")), "sessions: build/ survived")
+env = os.path.join(proj, ".env")
+out(os.path.exists(env) and open(env).read() == "TOKEN=abc\n", "sessions: .env written")
+out(os.path.exists(os.path.join(proj, "notes.txt")), "sessions: notes.txt written")
+out(len(subs) == 1, "sessions: one subagent transcript", f"{len(subs)} found")
+if subs:
+    scalls, sresults = calls_and_results(records(subs[0]))
+    ok = [c for c in scalls if c["name"] == "Bash" and c["input"].get("command") == sub_cmd]
+    res = sresults.get(ok[0]["id"]) if ok else None
+    out(bool(res) and not res[0] and "hello from the subagent" in res[1],
+        "sessions: the subagent's Bash ran", str(res)[:200])
+EOF
+)
+}
+
+case "${1:-}" in
+  sessions) sessions ;;
+  *) agent_main "$@" ;;
+esac

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Codex 0.169 against the fake model, offline.
+# Codex 0.169 (0.171 for `sessions`) against the fake model, offline.
 #
 #   scripts/agents/codex.sh            the scenarios (PASS/FAIL; exit 1 on a FAIL)
 #   scripts/agents/codex.sh capture    one payload per event into
 #                                      tests/fixtures/codex-0.169/ and hook-environment.md
 #   scripts/agents/codex.sh probe      what Codex does with chosen answers
+#   scripts/agents/codex.sh sessions   record one session's own log (Codex 0.171) into
+#                                      tests/fixtures/sessions/codex-0.171/
 #
-# KEEP=1 keeps the temporary directory.
+# KEEP=1 keeps the temporary directory; CODEX_VERSION=X.Y.Z runs another
+# version of Codex (any mode).
 AGENT=codex
 VERSION=0.169.0
+[ "${1:-}" = sessions ] && VERSION=0.171.0
+VERSION=${CODEX_VERSION:-$VERSION}
 . "$(dirname "$0")/common.sh"
 
 agent_install CODEX @openai/codex codex "$@"
@@ -184,4 +189,100 @@ install_hooks() {
   [ "$n" -gt 0 ] || { say "codex: no hook to trust"; return 1; }
 }
 
-agent_main "$@"
+
+# ---------------------------------------------------------------- sessions
+#
+# One recorded session, kept as the agent wrote it (for `wasm-hooks
+# replay`): with wasm-hooks installed and a guard that denies Bash commands
+# containing `rm -rf`, the model calls exec_command `ls` (runs),
+# exec_command `rm -rf build` (denied by the guard), apply_patch adding
+# `.env` (runs), apply_patch adding `notes.txt` (runs), then final text.
+# The session's log (~/.codex/sessions/) is copied into $SESSIONS.
+#
+# The model is named `gpt-5.5` (still served by the fake model): Codex
+# offers its `apply_patch` tool only to a model its catalogue says takes
+# it, and `fake-model` gets fallback metadata without it.
+
+SESSIONS=$REPO/tests/fixtures/sessions/codex-${VERSION%.*}
+SESSION_DENY="rm -rf is not allowed here (wasm-hooks guard no-rm-rf)"
+
+# sessions_mntns, sessions_workdir and sessions_guard: common.sh.
+
+sessions() {
+  sessions_mntns
+  sessions_workdir codex-sessions
+  start_fake_model
+  agent_setup
+  sed -i 's/^model = .*/model = "gpt-5.5"/' "$CODEX_HOME/config.toml"
+  sessions_guard
+  mkdir -p "$PROJ/build"
+  echo "keep me" >"$PROJ/build/keep"
+  set_script "$(script_of "$(shell_call ls)" "$(shell_call "rm -rf build")" \
+    "$(tool_call apply_patch input "$(printf '*** Begin Patch\n*** Add File: .env\n+TOKEN=abc\n*** End Patch')")" \
+    "$(tool_call apply_patch input "$(printf '*** Begin Patch\n*** Add File: notes.txt\n+some notes\n*** End Patch')")")"
+  codex_exec session "List the files, remove the build directory, then write .env and notes.txt."
+
+  rm -rf "$SESSIONS"
+  mkdir -p "$SESSIONS"
+  if [ -d "$CODEX_HOME/sessions" ]; then cp -a "$CODEX_HOME/sessions" "$SESSIONS/"; fi
+  say "copied into $SESSIONS:"
+  (cd "$SESSIONS" && find . -type f | sort >&2)
+  say "$(audit_summary)"
+  sessions_check
+  finish
+}
+
+# sessions_check: the copied log holds what the session did (PASS/FAIL).
+sessions_check() {
+  local status name detail
+  while IFS=$'\t' read -r status name detail; do
+    record "$name" "$status" "$detail"
+  done < <(python3 - "$SESSIONS" "$PROJ" "$SESSION_DENY" <<'EOF'
+import glob, json, os, sys
+root, proj, deny = sys.argv[1:]
+def out(ok, name, detail=""):
+    detail = " ".join(str(detail).split())
+    print(f"{'PASS' if ok else 'FAIL'}\t{name}\t{detail}")
+logs = glob.glob(os.path.join(root, "sessions", "*", "*", "*", "rollout-*.jsonl"))
+out(len(logs) == 1, "sessions: one rollout file", f"{len(logs)} found")
+if len(logs) != 1:
+    sys.exit()
+calls, outputs = [], {}
+for line in open(logs[0]):
+    r = json.loads(line)
+    p = r.get("payload") or {}
+    if r.get("type") != "response_item":
+        continue
+    if p.get("type") == "function_call":
+        calls.append((p["name"], json.loads(p["arguments"]).get("cmd"), p["call_id"]))
+    elif p.get("type") == "custom_tool_call":
+        first = p["input"].splitlines()[1] if "\n" in p["input"] else p["input"]
+        calls.append((p["name"], first, p["call_id"]))
+    elif p.get("type") in ("function_call_output", "custom_tool_call_output"):
+        o = p.get("output")
+        outputs[p["call_id"]] = o if isinstance(o, str) else json.dumps(o)
+got = [(n, a) for n, a, _ in calls]
+want = [("exec_command", "ls"), ("exec_command", "rm -rf build"),
+        ("apply_patch", "*** Add File: .env"), ("apply_patch", "*** Add File: notes.txt")]
+out(got == want, "sessions: the rollout has the 4 tool calls in order", json.dumps(got))
+ids = {(n, a): i for n, a, i in calls}
+o = outputs.get(ids.get(("exec_command", "rm -rf build")), "")
+out(deny in o and "blocked by PreToolUse hook" in o,
+    "sessions: rm -rf build denied by the wasm-hooks guard (reason in its output)", o[:200])
+o = outputs.get(ids.get(("exec_command", "ls")), "")
+out("exited with code 0" in o and "build" in o, "sessions: exec_command ls ran", o[:200])
+for f in (".env", "notes.txt"):
+    o = outputs.get(ids.get(("apply_patch", f"*** Add File: {f}")), "")
+    out("Success" in o, f"sessions: apply_patch {f} ran", o[:200])
+out(os.path.isdir(os.path.join(proj, "build")), "sessions: build/ survived")
+env = os.path.join(proj, ".env")
+out(os.path.exists(env) and open(env).read() == "TOKEN=abc\n", "sessions: .env written")
+out(os.path.exists(os.path.join(proj, "notes.txt")), "sessions: notes.txt written")
+EOF
+)
+}
+
+case "${1:-}" in
+  sessions) sessions ;;
+  *) agent_main "$@" ;;
+esac

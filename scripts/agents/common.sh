@@ -1110,3 +1110,64 @@ PY
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
+
+# The `sessions` mode of each agent's script records one real session,
+# kept as the agent wrote it, for `wasm-hooks replay`
+# (tests/fixtures/sessions/). The home is really /home/dev (not mapped to
+# it afterwards): the run is in a private mount namespace where the
+# temporary home is bind-mounted on /home/dev, so the records hold the
+# paths a user's would.
+
+# sessions_mntns: run `sessions` again in a mount namespace of its own
+# (unshare -m, when this user may), where sessions_workdir can put the
+# temporary home at /home/dev.
+sessions_mntns() {
+  [ -n "${WH_SESSIONS_MNTNS:-}" ] && return 0
+  unshare -m --propagation private true 2>/dev/null || return 0
+  exec unshare -m --propagation private env WH_SESSIONS_MNTNS=1 bash "$0" sessions
+}
+
+# sessions_workdir NAME: new_workdir NAME; in sessions_mntns's namespace
+# the temporary home is bind-mounted at /home/dev (over a tmpfs /home, seen
+# by this namespace only) and used by that name from here on.
+sessions_workdir() {
+  new_workdir "$1"
+  if [ -z "${WH_SESSIONS_MNTNS:-}" ]; then
+    say "note: no mount namespace (unshare -m refused): the records will name $THOME"
+    return
+  fi
+  mount -t tmpfs -o mode=755 tmpfs /home && mkdir /home/dev && mount --bind "$THOME" /home/dev ||
+    die "cannot bind $THOME at /home/dev"
+  local old=$THOME
+  THOME=/home/dev
+  PROJ=$THOME/project
+  export HOME=$THOME XDG_CONFIG_HOME=$THOME/.config XDG_CACHE_HOME=$THOME/.cache \
+    XDG_STATE_HOME=$THOME/.local/state
+  AGENT_ENV=("${AGENT_ENV[@]//"$old"//home/dev}")
+}
+
+# sessions_guard: the project's .wasm-hooks/hooks.json with one inline
+# guard (shell commands containing `rm -rf` are denied, with the reason
+# $SESSION_DENY; wasm-hooks maps each agent's shell tool onto Bash), an
+# audit log, wasm-hooks installed for the agent (its install_hooks) and
+# trusted.
+sessions_guard() {
+  wait_for_binaries
+  mkdir -p "$PROJ/.wasm-hooks"
+  cat >"$PROJ/.wasm-hooks/hooks.json" <<EOF
+{
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "Bash",
+        "hooks": [
+          { "type": "inline", "name": "no-rm-rf", "on_failure": "block",
+            "rules": [{ "field": "tool_input.command", "operator": "contains", "value": "rm -rf",
+                        "action": "deny", "reason": "$SESSION_DENY" }] } ] } ]
+  }
+}
+EOF
+  printf 'audit_log: .wasm-hooks/audit.jsonl\n' >"$PROJ/.wasm-hooks/config.yaml"
+  install_hooks || die "installing the hooks failed"
+  (cd "$PROJ" && wasm-hooks trust --yes >"$WORK/trust.out" 2>&1) ||
+    die "wasm-hooks trust: $(cat "$WORK/trust.out")"
+}

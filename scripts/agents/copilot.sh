@@ -8,6 +8,9 @@
 #                                        repository's .claude/settings.json),
 #                                        and hook-environment.md
 #   scripts/agents/copilot.sh probe      what Copilot CLI does with chosen answers
+#   scripts/agents/copilot.sh sessions   one session with a wasm-hooks guard; Copilot
+#                                        CLI's own session history into
+#                                        tests/fixtures/sessions/copilot-1.0.102/
 #
 # KEEP=1 keeps the temporary directory. Copilot CLI is run as
 #   COPILOT_OFFLINE=true COPILOT_PROVIDER_BASE_URL=http://127.0.0.1:PORT/v1
@@ -225,6 +228,92 @@ EOF
   done
 }
 
+# ---------------------------------------------------------------- sessions
+#
+# One session recorded for `wasm-hooks replay`: wasm-hooks installed with
+# a guard that denies shell commands containing `rm -rf`; the model calls
+# bash `ls` (runs), bash `rm -rf build` (denied by the guard), create
+# `.env` (runs), create `notes.txt` (runs), then answers. Copilot CLI's own
+# history under ~/.copilot (COPILOT_HOME) is copied as written into
+# tests/fixtures/sessions/copilot-1.0.102/ (the layout below ~/.copilot
+# kept).
+#
+# The home is really /home/dev (not mapped to it afterwards): the run is in
+# a private mount namespace where the temporary home is bind-mounted on
+# /home/dev, so the records hold the paths a user's would.
+
+SESSIONS=$REPO/tests/fixtures/sessions/copilot-$VERSION
+SESSION_DENY="rm -rf is not allowed in this project (wasm-hooks guard no-rm-rf)"
+
+# sessions_mntns, sessions_workdir and sessions_guard: common.sh.
+
+sessions() {
+  sessions_mntns
+  sessions_workdir copilot-sessions
+  start_fake_model
+  agent_setup
+  sessions_guard
+  mkdir -p "$PROJ/build" && echo "keep me" >"$PROJ/build/keep"
+
+  set_script "$(script_of "$(tool_call bash command ls description "list the files")" \
+    "$(tool_call bash command "rm -rf build" description "clean the build")" \
+    "$(tool_call create path "$PROJ/.env" file_text TOKEN=abc)" \
+    "$(tool_call create path "$PROJ/notes.txt" file_text $'remember the milk\n')")"
+  copilot_run session "list the files, clean the build, then write .env and notes.txt"
+  say "copilot: exit $(cat "$WORK/session.rc"); build/: $([ -d "$PROJ/build" ] && echo kept || echo REMOVED);" \
+    ".env: $(cat "$PROJ/.env" 2>/dev/null || echo MISSING); notes.txt: $([ -e "$PROJ/notes.txt" ] && echo written || echo MISSING)"
+  say "$(audit_summary)"
+  say "files under ~/.copilot:"
+  (cd "$HOME/.copilot" && find . -type f | sort | sed 's/^/  /') >&2
+  sessions_save
+}
+
+# sessions_save: Copilot CLI's history as written (session-state/, the
+# session-store.db index with its -wal and -shm, logs/; not the empty lock
+# files nor config.json) into $SESSIONS, then sessions_check.
+sessions_save() {
+  local c=$HOME/.copilot
+  rm -rf "$SESSIONS"
+  mkdir -p "$SESSIONS"
+  (cd "$c" && find session-state session-store.db* logs -type f ! -name '*.lock' -print0 |
+    xargs -0 cp --parents -p -t "$SESSIONS")
+  say "saved into $SESSIONS:"
+  (cd "$SESSIONS" && find . -type f | sort | sed 's/^/  /') >&2
+  sessions_check
+}
+
+# sessions_check: the saved events.jsonl holds the four tool calls, and the
+# rm -rf call's result is the wasm-hooks denial.
+sessions_check() {
+  local out
+  out=$(python3 - "$SESSIONS" "$SESSION_DENY" <<'EOF'
+import glob, json, sys
+root, deny = sys.argv[1:]
+files = glob.glob(f"{root}/session-state/*/events.jsonl")
+if len(files) != 1:
+    print(f"FAIL one events.jsonl: {files}")
+    sys.exit()
+recs = [json.loads(l) for l in open(files[0])]
+calls = [t for r in recs if r["type"] == "assistant.message" for t in r["data"].get("toolRequests") or []]
+done = {r["data"]["toolCallId"]: r["data"] for r in recs if r["type"] == "tool.execution_complete"}
+for c in calls:
+    d = done.get(c["toolCallId"], {})
+    print(f"  {c['name']} {json.dumps(c['arguments'])[:70]} -> success={d.get('success')}: "
+          f"{json.dumps(d.get('result') or d.get('error'))[:110]}")
+want = [("bash", "ls"), ("bash", "rm -rf build"),
+        ("create", "/home/dev/project/.env"), ("create", "/home/dev/project/notes.txt")]
+got = [(c["name"], c["arguments"].get("command") or c["arguments"].get("path")) for c in calls]
+print(("PASS" if got == want else "FAIL") + f" the four tool calls: {got}")
+rm = [done.get(c["toolCallId"]) for c in calls if c["arguments"].get("command") == "rm -rf build"]
+print(("PASS" if rm and deny in json.dumps(rm[0]) else "FAIL")
+      + " rm -rf build denied by wasm-hooks in the record")
+EOF
+)
+  say "$out"
+  grep -q '^FAIL' <<<"$out" && return 1
+  return 0
+}
+
 # ---------------------------------------------------------------- scenarios
 
 agent_run() { copilot_run "$@"; }
@@ -265,4 +354,4 @@ extra_scenarios() {
     log_has_after_tool MCP-MATCHER-DENIED
 }
 
-agent_main "$@"
+if [ "${1:-}" = sessions ]; then sessions; else agent_main "$@"; fi

@@ -10,6 +10,7 @@ mod cache;
 mod compile;
 mod daemon;
 mod deadline;
+mod doctor;
 mod explain;
 mod fallback_answer;
 mod heap_cap;
@@ -25,14 +26,17 @@ mod new;
 mod opencode_plugin;
 mod plugins;
 mod publish;
+mod replay;
 mod report;
 mod run;
 mod schema;
 mod serve;
 mod speaks;
+mod stats;
 mod stderr;
 mod test;
 mod trust;
+mod ui;
 mod validate;
 
 use std::process::ExitCode;
@@ -104,6 +108,23 @@ enum Command {
     Trust(trust::TrustArgs),
     /// Check or read an audit log.
     Audit(audit::AuditArgs),
+    /// What each hook has done, from the audit log: fired, decided,
+    /// would-deny as a dry run, failures, p50/p99 time, last seen; and the
+    /// hooks that never fired.
+    Stats(stats::StatsArgs),
+    /// Run the hook files over an agent's past sessions (Claude Code,
+    /// Codex, Gemini CLI, Copilot CLI, the audit log): per hook, what it
+    /// would have allowed, denied, asked or rewritten, against what
+    /// happened. Only hooks that cannot act run (wasm, inline).
+    Replay(replay::ReplayArgs),
+    /// The live decisions page on 127.0.0.1, fed from your audit log, with
+    /// your last replay: the address (with its one-time token) is printed.
+    Ui(ui::UiArgs),
+    /// Can every guard answer? Each agent on this machine (installed,
+    /// where, which program, which events, failing closed), the daemon,
+    /// the project's trust, hooks that never fired; exit 1 when a guard
+    /// could fail open.
+    Doctor(doctor::DoctorArgs),
     /// Compile plugins ahead of time into the compile cache.
     Compile(compile::CompileArgs),
     /// Show what the compile cache holds; `--prune` removes what is stale.
@@ -215,6 +236,10 @@ fn run(command: Command, verbose: u8) -> anyhow::Result<Exit> {
         Command::Validate(args) => validate::run(args),
         Command::List(args) => list::run(args),
         Command::Audit(args) => audit::run(args),
+        Command::Stats(args) => stats::run(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Ui(args) => ui::run(args),
+        Command::Doctor(args) => doctor::run(args),
         Command::Compile(args) => compile::run(args),
         Command::Cache(args) => cache::run(args),
         Command::Bench(args) => bench::run(args),

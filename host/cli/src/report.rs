@@ -54,7 +54,7 @@ pub(crate) fn human(outcome: &Outcome, elapsed: Duration) -> String {
             TraceStatus::Answered(result) => result.decision.word().to_owned(),
             TraceStatus::Failed { error, .. } => format!("failed: {}", Shown(&error.to_string())),
             TraceStatus::Detached => "started in the background".to_owned(),
-        };
+        } + entry.enforcement.note();
         let _ = writeln!(
             out,
             "  {:<28} {:>10}  {status}",

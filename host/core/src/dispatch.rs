@@ -211,6 +211,10 @@ impl HookRegistry {
                 continue;
             }
             let (result, elapsed, output) = cut_off.run(hook, &event).await;
+            if !hook.enforcement.is_enforced() {
+                fold.unenforced(hook.id.clone(), hook.enforcement, result, elapsed, output);
+                continue;
+            }
             let result = result.and_then(|result| apply_rewrite(&hook.id, &mut event, result));
             if matches!(&result, Ok(r) if matches!(r.decision, Decision::Modify { .. })) {
                 rewritten_at = Some(at);
@@ -236,6 +240,10 @@ impl HookRegistry {
                 .filter(|hook| !hook.background && hook.applies_to(&event));
             for hook in earlier {
                 let (result, elapsed, output) = cut_off.rerun(hook, &event).await;
+                if !hook.enforcement.is_enforced() {
+                    fold.unenforced(hook.id.clone(), hook.enforcement, result, elapsed, output);
+                    continue;
+                }
                 let flow = match result {
                     Ok(result) => fold.recheck(hook.id.clone(), result, elapsed, output),
                     Err(error) => cut_off.fail(&mut fold, hook, error, elapsed, output),
@@ -593,7 +601,7 @@ mod tests {
     use super::*;
     use crate::event::EventName;
     use crate::matcher::{EventPattern, ToolMatcher};
-    use crate::outcome::{Approval, Context, OnFailure, TraceStatus, Verdict};
+    use crate::outcome::{Approval, Context, Enforcement, OnFailure, TraceStatus, Verdict};
     use crate::rule::PermissionRule;
 
     /// A hook on every event that counts its runs in `runs`, waits `wait`,
@@ -765,6 +773,94 @@ mod tests {
         engine.register(recording("a", &seen).with_priority(-1));
         engine.dispatch(bash("ls")).await;
         assert_eq!(*seen.lock().unwrap(), ["a:ls", "b:ls", "c:ls"]);
+    }
+
+    #[tokio::test]
+    async fn a_dry_run_hook_never_blocks_rewrites_or_fails_closed_and_its_answer_is_traced() {
+        let seen = Arc::new(StdMutex::new(Vec::new()));
+        let engine = HookRegistry::default();
+        let deny = Decision::Deny {
+            reason: "no rm".into(),
+        };
+        engine.register(answering("would-deny", deny).with_enforcement(Enforcement::DryRun));
+        let rewrite = Decision::Modify {
+            input: json!({"command": "rm -i x"}),
+        };
+        engine.register(answering("would-rewrite", rewrite).with_enforcement(Enforcement::DryRun));
+        let failing = HookSpec::from_fn("would-fail", pre_tool_use(), |_| async {
+            Err::<HookResult, _>("crashed".to_owned())
+        })
+        .with_on_failure(OnFailure::Block)
+        .with_enforcement(Enforcement::DryRun);
+        engine.register(failing);
+        engine.register(recording("after", &seen));
+        let outcome = engine.dispatch(bash("rm -rf x")).await;
+        assert_eq!(outcome.verdict, Verdict::Proceed);
+        assert_eq!(outcome.updated_input, None);
+        assert!(outcome.system_messages.is_empty(), "a dry run says nothing");
+        assert_eq!(
+            *seen.lock().unwrap(),
+            ["after:rm -rf x"],
+            "the input was not rewritten"
+        );
+        let marked: Vec<_> = outcome
+            .trace
+            .iter()
+            .map(|e| (e.hook.as_str(), e.enforcement))
+            .collect();
+        assert_eq!(
+            marked[..3],
+            [
+                ("would-deny", Enforcement::DryRun),
+                ("would-rewrite", Enforcement::DryRun),
+                ("would-fail", Enforcement::DryRun)
+            ]
+        );
+        assert!(
+            matches!(&outcome.trace[0].status, TraceStatus::Answered(r) if r.decision.word() == "deny")
+        );
+        assert!(matches!(
+            &outcome.trace[2].status,
+            TraceStatus::Failed {
+                policy: OnFailure::Ignore,
+                ..
+            }
+        ));
+        let audited = serde_json::to_value(&outcome.trace[0]).unwrap();
+        assert_eq!(audited["enforcement"], "dryrun");
+        assert!(
+            serde_json::to_value(&outcome.trace[3])
+                .unwrap()
+                .get("enforcement")
+                .is_none()
+        );
+    }
+
+    #[tokio::test]
+    async fn a_warn_hook_tells_the_person_what_it_would_have_denied_and_an_enforced_one_still_denies()
+     {
+        let engine = HookRegistry::default();
+        let deny = |reason: &str| Decision::Deny {
+            reason: reason.into(),
+        };
+        engine.register(answering("warns", deny("no rm")).with_enforcement(Enforcement::Warn));
+        engine.register(answering("guards", deny("really no rm")));
+        let outcome = engine.dispatch(bash("rm -rf x")).await;
+        assert_eq!(
+            outcome.verdict,
+            Verdict::Deny {
+                reason: "really no rm".into()
+            }
+        );
+        assert_eq!(
+            outcome.decided_by.as_ref().map(HookId::as_str),
+            Some("guards")
+        );
+        assert_eq!(outcome.system_messages.len(), 1);
+        assert_eq!(
+            outcome.system_messages[0].value,
+            "hook (enforcement = warn, not acted on) would have denied: no rm"
+        );
     }
 
     #[tokio::test]

@@ -57,8 +57,8 @@ pub use id::HookId;
 pub use known::{KNOWN_RECORD_FIELDS, KNOWN_TOOLS};
 pub use matcher::{EventPattern, ToolMatcher, regex_error};
 pub use outcome::{
-    Approval, Attributed, Context, Decision, Flow, Fold, HookOutput, HookResult, OnFailure,
-    Outcome, Requests, Role, Severity, TraceEntry, TraceStatus, UserMessage, Verdict,
+    Approval, Attributed, Context, Decision, Enforcement, Flow, Fold, HookOutput, HookResult,
+    OnFailure, Outcome, Requests, Role, Severity, TraceEntry, TraceStatus, UserMessage, Verdict,
 };
 pub use read_file::{ReadRefused, read_regular_file};
 pub use regex_memo::{MAX_REGEX_BUDGET_BYTES, MAX_REGEX_BYTES, compile_regex, with_regex_budget};

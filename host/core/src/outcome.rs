@@ -229,6 +229,52 @@ pub enum OnFailure {
     Ignore,
 }
 
+/// Whether a hook's answer is acted on: a hook can be tried out before
+/// it guards (`enforcement` in a hook file).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub enum Enforcement {
+    /// Its answer counts (the default).
+    #[default]
+    #[serde(rename = "enforce")]
+    Enforce,
+    /// Its answer is told to the person ("would have denied …") and
+    /// recorded, never acted on.
+    #[serde(rename = "warn")]
+    Warn,
+    /// Its answer is only recorded (the trace, the audit log, metrics):
+    /// it never blocks, asks, rewrites, adds context or speaks.
+    #[serde(rename = "dryrun", alias = "dry_run", alias = "dry-run")]
+    DryRun,
+}
+
+impl Enforcement {
+    /// Whether answers are acted on.
+    pub fn is_enforced(&self) -> bool {
+        *self == Self::Enforce
+    }
+
+    /// What to add after an answer's word in a listing: nothing when it
+    /// was acted on.
+    pub fn note(self) -> &'static str {
+        match self {
+            Self::Enforce => "",
+            Self::Warn => " (warn: not acted on)",
+            Self::DryRun => " (dry run: not acted on)",
+        }
+    }
+
+    /// Its name, as in a hook file: `enforce`, `warn` or `dryrun`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Enforce => "enforce",
+            Self::Warn => "warn",
+            Self::DryRun => "dryrun",
+        }
+    }
+}
+
 /// The decision of all hooks together.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "decision", rename_all = "snake_case")]
@@ -346,6 +392,9 @@ pub struct TraceEntry {
     pub status: TraceStatus,
     /// What it wrote besides its answer.
     pub output: HookOutput,
+    /// Whether its answer was acted on (left out when it was).
+    #[serde(skip_serializing_if = "Enforcement::is_enforced")]
+    pub enforcement: Enforcement,
 }
 
 fn micros<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -468,6 +517,7 @@ impl Outcome {
             elapsed,
             status: TraceStatus::Answered(result),
             output,
+            enforcement: Enforcement::Enforce,
         });
     }
 
@@ -641,8 +691,50 @@ impl Fold {
             elapsed,
             status: TraceStatus::Failed { error, policy },
             output,
+            enforcement: Enforcement::Enforce,
         });
         flow
+    }
+
+    /// Record the answer (or failure) of a hook that is not enforced
+    /// ([`Enforcement::Warn`], [`Enforcement::DryRun`]): it is in the
+    /// trace, marked, and changes nothing of the outcome; under `warn`,
+    /// what it would have done is told the person. It never stops the
+    /// chain.
+    pub fn unenforced(
+        &mut self,
+        hook: HookId,
+        enforcement: Enforcement,
+        result: Result<HookResult, HookError>,
+        elapsed: Duration,
+        output: HookOutput,
+    ) {
+        let o = &mut self.outcome;
+        let status = match result {
+            Ok(result) => TraceStatus::Answered(result),
+            Err(error) => TraceStatus::Failed {
+                error,
+                policy: match enforcement {
+                    Enforcement::Warn => OnFailure::Warn,
+                    _ => OnFailure::Ignore,
+                },
+            },
+        };
+        if enforcement == Enforcement::Warn
+            && let Some(would) = would_have(&status)
+        {
+            o.system_messages.push(Attributed::by(
+                &hook,
+                format!("hook (enforcement = warn, not acted on) would have {would}"),
+            ));
+        }
+        o.trace.push(TraceEntry {
+            hook,
+            elapsed,
+            status,
+            output,
+            enforcement,
+        });
     }
 
     /// Record a hook started in the background: it takes no part in the
@@ -653,6 +745,7 @@ impl Fold {
             elapsed: Duration::ZERO,
             status: TraceStatus::Detached,
             output: HookOutput::default(),
+            enforcement: Enforcement::Enforce,
         });
     }
 
@@ -660,6 +753,22 @@ impl Fold {
     pub fn finish(self) -> Outcome {
         self.outcome
     }
+}
+
+/// What an unenforced hook's answer would have done, in a few words
+/// (`None`: nothing, it had no opinion or allowed).
+fn would_have(status: &TraceStatus) -> Option<String> {
+    Some(match status {
+        TraceStatus::Answered(result) => match &result.decision {
+            Decision::Proceed | Decision::Allow { .. } => return None,
+            Decision::Deny { reason } => format!("denied: {reason}"),
+            Decision::Ask(approval) => format!("asked the person: {}", approval.prompt),
+            Decision::Modify { .. } => "rewritten the tool input".to_owned(),
+            Decision::ModifyOutput { .. } => "replaced the tool output".to_owned(),
+        },
+        TraceStatus::Failed { error, .. } => format!("failed: {error}"),
+        TraceStatus::Detached => return None,
+    })
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use crate::event::{Event, EventName};
 use crate::handler::Handler;
 use crate::id::HookId;
 use crate::matcher::{EventPattern, ToolMatcher};
-use crate::outcome::{HookResult, OnFailure};
+use crate::outcome::{Enforcement, HookResult, OnFailure};
 use crate::rule::PermissionRule;
 
 /// One hook, ready to register with [`HookRegistry::register`](crate::HookRegistry::register).
@@ -57,6 +57,9 @@ pub struct HookSpec {
     pub priority: i32,
     /// What a failure of this hook does.
     pub on_failure: OnFailure,
+    /// Whether its answer is acted on, or only recorded (a hook being
+    /// tried out).
+    pub enforcement: Enforcement,
     /// Run in the background: started, never awaited, its answer only
     /// logged (hook files say `"async": true`).
     pub background: bool,
@@ -113,7 +116,7 @@ impl fmt::Display for HookSource {
 
 impl HookSpec {
     /// A hook running `handler` on `events`, for every tool, with priority
-    /// 0, `on_failure: warn`, in the foreground.
+    /// 0, `on_failure: warn`, enforced, in the foreground.
     pub fn new(id: impl AsRef<str>, events: EventPattern, handler: Arc<dyn Handler>) -> Self {
         Self {
             id: HookId::new(id),
@@ -124,6 +127,7 @@ impl HookSpec {
             description: None,
             priority: 0,
             on_failure: OnFailure::default(),
+            enforcement: Enforcement::Enforce,
             background: false,
             source: HookSource::Code,
             handler,
@@ -163,6 +167,12 @@ impl HookSpec {
     /// This hook, with this failure policy.
     pub fn with_on_failure(mut self, on_failure: OnFailure) -> Self {
         self.on_failure = on_failure;
+        self
+    }
+
+    /// This hook, its answers acted on or only recorded.
+    pub fn with_enforcement(mut self, enforcement: Enforcement) -> Self {
+        self.enforcement = enforcement;
         self
     }
 

@@ -722,7 +722,8 @@ impl HookEngineBuilder {
             self.kind_settings(&settings, &managed, &project_dir, project_may_pull.clone()),
             self.once_marks("once"),
             self.lints,
-        );
+        )
+        .with_layer_enforcement(layer_enforcement(&settings, &managed));
         let layers = self.layers();
         // The project's files as read, for trust: the settings files, then
         // each hook file.
@@ -1068,6 +1069,22 @@ impl HookEngineBuilder {
                 source,
             })
     }
+}
+
+/// The `enforcement` each layer's settings give its own hooks: the
+/// person's (the user's config) and the organisation's; a project's
+/// files say it themselves.
+fn layer_enforcement(
+    settings: &EngineSettings,
+    managed: &ManagedSettings,
+) -> Vec<(Scope, wasm_hooks_core::Enforcement)> {
+    [
+        (Scope::User, settings.enforcement),
+        (Scope::Managed, managed.enforcement),
+    ]
+    .into_iter()
+    .filter_map(|(scope, set)| set.map(|e| (scope, e)))
+    .collect()
 }
 
 /// One hook file as read: its layer and what it holds.

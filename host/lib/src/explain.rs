@@ -159,7 +159,7 @@ impl HookEngine {
                     },
                     None => match outcome.trace.iter().find(|t| t.hook == spec.id) {
                         Some(entry) => Fate::Ran {
-                            answer: answer_word(&entry.status),
+                            answer: answer_word(&entry.status) + entry.enforcement.note(),
                             elapsed_us: micros(entry.elapsed),
                             produced: Produced::of(&entry.status),
                         },

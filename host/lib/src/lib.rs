@@ -43,6 +43,7 @@ mod explain;
 mod fail_closed_fuzz;
 mod handlers;
 mod inputs;
+mod observe;
 pub mod oci;
 mod once;
 mod openapi;
@@ -80,12 +81,20 @@ pub use handlers::inline::InlineHook;
 pub use handlers::prompt::{PromptDefaults, PromptHook, PromptSettings, Provider};
 pub use handlers::setup::{RuleProblem, SetupError};
 pub use inputs::InputStamps;
+pub use observe::feed::{AuditNotes, DecisionFeed, DecisionNote, HookNote};
+pub use observe::page::{PageState, routes as page_routes};
+pub use observe::replay::logs::{LogFormat, read as read_session_log};
+pub use observe::replay::{
+    Example, Happened, HookReplay, Recorded, ReplayOptions, ReplayReport, Replayer,
+    SkippedInReplay, SourceRead,
+};
+pub use observe::stats::{AuditStats, Elapsed, HookStats};
 pub use policy::{Expectation, ExpectedDecision, Mismatch, PolicyTest, read_fixtures};
 pub use project_trust::{HookChange, ProjectTrust, SkippedHook};
 pub use protocol::{
     AGENT_TIMEOUT_SECS, Answer, Imported, InstalledHook, Protocol, SettingsError, TOKEN_VARIABLE,
-    add_hook_groups, event_json, failing_open, install as install_hooks, installed_programs,
-    take_command_hooks, uninstall as uninstall_hooks,
+    add_hook_groups, event_json, failing_open, install as install_hooks, installed_on,
+    installed_programs, take_command_hooks, uninstall as uninstall_hooks,
 };
 pub use request_env::RequestEnv;
 pub use server::{DEFAULT_MAX_BODY, HookServer};
@@ -107,13 +116,13 @@ pub use trust::{
 };
 pub use wasm_hooks_core::{
     Approval, Attributed, AuditEntry, AuditKey, AuditKind, AuditLine, AuditLog, Break, CATALOGUE,
-    CheckedLine, Context, Decision, DispatchLimits, Error, Event, EventError, EventName,
-    EventPattern, Flow, FnHandler, Fold, Handler, HandlerFuture, HookError, HookHandle, HookId,
-    HookOutput, HookRegistry, HookResult, HookSource, HookSpec, MAX_SHOWN_CHARS, MapChange, Misfit,
-    OnFailure, Outcome, REDACTED, ReadRefused, Redactor, Reply, Requests, Review, Role, Severity,
-    Shown, ToolMatcher, TraceEntry, TraceStatus, UnknownEvent, UserMessage, Verdict, Verification,
-    escape_controls, read_audit_log, read_checked_audit_log, read_regular_file, verify_audit_log,
-    xdg_dir,
+    CheckedLine, Context, Decision, DispatchLimits, Enforcement, Error, Event, EventError,
+    EventName, EventPattern, Flow, FnHandler, Fold, Handler, HandlerFuture, HookError, HookHandle,
+    HookId, HookOutput, HookRegistry, HookResult, HookSource, HookSpec, MAX_SHOWN_CHARS, MapChange,
+    Misfit, OnFailure, Outcome, REDACTED, ReadRefused, Redactor, Reply, Requests, Review, Role,
+    Severity, Shown, ToolMatcher, TraceEntry, TraceStatus, UnknownEvent, UserMessage, Verdict,
+    Verification, escape_controls, read_audit_log, read_checked_audit_log, read_regular_file,
+    verify_audit_log, xdg_dir,
 };
 pub use wasm_hooks_wasm::{
     CacheSurvey, CompileCache, CompileNote, CompiledAhead, Compiler, GrantBase, GrantedDir, Grants,

@@ -43,16 +43,22 @@ use serde_json::{Value, json};
 
 use crate::engine::{HookEngine, HookEngineBuilder};
 use crate::inputs::InputStamps;
+use crate::observe::feed::{DecisionFeed, DecisionNote};
+use crate::observe::page::PageState;
 use crate::protocol::{Answer, Protocol};
 use crate::server_access_log::{AccessLog, AccessRecord};
 use crate::server_conn::{
     ConnectionLimits, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT,
 };
 use crate::server_metrics::ServerMetrics;
-use wasm_hooks_core::{Event, EventName};
+use wasm_hooks_core::{AuditLog, Event, EventName};
 
 /// The default request body limit: 1 MiB.
 pub const DEFAULT_MAX_BODY: usize = 1024 * 1024;
+
+/// How often the live page's stream says it is alive when no decision
+/// comes.
+const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(15);
 
 /// An HTTP front for a [`HookEngine`]. Build it, then serve it on a TCP
 /// or Unix listener until a shutdown future completes.
@@ -73,6 +79,12 @@ pub struct HookServer {
     access_log: Option<Arc<AccessLog>>,
     state: Option<Arc<dyn wasm_hooks_core::SharedState>>,
     traces: bool,
+    /// Every decision, for the live page (`/ui`).
+    feed: Arc<DecisionFeed>,
+    /// What the page shows of an event is redacted as the audit log is.
+    redactor: Arc<wasm_hooks_core::Redactor>,
+    /// How often the page's quiet stream says it is alive.
+    heartbeat: Duration,
 }
 
 /// Whose hooks answer an event.
@@ -356,7 +368,17 @@ impl HookServer {
             access_log: None,
             state: None,
             traces: false,
+            feed: Arc::new(DecisionFeed::new()),
+            redactor: Arc::new(wasm_hooks_core::Redactor::from_env(&[])),
+            heartbeat: DEFAULT_HEARTBEAT,
         }
+    }
+
+    /// How often the live page's stream sends a heartbeat when no
+    /// decision comes (15 s by default).
+    pub fn heartbeat(mut self, every: Duration) -> Self {
+        self.heartbeat = every;
+        self
     }
 
     /// Record an OpenTelemetry span per event and per hook (see
@@ -432,6 +454,12 @@ impl HookServer {
             .route("/ready", get(ready))
             .route("/metrics", get(metrics))
             .with_state(Arc::new(self.clone()))
+            .merge(crate::observe::page::routes(Arc::new(PageState {
+                feed: Arc::clone(&self.feed),
+                token: self.token.clone(),
+                replay: None,
+                heartbeat: self.heartbeat,
+            })))
     }
 
     /// Serve on a TCP listener until `shutdown` completes; requests in
@@ -544,7 +572,7 @@ fn resolved(path: &Path) -> Option<PathBuf> {
 
 /// Whether two secrets are equal, in a time that does not depend on where
 /// they differ.
-fn same_secret(given: &[u8], expected: &[u8]) -> bool {
+pub(crate) fn same_secret(given: &[u8], expected: &[u8]) -> bool {
     given.len() == expected.len()
         && given
             .iter()
@@ -832,7 +860,8 @@ async fn hook_answer(
                     .and_then(|v| v.to_str().ok())
                     .map(str::to_owned)
             });
-            let (answer, decided) = answer(engine, event, protocol, &server.metrics, traced).await;
+            let (answer, decided) =
+                answer(engine, event, protocol, server, (&served.name, traced)).await;
             (record.decision, record.decided_by) = decided;
             answer
         }
@@ -859,17 +888,21 @@ async fn answer(
     engine: Arc<HookEngine>,
     event: Event,
     protocol: Protocol,
-    metrics: &Arc<ServerMetrics>,
-    traced: Option<Option<String>>,
+    server: &HookServer,
+    (project, traced): (&str, Option<Option<String>>),
 ) -> (Answer, (String, Option<String>)) {
     // Only the name is kept for a failure: the event itself goes with the
     // task, uncopied.
     let name = event.name();
-    let metrics = Arc::clone(metrics);
+    let metrics = Arc::clone(&server.metrics);
+    let (feed, redactor) = (Arc::clone(&server.feed), Arc::clone(&server.redactor));
+    let project = project.to_owned();
     let answered = tokio::spawn(async move {
         let started = std::time::SystemTime::now();
         let outcome = engine.dispatch(&event).await;
         metrics.answered(&engine, event.name().as_str(), &outcome);
+        let redactor = engine.audit_log().map_or(&*redactor, AuditLog::redactor);
+        feed.publish(DecisionNote::of(&project, &event, &outcome, redactor));
         // `traced`: whether spans are recorded, and the header's
         // traceparent if the request had one.
         if let Some(header) = traced {

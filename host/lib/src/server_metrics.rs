@@ -15,12 +15,14 @@ use wasm_hooks_core::{HookError, Outcome, TraceStatus, Verdict};
 
 use crate::HookEngine;
 
-/// A hook's decision on one event.
+/// A hook's decision on one event, and whether it was acted on
+/// (`enforce`) or only recorded (`dryrun`, `warn`: a would-deny).
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct HookDecision {
     event: String,
     hook: String,
     verdict: String,
+    enforcement: &'static str,
 }
 
 /// An event's folded verdict.
@@ -176,6 +178,7 @@ impl ServerMetrics {
                     event: event.to_owned(),
                     hook: hook.clone(),
                     verdict: verdict.to_owned(),
+                    enforcement: entry.enforcement.as_str(),
                 })
                 .inc();
             let kind = engine.kind_of(&entry.hook).unwrap_or("other").to_owned();

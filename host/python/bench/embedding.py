@@ -144,7 +144,7 @@ def process_case(cli: str, hooks: pathlib.Path, folder: pathlib.Path, n: int) ->
 def rust_cases(cli: str, plugin: pathlib.Path, events: int) -> list:
     ran = subprocess.run([cli, "bench", "--json", "--plugin", str(plugin), "--events", str(events),
                           "--processes", "50", "--compile-runs", "1"], capture_output=True, text=True, check=True)
-    wanted = ("wasm hook, fresh instance", "inline rule hook", "Rust closure hook")
+    wanted = ("wasm hook, fresh instance", "inline rule hook", "Rust closure hook", "replay:")
     cases = json.loads(ran.stdout)
     rows = [{**case, "name": "Rust: " + case["name"]} for case in cases if case["name"].startswith(wanted)]
     # One engine shared by tasks on every core: what Python's threads share too.
@@ -176,8 +176,10 @@ def main() -> int:
                       user_config_dir=folder / "user")
 
     wasm, inline, functions, both = engine("wasm-guard.yaml"), engine("inline-no-sudo.yaml"), engine("empty.yaml"), engine("wasm-guard.yaml")
+    empty, inline_and_function = engine("empty.yaml"), engine("inline-no-sudo.yaml")
     functions.register("PreToolUse", proceed, name="proceed")
     both.register("PreToolUse", proceed, name="proceed")
+    inline_and_function.register("PreToolUse", proceed, name="proceed")
     ours = HookRegistry(engine("empty.yaml"))
     ours.register("tool:pre", amplifier_proceed, name="proceed")
     import amplifier_core
@@ -190,8 +192,10 @@ def main() -> int:
     results += [
         timed("Python: wasm guard (Engine.decide)", n, lambda: wasm.decide(EVENT)),
         timed_async("Python: wasm guard (await Engine.decide_async)", n, lambda: wasm.decide_async(EVENT)),
+        timed("Python: no hook (Engine.decide, an empty engine)", n, lambda: empty.decide(EVENT)),
         timed("Python: inline rule (Engine.decide)", n, lambda: inline.decide(EVENT)),
         timed("Python: a registered Python function (Engine.decide)", n, lambda: functions.decide(EVENT)),
+        timed("Python: inline rule + a registered function", n, lambda: inline_and_function.decide(EVENT)),
         timed("Python: wasm guard + a registered function", n, lambda: both.decide(EVENT)),
         timed_async("Amplifier API: wasm_hooks.amplifier.HookRegistry.emit, one function", n,
                     lambda: ours.emit("tool:pre", data)),

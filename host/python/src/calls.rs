@@ -8,6 +8,7 @@ use std::pin::Pin;
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
+use pyo3::types::PyDict;
 use pyo3_async_runtimes::TaskLocals;
 use pythonize::pythonize;
 
@@ -98,7 +99,12 @@ pub(crate) fn start<T>(
     let caller_loop = CALLER_LOOP.try_with(Clone::clone).ok().flatten();
     Python::attach(|py| -> PyResult<Called<T>> {
         let returned = function.bind(py).call1((pythonize(py, argument)?,))?;
-        if !is_coroutine(py, &returned)? {
+        // No opinion and an answer (a dict) are read at once: asking
+        // asyncio is for anything else.
+        if returned.is_none()
+            || returned.is_instance_of::<PyDict>()
+            || !is_coroutine(py, &returned)?
+        {
             return Ok(Called::Ready(read(&returned)));
         }
         Ok(match &caller_loop {

@@ -144,6 +144,7 @@ pub(super) fn run_all(args: &BenchArgs) -> anyhow::Result<Vec<Summary>> {
     out.extend(plugin_loads(&plugin, &cache, spawns)?);
     out.extend(super::tiers::cases(&rt, args, dir.path(), &event)?);
     out.push(throughput(&wasm, &event, n)?);
+    out.push(super::replay::case(dir.path(), &plugin, &cache, n)?);
     if let Some(spin) = &args.spin {
         out.push(deadline_overshoot(
             dir.path(),

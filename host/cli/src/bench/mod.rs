@@ -4,6 +4,7 @@
 
 mod cases;
 mod guests;
+mod replay;
 mod serve;
 mod soak;
 mod stats;

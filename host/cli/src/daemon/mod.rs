@@ -19,7 +19,7 @@ mod place;
 mod wire;
 
 pub(crate) use engines::{Built, FromDaemon};
-pub(crate) use place::runtime_dir;
+pub(crate) use place::{Place, runtime_dir};
 
 use std::collections::HashMap;
 use std::io::Write as _;
@@ -39,7 +39,7 @@ use super::hook::HookArgs;
 use super::hook_files::CacheArgs;
 use super::stderr;
 use engines::{EngineKey, KeptEngines};
-use place::{Place, effective_uid, peer_uid};
+use place::{effective_uid, peer_uid};
 use wire::{MAX_REQUEST, Reply, Request};
 
 /// Arguments of `wasm-hooks daemon`.

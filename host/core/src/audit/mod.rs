@@ -185,6 +185,11 @@ impl AuditLog {
         &self.inner.path
     }
 
+    /// What it redacts records with.
+    pub fn redactor(&self) -> &Redactor {
+        &self.inner.redactor
+    }
+
     /// Append one record.
     ///
     /// # Errors

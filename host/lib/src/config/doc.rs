@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
-use wasm_hooks_core::{EventPattern, OnFailure};
+use wasm_hooks_core::{Enforcement, EventPattern, OnFailure};
 
 /// A whole hook file. Its other top-level keys are kept by name: the loader
 /// refuses them in a hook file, and leaves them to the agent in an agent's
@@ -22,12 +22,16 @@ pub(super) struct FileDoc {
     /// The JSON Schema an editor checks the file against.
     #[serde(rename = "$schema")]
     pub(super) _schema: Option<String>,
+    /// Whether the file's hooks are acted on (`enforce`), told the person
+    /// only (`warn`) or only recorded (`dryrun`), where an entry does not
+    /// say.
+    pub(super) enforcement: Option<Enforcement>,
     #[serde(flatten)]
     pub(super) other: std::collections::BTreeMap<String, serde::de::IgnoredAny>,
 }
 
 /// The top-level keys of a hook file.
-pub(super) const FILE_KEYS: &[&str] = &["hooks", "$schema"];
+pub(super) const FILE_KEYS: &[&str] = &["hooks", "$schema", "enforcement"];
 
 /// A value read on its own, so that what is wrong with it is reported
 /// without hiding what is wrong elsewhere: each field that does not read is
@@ -164,6 +168,9 @@ pub(super) struct EntryDoc {
     /// (the default), `block` or `ignore`. (`None`: left at the default.)
     #[serde(default, alias = "onFailure")]
     pub(super) on_failure: Option<OnFailure>,
+    /// Whether its answers are acted on: `enforce`, `warn` or `dryrun`
+    /// (`None`: the file's, the layer's, else `enforce`).
+    pub(super) enforcement: Option<Enforcement>,
     /// Claude Code's permission-rule condition (`Bash(git *)`).
     #[serde(rename = "if")]
     pub(super) condition: Option<String>,
@@ -206,6 +213,7 @@ pub(super) const COMMON_FIELDS: &[&str] = &[
     "enabled",
     "on_failure",
     "onFailure",
+    "enforcement",
     "if",
     "statusMessage",
     "timeout",

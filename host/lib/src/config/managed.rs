@@ -12,6 +12,8 @@
 //! plugin_signers: [team.pub]              # keys (relative to this directory)
 //! require_signed_plugins: true            # every wasm plugin is pulled from a
 //!                                         # registry and signed by one of them
+//! enforcement: warn                       # managed hooks' default where their
+//!                                         # entry and file do not say
 //! ```
 //!
 //! Unknown fields are errors naming the file, line and column.
@@ -24,7 +26,7 @@ use super::layers::EXTENSIONS;
 use super::settings::LimitsDoc;
 use crate::handlers::http::UrlAllowlist;
 use crate::oci::PublicKey;
-use wasm_hooks_core::Error;
+use wasm_hooks_core::{Enforcement, Error};
 
 /// What the organisation's `config.*` sets.
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -51,6 +53,9 @@ pub(crate) struct ManagedSettings {
     /// registry, signed by one of `plugin_signers`.
     #[serde(default)]
     pub(crate) require_signed_plugins: bool,
+    /// The managed hooks' `enforcement` where their entry and file do not
+    /// say.
+    pub(crate) enforcement: Option<Enforcement>,
     /// `plugin_signers`, read.
     #[serde(skip)]
     pub(crate) signer_keys: Vec<PublicKey>,

@@ -46,8 +46,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use wasm_hooks_core::{
-    Error, EventName, EventPattern, HookId, HookSource, HookSpec, OnFailure, PermissionRule,
-    ToolMatcher, nearest,
+    Enforcement, Error, EventName, EventPattern, HookId, HookSource, HookSpec, OnFailure,
+    PermissionRule, ToolMatcher, nearest,
 };
 
 use self::doc::{COMMON_FIELDS, EntryDoc, FILE_KEYS, FileDoc, HooksDoc, Lenient};
@@ -69,6 +69,10 @@ pub(crate) struct Loader {
     /// Whether to run the lints (`validate`, `list`, embedders), or not
     /// (`hook` and `serve`, where nobody reads their warnings).
     lint: bool,
+    /// Each layer's `enforcement` where neither an entry nor its file
+    /// says (the person's and the organisation's settings set their own
+    /// layer's; a project's files say it themselves).
+    layer_enforcement: Vec<(Scope, Enforcement)>,
 }
 
 /// What makes two entries the same hook, so that a hook in two layers runs
@@ -86,6 +90,7 @@ pub(crate) struct HookIdentity {
     condition: Option<String>,
     priority: i32,
     on_failure: OnFailure,
+    enforcement: Enforcement,
     background: bool,
     once: bool,
     every_shell: bool,
@@ -104,6 +109,7 @@ impl HookIdentity {
             priority: 0,
             every_shell: true,
             on_failure: OnFailure::default(),
+            enforcement: Enforcement::Enforce,
             background: false,
             once: false,
         }
@@ -159,6 +165,7 @@ impl LoadedHook {
                 condition: None,
                 priority: spec.priority,
                 on_failure: spec.on_failure,
+                enforcement: spec.enforcement,
                 background: spec.background,
                 once: false,
                 every_shell: spec.every_shell,
@@ -178,6 +185,9 @@ struct FileRead<'a> {
     path: &'a Path,
     /// Whose the file is.
     scope: Scope,
+    /// What its entries that do not say are: the file's own
+    /// `enforcement`, else its layer's.
+    enforcement: Enforcement,
     base: &'a Path,
     locator: Locator<'a>,
     found: FileHooks,
@@ -510,7 +520,31 @@ impl Loader {
     /// A loader that builds each kind of hook with these settings, and
     /// keeps which `once` hooks ran in `once`.
     pub(crate) fn new(kinds: KindSettings, once: Arc<OnceMarks>, lint: bool) -> Self {
-        Self { kinds, once, lint }
+        Self {
+            kinds,
+            once,
+            lint,
+            layer_enforcement: Vec::new(),
+        }
+    }
+
+    /// This loader, giving the hooks of each layer listed the layer's
+    /// `enforcement` where neither an entry nor its file says.
+    pub(crate) fn with_layer_enforcement(mut self, defaults: Vec<(Scope, Enforcement)>) -> Self {
+        self.layer_enforcement = defaults;
+        self
+    }
+
+    /// What an entry of a `scope` file whose own `enforcement` is
+    /// `file` does, when the entry says nothing.
+    fn enforcement_default(&self, scope: Scope, file: Option<Enforcement>) -> Enforcement {
+        file.or_else(|| {
+            self.layer_enforcement
+                .iter()
+                .find(|(of, _)| *of == scope)
+                .map(|(_, enforcement)| *enforcement)
+        })
+        .unwrap_or_default()
     }
 
     /// Read one hook file. Every problem found is returned, not only the
@@ -541,6 +575,7 @@ impl Loader {
         let mut read = FileRead {
             path,
             scope,
+            enforcement: self.enforcement_default(scope, doc.enforcement),
             base: path.parent().unwrap_or(Path::new(".")),
             locator: Locator::new(text),
             found: FileHooks::default(),
@@ -772,6 +807,10 @@ fn loaded(
                 .map(|what| format!("trust cannot pin what it runs: {what}")),
         );
     }
+    let doc = EntryDoc {
+        enforcement: doc.enforcement.or(Some(read.enforcement)),
+        ..doc
+    };
     let (spec, identity) = spec_of(doc, kind, built, applies, read.path, at);
     LoadedHook {
         identity,
@@ -901,6 +940,7 @@ fn spec_of(
         condition: applies.condition.as_ref().map(ToString::to_string),
         priority: doc.priority,
         on_failure: doc.on_failure(),
+        enforcement: doc.enforcement.unwrap_or_default(),
         background: doc.runs_in_background(),
         once: doc.once,
         every_shell: doc.every_shell,
@@ -924,6 +964,7 @@ fn spec_of(
         condition: applies.condition,
         every_shell: doc.every_shell,
         on_failure,
+        enforcement: doc.enforcement.unwrap_or_default(),
         description: doc.description,
         priority: doc.priority,
         background,

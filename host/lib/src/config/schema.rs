@@ -49,6 +49,10 @@ pub fn hook_file_schema() -> Value {
         "type": "object",
         "properties": {
             "$schema": { "type": "string" },
+            "enforcement": {
+                "description": "Whether this file's hooks are acted on (`enforce`, the default), told the person only (`warn`) or only recorded (`dryrun`), where an entry does not say.",
+                "enum": ["enforce", "warn", "dryrun"],
+            },
             "hooks": hooks,
         },
         "additionalProperties": false,

@@ -22,13 +22,17 @@
 //!                                      # registry must carry
 //! require_signed_plugins: true         # any file: pulled plugins must be
 //!                                      # signed by one of those keys
+//! enforcement: dryrun                  # the user's file only: the person's
+//!                                      # hooks are only recorded (`warn`:
+//!                                      # told; `enforce`, the default)
+//!                                      # where their entry and file do not say
 //! ```
 //!
 //! A project's file may only narrow what the person set: it adds secret
 //! names, and may name an audit log inside the project (which wins over
 //! the user's), and only while the project is trusted. Widening keys
 //! (`allow_urls`, `untrusted_projects`, `hook_secrets`, `ceilings`,
-//! `audit_key`, `limits`) and an audit log outside the
+//! `audit_key`, `limits`, `enforcement`) and an audit log outside the
 //! project are errors there: a cloned repository must not open egress or
 //! append to `~/.bashrc`. Lists add up. Unknown fields are errors naming
 //! the file, line and column.
@@ -41,7 +45,7 @@ use super::layers::{EXTENSIONS, Scope};
 use crate::handlers::http::UrlAllowlist;
 use crate::oci::PublicKey;
 use crate::trust::UntrustedProjects;
-use wasm_hooks_core::{DispatchLimits, Error};
+use wasm_hooks_core::{DispatchLimits, Enforcement, Error};
 use wasm_hooks_wasm::LimitOverrides;
 
 #[derive(Debug, Default, Deserialize)]
@@ -62,6 +66,7 @@ struct SettingsDoc {
     plugin_signers: Vec<PathBuf>,
     #[serde(default)]
     require_signed_plugins: bool,
+    enforcement: Option<Enforcement>,
 }
 
 /// The engine's limits a settings file may lower (`limits:`), in the
@@ -118,6 +123,9 @@ pub(crate) struct EngineSettings {
     pub(crate) plugin_signers: Vec<PublicKey>,
     /// Whether the user's file requires pulled plugins to be signed.
     pub(crate) require_signed_plugins: bool,
+    /// The person's hooks' `enforcement` where their entry and file do
+    /// not say, from the user's file.
+    pub(crate) enforcement: Option<Enforcement>,
     /// Whether the project's file requires its own hooks' pulled plugins
     /// to be signed (it asks nothing of the person's hooks).
     pub(crate) project_requires_signed_plugins: bool,
@@ -217,6 +225,7 @@ impl EngineSettings {
                 self.audit_key = self.audit_key.take().or(key);
                 self.limits = doc.limits.unwrap_or(self.limits);
                 self.require_signed_plugins |= doc.require_signed_plugins;
+                self.enforcement = self.enforcement.or(doc.enforcement);
             }
         }
         self.allow_urls.extend(doc.allow_urls);
@@ -277,6 +286,12 @@ fn checked(file: &SettingsFile, doc: SettingsDoc) -> Result<SettingsDoc, Error> 
         }
         if !doc.plugin_signers.is_empty() {
             return Err(user_only("plugin_signers"));
+        }
+        if doc.enforcement.is_some() {
+            return Err(problem(
+                &file.path,
+                "`enforcement` may only be set in the user's config, for the person's hooks: a project says it in its own hook files (a file's top-level `enforcement`, or an entry's), and cannot make anyone else's hooks a dry run".to_owned(),
+            ));
         }
         if let Some(log) = &doc.audit_log {
             let path = expand_home(log, &file.base);

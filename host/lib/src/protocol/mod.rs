@@ -28,7 +28,7 @@ pub(crate) use answer::{
 pub use import::{Imported, add_hook_groups, take_command_hooks};
 pub use settings::{
     AGENT_TIMEOUT_SECS, InstalledHook, SettingsError, TOKEN_VARIABLE, failing_open, install,
-    installed_programs, uninstall,
+    installed_on, installed_programs, uninstall,
 };
 pub(crate) use settings::{argv_runs_us, runs_us};
 

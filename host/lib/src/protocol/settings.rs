@@ -443,6 +443,37 @@ pub fn install(
     Ok(changed.then(|| root.to_string()))
 }
 
+/// wasm-hooks' entries in `agent`'s settings `text`, by event (the
+/// agent's own names, in the file's order): the events with none are left
+/// out.
+///
+/// # Errors
+/// When the settings are not a JSON object.
+fn our_entries(text: &str, agent: Protocol) -> Result<Vec<(String, Vec<Value>)>, SettingsError> {
+    let Some(shape) = agent.shape() else {
+        return Ok(Vec::new());
+    };
+    let (_, settings) = parse(text)?;
+    let Some(hooks) = settings.object_value("hooks") else {
+        return Ok(Vec::new());
+    };
+    let ours = InstalledHook::Command("wasm-hooks hook".to_owned());
+    Ok(hooks
+        .properties()
+        .into_iter()
+        .filter_map(|event| {
+            let name = event.decoded_name()?;
+            let list = event.value().and_then(|v| v.as_array())?;
+            let entries: Vec<Value> = entries(&list, shape)
+                .iter()
+                .filter_map(CstObject::to_serde_value)
+                .filter(|entry| ours.is(entry))
+                .collect();
+            (!entries.is_empty()).then_some((name, entries))
+        })
+        .collect())
+}
+
 /// The guard events of `agent`'s settings `text` whose wasm-hooks entry
 /// would let the action through should wasm-hooks fail or go missing: one
 /// without the agent's fail-closed setting (Claude Code's `onFailure:
@@ -452,48 +483,40 @@ pub fn install(
 /// # Errors
 /// When the settings are not a JSON object.
 pub fn failing_open(text: &str, agent: Protocol) -> Result<Vec<String>, SettingsError> {
-    let Some(shape) = agent.shape() else {
-        return Ok(Vec::new());
+    let lets_through = |entry: &Value| {
+        let words: Vec<&str> = [&entry["command"], &entry["bash"], &entry["exec"]]
+            .into_iter()
+            .chain(entry["args"].as_array().into_iter().flatten())
+            .filter_map(Value::as_str)
+            .flat_map(str::split_whitespace)
+            .collect();
+        let told_open = words.contains(&"--fail-open")
+            || words.contains(&"--deadline=0")
+            || words.windows(2).any(|w| w == ["--deadline", "0"]);
+        told_open
+            || match agent {
+                Protocol::Claude => entry["onFailure"] != "block",
+                Protocol::Cursor => entry["failClosed"] != true,
+                _ => !agent.entries_fail_closed(),
+            }
     };
-    let (_, settings) = parse(text)?;
-    let Some(hooks) = settings.object_value("hooks") else {
-        return Ok(Vec::new());
-    };
-    let ours = InstalledHook::Command("wasm-hooks hook".to_owned());
-    let mut open = Vec::new();
-    for event in hooks.properties() {
-        let Some(name) = event.decoded_name().filter(|name| agent.guards(name)) else {
-            continue;
-        };
-        let Some(list) = event.value().and_then(|v| v.as_array()) else {
-            continue;
-        };
-        let lets_through = entries(&list, shape)
-            .iter()
-            .filter_map(CstObject::to_serde_value)
-            .filter(|entry| ours.is(entry))
-            .any(|entry| {
-                let words: Vec<&str> = [&entry["command"], &entry["bash"], &entry["exec"]]
-                    .into_iter()
-                    .chain(entry["args"].as_array().into_iter().flatten())
-                    .filter_map(Value::as_str)
-                    .flat_map(str::split_whitespace)
-                    .collect();
-                let told_open = words.contains(&"--fail-open")
-                    || words.contains(&"--deadline=0")
-                    || words.windows(2).any(|w| w == ["--deadline", "0"]);
-                told_open
-                    || match agent {
-                        Protocol::Claude => entry["onFailure"] != "block",
-                        Protocol::Cursor => entry["failClosed"] != true,
-                        _ => !agent.entries_fail_closed(),
-                    }
-            });
-        if lets_through {
-            open.push(name);
-        }
-    }
-    Ok(open)
+    Ok(our_entries(text, agent)?
+        .into_iter()
+        .filter(|(name, entries)| agent.guards(name) && entries.iter().any(lets_through))
+        .map(|(name, _)| name)
+        .collect())
+}
+
+/// The events of `agent`'s settings `text` that run wasm-hooks, by the
+/// agent's own names, in the file's order.
+///
+/// # Errors
+/// When the settings are not a JSON object.
+pub fn installed_on(text: &str, agent: Protocol) -> Result<Vec<String>, SettingsError> {
+    Ok(our_entries(text, agent)?
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect())
 }
 
 /// The program each wasm-hooks entry of `agent`'s settings `text` runs,
@@ -503,34 +526,20 @@ pub fn failing_open(text: &str, agent: Protocol) -> Result<Vec<String>, Settings
 /// # Errors
 /// When `text` is not a JSON object.
 pub fn installed_programs(text: &str, agent: Protocol) -> Result<Vec<String>, SettingsError> {
-    let Some(shape) = agent.shape() else {
-        return Ok(Vec::new());
-    };
-    let (_, settings) = parse(text)?;
-    let Some(hooks) = settings.object_value("hooks") else {
-        return Ok(Vec::new());
-    };
-    let ours = InstalledHook::Command("wasm-hooks hook".to_owned());
     let mut programs: Vec<String> = Vec::new();
-    for event in hooks.properties() {
-        let Some(list) = event.value().and_then(|v| v.as_array()) else {
-            continue;
+    for entry in our_entries(text, agent)?
+        .iter()
+        .flat_map(|(_, entries)| entries)
+    {
+        let program = match entry["exec"].as_str() {
+            Some(exec) => Some(exec.to_owned()),
+            None => [&entry["command"], &entry["bash"]]
+                .into_iter()
+                .filter_map(Value::as_str)
+                .find_map(|line| shlex::split(line)?.into_iter().next()),
         };
-        for entry in entries(&list, shape)
-            .iter()
-            .filter_map(CstObject::to_serde_value)
-            .filter(|entry| ours.is(entry))
-        {
-            let program = match entry["exec"].as_str() {
-                Some(exec) => Some(exec.to_owned()),
-                None => [&entry["command"], &entry["bash"]]
-                    .into_iter()
-                    .filter_map(Value::as_str)
-                    .find_map(|line| shlex::split(line)?.into_iter().next()),
-            };
-            if let Some(program) = program.filter(|p| !programs.contains(p)) {
-                programs.push(program);
-            }
+        if let Some(program) = program.filter(|p| !programs.contains(p)) {
+            programs.push(program);
         }
     }
     Ok(programs)
