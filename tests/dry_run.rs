@@ -30,6 +30,20 @@ fn on_bash(hooks: &[Value], top: Value) -> String {
     doc.to_string()
 }
 
+/// The organisation's managed hooks: a guard against `git push --force`.
+fn organisation() -> tempfile::TempDir {
+    let managed = support::managed_dir();
+    std::fs::write(
+        managed.path().join("hooks.json"),
+        on_bash(
+            &[guard("org-guard", "git push --force", json!({}))],
+            json!({}),
+        ),
+    )
+    .unwrap();
+    managed
+}
+
 /// `command` through `hook` as Claude Code sends it, with the
 /// organisation's hooks in `managed`.
 fn bash(repo: &Repository, managed: &tempfile::TempDir, command: &str) -> Value {
@@ -73,15 +87,7 @@ fn a_project_cannot_make_the_persons_or_the_organisations_guard_a_dry_run() {
         "hooks.json",
         &on_bash(&[guard("person-guard", "rm -rf", json!({}))], json!({})),
     );
-    let managed = support::managed_dir();
-    std::fs::write(
-        managed.path().join("hooks.json"),
-        on_bash(
-            &[guard("org-guard", "git push --force", json!({}))],
-            json!({}),
-        ),
-    )
-    .unwrap();
+    let managed = organisation();
     repo.trust();
     // Then its settings try too: they may not say it, and the person
     // cannot trust them so.
@@ -122,15 +128,7 @@ fn the_persons_layer_default_makes_only_their_own_hooks_a_dry_run() {
             json!({}),
         ),
     );
-    let managed = support::managed_dir();
-    std::fs::write(
-        managed.path().join("hooks.json"),
-        on_bash(
-            &[guard("org-guard", "git push --force", json!({}))],
-            json!({}),
-        ),
-    )
-    .unwrap();
+    let managed = organisation();
     assert!(
         !denied(&bash(&repo, &managed, "rm -rf build")),
         "the layer's default"

@@ -492,3 +492,55 @@ fn replay_over_each_agents_recorded_session_finds_exactly_the_rm_rf_and_the_env_
         );
     }
 }
+
+/// An agent's transcript cut off mid-record, with a line past the size
+/// cap, records of unknown types, and more tool calls waiting for their
+/// results than are kept: every call is still replayed (those with no
+/// result as `unknown`), what is not an event counted, nothing fatal.
+#[test]
+fn a_hostile_agent_transcript_is_counted_not_fatal_and_its_waiting_calls_are_bounded() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let hooks = guards(home, "hooks.json", true);
+    let transcript = home.join("session.jsonl");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&transcript).unwrap());
+    let call = |n: usize, command: &str| {
+        json!({"type": "assistant", "sessionId": "s", "cwd": "/p", "isSidechain": false,
+            "message": {"content": [{"type": "tool_use", "id": format!("t{n}"), "name": "Bash",
+                "input": {"command": command}}]}})
+    };
+    // 5,000 calls never answered: more than the 4,096 kept waiting.
+    for n in 0..5000 {
+        writeln!(file, "{}", call(n, if n == 0 { "rm -rf /" } else { "ls" })).unwrap();
+    }
+    writeln!(file, "{{\"type\": \"a-record-of-a-future-version\"}}").unwrap();
+    file.write_all(&vec![b'{'; 9 << 20]).unwrap();
+    writeln!(file).unwrap();
+    writeln!(file, "{}", call(5000, "rm -rf ~")).unwrap();
+    let result = json!({"type": "user", "sessionId": "s", "cwd": "/p",
+        "permissionDecision": {"decision": "reject", "source": "hook"},
+        "message": {"content": [{"type": "tool_result", "tool_use_id": "t5000", "is_error": true}]}});
+    writeln!(file, "{result}").unwrap();
+    file.write_all(br#"{"type": "assistant", "message": {"content": [{"type": "tool_u"#)
+        .unwrap();
+    drop(file);
+    let found = replay(
+        home,
+        &[
+            "--config",
+            &hooks,
+            "--agent",
+            "claude",
+            transcript.to_str().unwrap(),
+        ],
+    );
+    let rm = &found["hooks"]["no-rm-rf"];
+    assert_eq!(rm["seen"], 5001, "{}", found["sources"]);
+    assert_eq!(rm["would"]["deny"], 2, "{rm}");
+    assert_eq!(
+        rm["against"]["deny"],
+        json!({"unknown": 1, "denied": 1}),
+        "{rm}"
+    );
+    assert_eq!(found["sources"][0]["unknown"], 3, "{}", found["sources"]);
+}

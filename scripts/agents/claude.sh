@@ -484,12 +484,7 @@ EOF
   claude_p session "List the files, remove the build directory, write .env and notes.txt, then have a subagent run a command." \
     --allowedTools Bash Write Agent
 
-  rm -rf "$SESSIONS"
-  mkdir -p "$SESSIONS"
-  if [ -d "$HOME/.claude/projects" ]; then cp -a "$HOME/.claude/projects" "$SESSIONS/"; fi
-  say "copied into $SESSIONS:"
-  (cd "$SESSIONS" && find . -type f | sort >&2)
-  say "$(audit_summary)"
+  sessions_keep "$HOME/.claude/projects"
   sessions_check
   finish
 }

@@ -222,12 +222,7 @@ sessions() {
     "$(tool_call apply_patch input "$(printf '*** Begin Patch\n*** Add File: notes.txt\n+some notes\n*** End Patch')")")"
   codex_exec session "List the files, remove the build directory, then write .env and notes.txt."
 
-  rm -rf "$SESSIONS"
-  mkdir -p "$SESSIONS"
-  if [ -d "$CODEX_HOME/sessions" ]; then cp -a "$CODEX_HOME/sessions" "$SESSIONS/"; fi
-  say "copied into $SESSIONS:"
-  (cd "$SESSIONS" && find . -type f | sort >&2)
-  say "$(audit_summary)"
+  sessions_keep "$CODEX_HOME/sessions"
   sessions_check
   finish
 }

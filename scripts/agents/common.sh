@@ -1171,3 +1171,17 @@ EOF
   (cd "$PROJ" && wasm-hooks trust --yes >"$WORK/trust.out" 2>&1) ||
     die "wasm-hooks trust: $(cat "$WORK/trust.out")"
 }
+
+# sessions_keep DIR...: the agent's log folders (those there) copied into
+# $SESSIONS as they are, listed, with what wasm-hooks decided.
+sessions_keep() {
+  rm -rf "$SESSIONS"
+  mkdir -p "$SESSIONS"
+  local dir
+  for dir in "$@"; do
+    if [ -d "$dir" ]; then cp -a "$dir" "$SESSIONS/"; fi
+  done
+  say "copied into $SESSIONS:"
+  (cd "$SESSIONS" && find . -type f | sort >&2)
+  say "$(audit_summary)"
+}

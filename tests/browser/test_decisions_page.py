@@ -3,7 +3,8 @@ driven by Playwright for Python through `executable_path` (Playwright
 downloads no browser). A real `wasm-hooks serve` on 127.0.0.1 decides
 events posted to it; the page shows each as it comes, its filters narrow
 them, a dry run's would-deny is marked, what an event holds is shown as
-text (never run as HTML), and the page and its stream need the token.
+text (never run as HTML), the replay report it was given is shown, and
+the page and its stream need the token.
 
 Run by the README's test command:
     WASM_HOOKS_BIN=target/debug/wasm-hooks pytest tests/browser
@@ -27,6 +28,7 @@ from playwright.sync_api import expect, sync_playwright
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = os.environ.get("WASM_HOOKS_BIN", str(ROOT / "target" / "debug" / "wasm-hooks"))
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+SESSION = ROOT / "tests" / "fixtures" / "sessions" / "claude-code-2.1.332"
 # What a headless Chromium needs on a machine with no network but
 # loopback: no background traffic, no first-run, no sandbox as root.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -57,9 +59,14 @@ class Served:
         self.token = secrets.token_hex(16)
         env = {**os.environ, "PAGE_TOKEN": self.token, "XDG_CONFIG_HOME": str(folder / "config"),
                "XDG_STATE_HOME": str(folder / "state"), "WASM_HOOKS_DAEMON": "off"}
+        # The same hooks over Claude Code's recorded session, for the page.
+        report = folder / "replay.json"
+        report.write_text(subprocess.run(
+            [BIN, "replay", "--json", "--config", str(hooks), "--agent", "claude", str(SESSION)],
+            env=env, check=True, capture_output=True, text=True).stdout)
         self.process = subprocess.Popen(
             [BIN, "serve", "--listen", "127.0.0.1:0", "--token-env", "PAGE_TOKEN", "--config", str(hooks),
-             "--project-dir", str(folder)],
+             "--project-dir", str(folder), "--replay", str(report)],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
         line = self.process.stdout.readline().strip()
         assert line.startswith("listening on http://"), line
@@ -139,6 +146,12 @@ def test_decisions_appear_live_filters_narrow_them_and_a_dry_run_is_marked(serve
         expect(trial.locator("td").nth(3)).to_have_text("1")
         guard = page.get_by_test_id("hook-row").filter(has_text="no-rm-rf")
         expect(guard.locator("td").nth(2)).to_have_text("1")
+        # The replay the server was given: the .env write ran in the
+        # recorded session, and the trial guard would have denied it.
+        expect(page.get_by_test_id("replay")).to_be_visible()
+        replayed = page.get_by_test_id("replay-row").filter(has_text="env-guard-trial")
+        expect(replayed.locator("td").nth(2)).to_have_text("1")
+        expect(replayed.locator("td").nth(3)).to_have_text("1")
         shots = ROOT / "target" / "browser"
         shots.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(shots / "decisions-page.png"), full_page=True)

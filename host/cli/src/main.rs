@@ -90,7 +90,7 @@ enum Command {
     /// and warns that a variable changing between events is in the key.
     Daemon(daemon::DaemonArgs),
     /// Serve the hooks over HTTP (for agents' HTTP hooks): POST /hook.
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Install wasm-hooks as the hook of an agent's events (Claude Code,
     /// Codex, Gemini CLI, Copilot CLI, Cursor; OpenCode: a plugin): merged
     /// into its settings,
@@ -254,7 +254,7 @@ fn run(command: Command, verbose: u8) -> anyhow::Result<Exit> {
         Command::Keygen(args) => publish::keygen(args),
         Command::Hook(args) => hook::run(args, verbose),
         Command::Daemon(args) => daemon::run(&args),
-        Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => serve::run(*args),
         Command::Install(args) => install::install(args),
         Command::Uninstall(args) => install::uninstall(args),
         Command::Import(args) => import::run(args),

@@ -108,6 +108,11 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "URL")]
     otlp_endpoint: Option<String>,
 
+    /// Show this replay report (`wasm-hooks replay --json` wrote it) on
+    /// the live decisions page (`/ui`).
+    #[arg(long, value_name = "FILE")]
+    replay: Option<PathBuf>,
+
     /// Keep session state (`once` marks, stop-loop counts) in this Redis
     /// (`redis://HOST:PORT/DB`, `redis+unix:///PATH`), shared by every
     /// replica that names it [default: this process's memory].
@@ -162,6 +167,7 @@ struct ServeFile {
     access_log: Option<PathBuf>,
     state: Option<String>,
     otlp_endpoint: Option<String>,
+    replay: Option<PathBuf>,
 }
 
 /// What `serve` runs with: the flags, then the file, then the defaults.
@@ -183,6 +189,7 @@ struct Settings {
     access_log: Option<PathBuf>,
     state: Option<String>,
     otlp_endpoint: Option<String>,
+    replay: Option<PathBuf>,
 }
 
 impl Settings {
@@ -262,6 +269,7 @@ impl Settings {
             })),
             state: args.state.clone().or(file.state),
             otlp_endpoint: args.otlp_endpoint.clone().or(file.otlp_endpoint),
+            replay: args.replay.clone().or(file.replay.map(from_file)),
         })
     }
 }
@@ -275,35 +283,8 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
         None => None,
     };
     let (projects, outside) = builders(&args, &settings, state.as_ref())?;
-    let mut server = HookServer::for_project_builders(projects, settings.protocol.protocol())
-        .max_body(settings.max_body_kb * 1024)
-        .max_connections(settings.max_connections)
-        .idle_timeout(std::time::Duration::from_millis(settings.idle_timeout_ms))
-        .request_timeout(std::time::Duration::from_millis(
-            settings.request_timeout_ms,
-        ));
-    if settings.outside_projects == Outside::Persons {
-        server = server.outside_projects(outside);
-    }
-    if settings.reload_ms > 0 {
-        server = server.live_reload(std::time::Duration::from_millis(settings.reload_ms));
-    }
-    if let Some(path) = &settings.access_log {
-        server = server.access_log(access_log(path)?);
-    }
-    if let Some(state) = state {
-        server = server.state_store(state);
-    }
-    // Made before the async runtime: the exporter's blocking client has
-    // a runtime of its own.
-    let spans = settings
-        .otlp_endpoint
-        .as_deref()
-        .map(span_exporter)
-        .transpose()?;
-    if spans.is_some() {
-        server = server.traces();
-    }
+    let server = HookServer::for_project_builders(projects, settings.protocol.protocol());
+    let (mut server, spans) = configured(server, &settings, outside, state)?;
     match token(&settings)? {
         Some(token) => server = server.token(token),
         None => eprintln!(
@@ -569,4 +550,60 @@ fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
         }
         tracing::info!("shutting down: finishing requests in flight");
     })
+}
+
+/// `server` as `settings` have it: its limits, reloads, access log,
+/// shared state, traces (the exporter, made before the async runtime:
+/// its blocking client has a runtime of its own) and the replay its page
+/// shows.
+fn configured(
+    server: HookServer,
+    settings: &Settings,
+    outside: HookEngineBuilder,
+    state: Option<Arc<dyn SharedState>>,
+) -> anyhow::Result<(
+    HookServer,
+    Option<opentelemetry_sdk::trace::SdkTracerProvider>,
+)> {
+    let mut server = server
+        .max_body(settings.max_body_kb * 1024)
+        .max_connections(settings.max_connections)
+        .idle_timeout(std::time::Duration::from_millis(settings.idle_timeout_ms))
+        .request_timeout(std::time::Duration::from_millis(
+            settings.request_timeout_ms,
+        ));
+    if settings.outside_projects == Outside::Persons {
+        server = server.outside_projects(outside);
+    }
+    if settings.reload_ms > 0 {
+        server = server.live_reload(std::time::Duration::from_millis(settings.reload_ms));
+    }
+    if let Some(path) = &settings.access_log {
+        server = server.access_log(access_log(path)?);
+    }
+    if let Some(state) = state {
+        server = server.state_store(state);
+    }
+    // Made before the async runtime: the exporter's blocking client has
+    // a runtime of its own.
+    let spans = settings
+        .otlp_endpoint
+        .as_deref()
+        .map(span_exporter)
+        .transpose()?;
+    if spans.is_some() {
+        server = server.traces();
+    }
+    if let Some(path) = &settings.replay {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let report = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{}: not a replay report (`wasm-hooks replay --json`)",
+                path.display()
+            )
+        })?;
+        server = server.replay_report(report);
+    }
+    Ok((server, spans))
 }

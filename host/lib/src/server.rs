@@ -85,6 +85,8 @@ pub struct HookServer {
     redactor: Arc<wasm_hooks_core::Redactor>,
     /// How often the page's quiet stream says it is alive.
     heartbeat: Duration,
+    /// The replay report the page shows, if any.
+    replay: Option<Value>,
 }
 
 /// Whose hooks answer an event.
@@ -371,7 +373,15 @@ impl HookServer {
             feed: Arc::new(DecisionFeed::new()),
             redactor: Arc::new(wasm_hooks_core::Redactor::from_env(&[])),
             heartbeat: DEFAULT_HEARTBEAT,
+            replay: None,
         }
+    }
+
+    /// Show this replay report (`wasm-hooks replay --json`) on the live
+    /// page.
+    pub fn replay_report(mut self, report: Value) -> Self {
+        self.replay = Some(report);
+        self
     }
 
     /// How often the live page's stream sends a heartbeat when no
@@ -457,7 +467,7 @@ impl HookServer {
             .merge(crate::observe::page::routes(Arc::new(PageState {
                 feed: Arc::clone(&self.feed),
                 token: self.token.clone(),
-                replay: None,
+                replay: self.replay.clone(),
                 heartbeat: self.heartbeat,
             })))
     }
