@@ -240,7 +240,7 @@ fn installed_findings(report: &mut Report, agent: Agent, at: &str, text: &str, f
 /// Whether `text` (a settings file of `agent`) runs wasm-hooks.
 fn is_ours(agent: Agent, text: &str) -> bool {
     match agent {
-        Agent::Opencode => text.contains("wasm-hooks"),
+        Agent::Opencode => super::opencode_plugin::is_ours(text),
         _ => !wasm_hooks::installed_on(text, agent.protocol())
             .unwrap_or_default()
             .is_empty(),
