@@ -274,7 +274,9 @@ impl UnknownEvent {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     name: EventName,
-    record: Map<String, Value>,
+    /// Shared, so a hook that keeps the record (a function of an
+    /// embedding language) holds it without a copy; changed copy-on-write.
+    record: std::sync::Arc<Map<String, Value>>,
 }
 
 /// Why a JSON value is not an event record.
@@ -323,7 +325,10 @@ impl Event {
                 .unwrap_or_default()
                 .into()
         });
-        Self { name, record }
+        Self {
+            name,
+            record: record.into(),
+        }
     }
 
     /// A `PreToolUse` event for `tool` with this input.
@@ -498,7 +503,7 @@ impl Event {
 
     /// This event with `field` set to `value`.
     pub fn with(mut self, field: &str, value: impl Into<Value>) -> Self {
-        self.record.insert(field.to_owned(), value.into());
+        self.record_mut().insert(field.to_owned(), value.into());
         self
     }
 
@@ -512,7 +517,7 @@ impl Event {
         if !self.name.is_other_shell() {
             return std::borrow::Cow::Borrowed(self);
         }
-        let mut record = self.record.clone();
+        let mut record = Map::clone(&self.record);
         record.insert("original_event_name".into(), self.name.as_str().into());
         record.insert(
             "hook_event_name".into(),
@@ -521,7 +526,7 @@ impl Event {
         record.entry("tool_name").or_insert_with(|| "Bash".into());
         std::borrow::Cow::Owned(Event {
             name: EventName::PreToolUse,
-            record,
+            record: record.into(),
         })
     }
 
@@ -533,6 +538,17 @@ impl Event {
     /// The whole record.
     pub fn record(&self) -> &Map<String, Value> {
         &self.record
+    }
+
+    /// The whole record, shared: what a hook that keeps it holds, without
+    /// a copy (a later rewrite of this event does not change it).
+    pub fn shared_record(&self) -> &std::sync::Arc<Map<String, Value>> {
+        &self.record
+    }
+
+    /// The record to change: copied first if a hook still holds it.
+    fn record_mut(&mut self) -> &mut Map<String, Value> {
+        std::sync::Arc::make_mut(&mut self.record)
     }
 
     fn str_field(&self, field: &str) -> Option<&str> {
@@ -605,13 +621,13 @@ impl Event {
     /// Replace one field of the record (what a `modify` answer does to
     /// the event's [`EventName::rewritable_field`]).
     pub fn set_field(&mut self, field: &str, value: Value) {
-        self.record.insert(field.to_owned(), value);
+        self.record_mut().insert(field.to_owned(), value);
     }
 
     /// Name the agent's project directory in the record as `project_dir`
     /// (hooks then know it, not only the `cwd`), unless the agent did.
     pub fn set_project_dir(&mut self, dir: &std::path::Path) {
-        self.record
+        self.record_mut()
             .entry("project_dir")
             .or_insert_with(|| dir.display().to_string().into());
     }
@@ -623,7 +639,7 @@ impl Event {
 
     /// Replace the tool's output (what a `modify_output` answer does).
     pub fn set_tool_response(&mut self, output: Value) {
-        self.record.insert("tool_response".into(), output);
+        self.record_mut().insert("tool_response".into(), output);
     }
 
     /// The record as JSON text.

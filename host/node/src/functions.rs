@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use napi::bindgen_prelude::Promise;
 use napi::threadsafe_function::ThreadsafeFunction;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use wasm_hooks::CallbackHook;
 
 /// A JavaScript `async (value) => value` the engine may call from any
@@ -31,7 +31,7 @@ pub(crate) async fn call(function: &JsFunction, argument: Value) -> Result<Value
 pub(crate) fn function_hook(function: JsFunction, label: String) -> CallbackHook {
     let function = Arc::new(function);
     CallbackHook::new(label, move |record| {
-        let (function, record) = (Arc::clone(&function), Value::Object(record.clone()));
+        let (function, record) = (Arc::clone(&function), Value::Object(Map::clone(record)));
         Box::pin(async move {
             let answer = call(&function, record).await?;
             Ok(Some(answer).filter(|a| !a.is_null()))

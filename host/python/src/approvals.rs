@@ -24,7 +24,14 @@ pub(crate) struct PythonApprovals {
 impl ApprovalSystem for PythonApprovals {
     fn request<'a>(&'a self, request: &'a ApprovalRequest) -> ApprovalFuture<'a> {
         Box::pin(async move {
-            match calls::start(&self.callback, request, choice).answer().await {
+            match calls::start(
+                &self.callback,
+                |py| Ok(pythonize::pythonize(py, request)?),
+                choice,
+            )
+            .answer()
+            .await
+            {
                 Ok(choice) => choice,
                 Err(message) => {
                     tracing::warn!(

@@ -10,7 +10,6 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyDict;
 use pyo3_async_runtimes::TaskLocals;
-use pythonize::pythonize;
 
 use crate::errors::engine_error;
 
@@ -87,18 +86,18 @@ impl<T: Send + 'static> Called<T> {
     }
 }
 
-/// Call `function` with `argument` as Python data, now, and read what it
-/// returns with `read`, under one taking of the GIL; when it returns a
+/// Call `function` with the Python object `argument` makes, now, and read
+/// what it returns with `read`, under one taking of the GIL; when it returns a
 /// coroutine, that runs on the caller's loop under an `_async` call, else
 /// to its end on a loop of its own (`asyncio.run`).
 pub(crate) fn start<T>(
     function: &Py<PyAny>,
-    argument: &impl serde::Serialize,
+    argument: impl for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>>,
     read: Read<T>,
 ) -> Called<T> {
     let caller_loop = CALLER_LOOP.try_with(Clone::clone).ok().flatten();
     Python::attach(|py| -> PyResult<Called<T>> {
-        let returned = function.bind(py).call1((pythonize(py, argument)?,))?;
+        let returned = function.bind(py).call1((argument(py)?,))?;
         // No opinion and an answer (a dict) are read at once: asking
         // asyncio is for anything else.
         if returned.is_none()

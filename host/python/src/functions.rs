@@ -1,5 +1,6 @@
 //! Python functions registered as hooks: each is a library
-//! [`CallbackHook`], given the event's record as a dict and answering
+//! [`CallbackHook`], given the event's record (an [`EventRecord`], read
+//! like a dict) and answering
 //! `None` (no opinion) or a dict in any answer shape hook files know.
 
 use pyo3::prelude::*;
@@ -8,12 +9,18 @@ use serde_json::Value;
 use wasm_hooks::CallbackHook;
 
 use crate::calls;
+use crate::record::EventRecord;
 
 /// A hook calling `function`, named `label` in traces: called as the
 /// engine reaches it, its answer read at once unless it is a coroutine.
 pub(crate) fn function_hook(function: Py<PyAny>, label: String) -> CallbackHook {
     CallbackHook::new(label, move |record| {
-        calls::start(&function, record, answer).answer()
+        calls::start(
+            &function,
+            |py| Ok(Bound::new(py, EventRecord::new(record))?.into_any()),
+            answer,
+        )
+        .answer()
     })
 }
 

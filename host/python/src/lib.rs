@@ -15,6 +15,7 @@ mod engine;
 mod errors;
 mod functions;
 mod outcome;
+mod record;
 mod session;
 
 use pyo3::prelude::*;
@@ -27,6 +28,7 @@ fn _wasm_hooks(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<session::Session>()?;
     m.add_class::<outcome::Outcome>()?;
     m.add_class::<outcome::Resolved>()?;
+    m.add_class::<record::EventRecord>()?;
     m.add_function(wrap_pyfunction!(engine::protocols, m)?)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -8,6 +8,7 @@ import os
 import pathlib
 import subprocess
 import threading
+from collections.abc import Mapping
 
 import pytest
 
@@ -74,6 +75,31 @@ def test_a_python_function_is_a_hook_folded_with_the_files(hook_file, engine_of)
     engine.decide({"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": "a"}})
     assert seen == ["sudo ls", "ls"], "the matcher keeps it to Bash"
     assert [h["name"] for h in engine.hooks()] == ["deny-dangerous-commands", "no-env-writes", "no-sudo"]
+
+
+def test_a_function_reads_the_record_as_a_read_only_mapping(engine_of, hook_file):
+    engine = engine_of(hook_file("hooks: {}"))
+    seen = {}
+
+    def look(event):
+        seen.update(
+            mapping=isinstance(event, Mapping), tool=event["tool_name"], got=event.get("nope", "dflt"),
+            has="tool_input" in event and "nope" not in event and 3 not in event,
+            plain=dict(event), as_json=json.loads(json.dumps(event.to_dict())),
+            equal=event == event.to_dict(), length=len(event), keys=sorted(event),
+        )
+        event["tool_input"]["command"] = "changed"  # a copy: the call is changed by answers only
+        with pytest.raises(KeyError):
+            event["nope"]
+        with pytest.raises(TypeError):
+            event["tool_name"] = "Read"
+
+    engine.register("PreToolUse", look, name="look")
+    outcome = engine.decide(bash("ls"))
+    assert outcome.decision == "proceed" and outcome.updated_input is None
+    assert seen["mapping"] and seen["tool"] == "Bash" and seen["got"] == "dflt" and seen["has"]
+    assert seen["plain"]["tool_input"] == {"command": "ls"} == seen["as_json"]["tool_input"]
+    assert seen["equal"] and seen["length"] == len(seen["keys"]) and "hook_event_name" in seen["keys"]
 
 
 def test_every_answer_shape_a_hook_file_knows_is_read_from_a_function(engine_of, hook_file):

@@ -7,6 +7,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use wasm_hooks_core::{
@@ -19,9 +20,9 @@ use super::answer;
 /// no opinion), or why it failed (its exception, in a few words).
 pub type CallbackFuture = Pin<Box<dyn Future<Output = Result<Option<Value>, String>> + Send>>;
 
-/// The function behind a [`CallbackHook`]: the event's record in (borrowed:
-/// a binding converts it into its language's values without a copy).
-pub type CallbackFn = dyn Fn(&Map<String, Value>) -> CallbackFuture + Send + Sync;
+/// The function behind a [`CallbackHook`]: the event's record in (shared:
+/// a binding that keeps it for its language holds it without a copy).
+pub type CallbackFn = dyn Fn(&Arc<Map<String, Value>>) -> CallbackFuture + Send + Sync;
 
 /// A hook that calls a function of the embedding program with the event's
 /// record (a JSON object: `hook_event_name`, `tool_name`, `tool_input`…)
@@ -37,7 +38,7 @@ impl CallbackHook {
     /// name, for listings and traces).
     pub fn new(
         label: impl Into<String>,
-        function: impl Fn(&Map<String, Value>) -> CallbackFuture + Send + Sync + 'static,
+        function: impl Fn(&Arc<Map<String, Value>>) -> CallbackFuture + Send + Sync + 'static,
     ) -> Self {
         Self {
             function: Box::new(function),
@@ -56,7 +57,7 @@ impl fmt::Debug for CallbackHook {
 
 impl Handler for CallbackHook {
     fn handle<'a>(&'a self, hook: &'a HookId, event: &'a Event) -> HandlerFuture<'a> {
-        let called = (self.function)(event.record());
+        let called = (self.function)(event.shared_record());
         Box::pin(async move {
             let result = match called.await {
                 Ok(None) => Ok(HookResult::new(Decision::Proceed)),

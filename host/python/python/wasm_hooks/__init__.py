@@ -21,17 +21,19 @@ own dialect (`claude`, `codex`, `gemini`, `copilot`, `cursor`, `opencode`).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
 from dataclasses import dataclass
 
 from . import _wasm_hooks
-from ._wasm_hooks import Outcome, Resolved
+from ._wasm_hooks import EventRecord, Outcome, Resolved
 from .errors import EventError, HookFileError, Problem, RegistrationError, WasmHooksError
 
 __all__ = [
     "Answer",
     "Engine",
+    "EventRecord",
     "Outcome",
     "EventError",
     "HookFileError",
@@ -50,6 +52,11 @@ PROTOCOLS: List[str] = _wasm_hooks.protocols()
 
 PathLike = Union[str, "os.PathLike[str]"]
 Event = Dict[str, Any]
+
+# A registered function is given an `EventRecord`: read like a dict, its
+# values made Python data only when read (a dict of the whole record is
+# most of what a call would cost). `to_dict()` gives a plain dict.
+Mapping.register(EventRecord)
 
 
 @dataclass(frozen=True)
@@ -119,7 +126,7 @@ class Engine:
     def register(
         self,
         event: str,
-        function: Callable[[Event], Any],
+        function: Callable[[EventRecord], Any],
         *,
         matcher: Optional[str] = None,
         priority: int = 0,
@@ -128,7 +135,8 @@ class Engine:
     ) -> Any:
         """Run `function(record)` (sync or `async def`) as a hook on `event`
         (`PreToolUse`, `tool:pre`, `PreToolUse,PostToolUse`, `*`), for the
-        tools `matcher` fits, at `priority` (lower runs first). It returns
+        tools `matcher` fits, at `priority` (lower runs first). `record` is
+        an `EventRecord`, read like a dict (`record["tool_input"]`). It returns
         `None` (no opinion) or a dict in any answer shape hook files know:
         `{"decision": "deny", "reason": …}`, Amplifier's `{"action": …}`,
         Claude Code's `hookSpecificOutput`. A function that raises, or

@@ -1,13 +1,26 @@
 """The native module behind `wasm_hooks` (types only)."""
 
 from os import PathLike
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Awaitable, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 _Path = Union[str, PathLike[str]]
 
 VERSION: str
 
 def protocols() -> List[str]: ...
+
+class EventRecord:
+    """An event's record, given to a registered function: read like a dict
+    (a `collections.abc.Mapping`), never changed; `to_dict()` copies it."""
+    def __getitem__(self, key: str) -> Any: ...
+    def get(self, key: str, default: Any = None) -> Any: ...
+    def __contains__(self, key: object) -> bool: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def keys(self) -> List[str]: ...
+    def values(self) -> List[Any]: ...
+    def items(self) -> List[Tuple[str, Any]]: ...
+    def to_dict(self) -> Dict[str, Any]: ...
 
 class Outcome:
     decision: str
@@ -60,7 +73,7 @@ class Engine:
     def register(
         self,
         event: str,
-        function: Callable[[Dict[str, Any]], Any],
+        function: Callable[[EventRecord], Any],
         *,
         matcher: Optional[str] = None,
         priority: int = 0,

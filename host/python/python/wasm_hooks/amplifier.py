@@ -24,7 +24,7 @@ import asyncio
 import inspect
 import uuid
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from . import Engine, Outcome
 
@@ -132,7 +132,7 @@ def to_record(event: str, data: Optional[Dict[str, Any]]) -> Dict[str, Any]:
     return record
 
 
-def to_data(record: Dict[str, Any]) -> Dict[str, Any]:
+def to_data(record: Mapping[str, Any]) -> Dict[str, Any]:
     """The canonical record as Amplifier's handlers know it."""
     data = {k: v for k, v in record.items() if k not in ("hook_event_name", _AMPLIFIER)}
     original = data.pop(_ORIGINAL_TOOL, None)
@@ -244,13 +244,13 @@ class HookRegistry:
         name = name or f"_auto_{event}_{uuid.uuid4()}"
         if inspect.iscoroutinefunction(handler):
 
-            async def hook(record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+            async def hook(record: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
                 data = to_data(record)
                 return _answer(event, data, await handler(event, data))
 
         else:
 
-            def hook(record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+            def hook(record: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
                 data = to_data(record)
                 return _answer(event, data, handler(event, data))
 
