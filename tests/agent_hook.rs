@@ -522,49 +522,6 @@ fn claude_code_entries_with_if_on_failure_and_status_message() {
 }
 
 #[test]
-fn agent_hooks_load_and_are_reported_as_unsupported_never_silently_skipped() {
-    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [
-        {"type": "agent", "name": "verifier", "prompt": "check the diff", "model": "claude-sonnet"}
-    ]}]}}));
-    let wasm_hooks = || {
-        let mut cmd = Command::cargo_bin("wasm-hooks").unwrap();
-        cmd.env("XDG_CONFIG_HOME", "/nonexistent");
-        cmd
-    };
-    let validated = wasm_hooks()
-        .args(["validate", "--config"])
-        .arg(&file.path)
-        .output()
-        .unwrap();
-    let text = String::from_utf8(validated.stdout).unwrap();
-    assert!(validated.status.success(), "{text}");
-    assert!(
-        text.contains("warning:")
-            && text.contains("hook `verifier` will not run: `agent` hooks need an agent loop"),
-        "{text}"
-    );
-    let listed = wasm_hooks()
-        .args(["list", "--config"])
-        .arg(&file.path)
-        .output()
-        .unwrap();
-    let text = String::from_utf8(listed.stdout).unwrap();
-    assert!(text.contains("unsupported: `agent` hooks"), "{text}");
-    let answered = claude(&file.path, &support::fixture("PreToolUse"));
-    assert_eq!(answered.code, 0);
-    let told = answered.body["systemMessage"].as_str().unwrap();
-    assert!(
-        told.contains("[verifier]") && told.contains("not run: `agent` hooks"),
-        "{told}"
-    );
-    assert!(
-        answered.body["hookSpecificOutput"].is_null(),
-        "{}",
-        answered.body
-    );
-}
-
-#[test]
 fn gemini_events_tools_and_answers() {
     let file = support::hook_file(
         "PreToolUse",
@@ -633,6 +590,73 @@ fn codex_payloads_and_a_rewrite_as_allow_with_updated_input() {
     assert_eq!(
         answered.body["hookSpecificOutput"]["updatedInput"],
         json!({"command": "echo rewritten"})
+    );
+}
+
+#[test]
+fn codex_0_171s_model_request_events_reach_hooks_named_for_them_and_a_deny_there_is_said_not_lost()
+{
+    let dir = tempfile::tempdir().unwrap();
+    let (pre_seen, post_seen) = (dir.path().join("pre.json"), dir.path().join("post.json"));
+    let file = support::write_hook_file(&json!({"hooks": {
+        "PreModelRequest": [{"hooks": [
+            command(&format!("cat > {}", pre_seen.display())),
+            {"type": "inline", "name": "no-retries", "rules": [
+                {"field": "attempt_number", "operator": "equals", "value": 3, "action": "deny", "reason": "too many retries"}
+            ]},
+        ]}],
+        "PostModelResponse": [{"hooks": [command(&format!("cat > {}", post_seen.display()))]}],
+    }}));
+    let fixture = |name: &str| -> Value {
+        let path =
+            support::workspace_root().join(format!("tests/fixtures/codex-0.171/{name}.json"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let mut pre = fixture("PreModelRequest");
+    let answered = hook("codex", &file.path, &pre, &[]);
+    assert_eq!(
+        (answered.code, answered.stderr.as_str()),
+        (0, ""),
+        "{:?}",
+        answered.body
+    );
+    let seen: Value = serde_json::from_str(&std::fs::read_to_string(&pre_seen).unwrap()).unwrap();
+    assert_eq!(
+        (
+            seen["hook_event_name"].as_str(),
+            seen["kind"].as_str(),
+            seen["request_id"].as_str()
+        ),
+        (
+            Some("PreModelRequest"),
+            Some("sampling"),
+            pre["request_id"].as_str()
+        )
+    );
+    let answered = hook("codex", &file.path, &fixture("PostModelRequest"), &[]);
+    assert_eq!(answered.code, 0);
+    let seen: Value = serde_json::from_str(&std::fs::read_to_string(&post_seen).unwrap()).unwrap();
+    assert_eq!(
+        (
+            seen["agent_event_name"].as_str(),
+            seen["tokens"].as_u64(),
+            seen["response_id"].as_str()
+        ),
+        (
+            Some("PostModelRequest"),
+            Some(15),
+            Some("resp_635319be3eb94cc6b1edc225")
+        )
+    );
+    pre["attempt_number"] = json!(3);
+    let denied = hook("codex", &file.path, &pre, &[]);
+    assert!(
+        denied
+            .stderr
+            .contains("Codex acts on no answer to PreModelRequest")
+            && denied.stderr.contains("deny is not enforced"),
+        "{}",
+        denied.stderr
     );
 }
 

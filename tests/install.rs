@@ -381,6 +381,17 @@ fn codex_and_gemini_get_their_own_files_events_and_next_steps() {
         codex["hooks"].get("Notification").is_none(),
         "Codex has none"
     );
+    assert_eq!(
+        (
+            codex["hooks"]["PreModelRequest"][0]["hooks"][0]["command"].as_str(),
+            codex["hooks"]["PostModelRequest"][0]["hooks"][0]["command"].as_str(),
+        ),
+        (
+            Some(installed_command("codex").as_str()),
+            Some(installed_command("codex").as_str())
+        ),
+        "Codex 0.171's events around each model request, by its own names"
+    );
 
     wasm_hooks(&["install", "gemini"], project.path())
         .success()
@@ -421,7 +432,7 @@ fn codex_and_gemini_get_their_own_files_events_and_next_steps() {
     );
     wasm_hooks(&["uninstall", "codex"], project.path())
         .success()
-        .stdout(predicate::str::contains("removed 11 wasm-hooks entries"));
+        .stdout(predicate::str::contains("removed 13 wasm-hooks entries"));
 }
 
 #[test]

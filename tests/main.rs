@@ -44,6 +44,7 @@ mod oci_plugins;
 mod policy_tests;
 mod prompt_hooks;
 mod quick_start;
+mod sandboxed_agent_hooks;
 mod scaffold;
 mod schema;
 mod serve;

@@ -3,8 +3,11 @@
 #
 #   scripts/agents/codex.sh            the scenarios (PASS/FAIL; exit 1 on a FAIL)
 #   scripts/agents/codex.sh capture    one payload per event into
-#                                      tests/fixtures/codex-0.169/ and hook-environment.md
-#   scripts/agents/codex.sh probe      what Codex does with chosen answers
+#                                      tests/fixtures/codex-X.Y/ (0.169 unless
+#                                      CODEX_VERSION) and hook-environment.md
+#   scripts/agents/codex.sh probe      what Codex does with chosen answers (0.171+:
+#                                      PreModelRequest and PostModelRequest too, run
+#                                      through `codex app-server`)
 #   scripts/agents/codex.sh sessions   record one session's own log (Codex 0.171) into
 #                                      tests/fixtures/sessions/codex-0.171/
 #
@@ -17,10 +20,13 @@ VERSION=${CODEX_VERSION:-$VERSION}
 . "$(dirname "$0")/common.sh"
 
 agent_install CODEX @openai/codex codex "$@"
-FIXTURES=$REPO/tests/fixtures/codex-0.169
+FIXTURES=$REPO/tests/fixtures/codex-${VERSION%.*}
 
 EVENTS=(PreToolUse PermissionRequest PostToolUse UserPromptSubmit Stop SessionStart
   SessionEnd PreCompact PostCompact SubagentStart SubagentStop Interrupt)
+# Codex 0.171 added two events around each request to the model.
+version_at_least() { [ "$(printf '%s\n%s\n' "$1" "$VERSION" | sort -V | head -n1)" = "$1" ]; }
+if version_at_least 0.171.0; then EVENTS+=(PreModelRequest PostModelRequest); fi
 
 # agent_setup: CODEX_HOME with a config that points at the fake model, the
 # project trusted, no update checks; the agents' environment for it.
@@ -141,10 +147,41 @@ EOF
   capture_session session3 "touch a file" "$(script_of "$(tool_call exec_command cmd "touch approved-file" \
     sandbox_permissions require_escalated justification "the test needs it")")" --approve-for-me
 
+  if version_at_least 0.171.0; then capture_model_requests; fi
+
   fixtures_reset
   save_session 1
   save_session 3 PermissionRequest
+  if version_at_least 0.171.0; then
+    rm -rf "$FIXTURES/model-unreachable" "$FIXTURES/compaction"
+    say "session 4: $(save_captures "$FIXTURES/model-unreachable" "$WORK/session4" PreModelRequest PostModelRequest)"
+    say "session 5: $(save_captures "$FIXTURES/compaction" "$WORK/session5" \
+      PreCompact PostCompact PreModelRequest PostModelRequest)"
+  fi
   fixtures_done "Codex $VERSION"
+}
+
+# capture_model_requests: sessions 4 and 5 (Codex 0.171+), with
+# config.toml changed for each and put back after.
+#  4: the model unreachable (a closed loopback port): Codex retries (it
+#     waits for the network whatever request_max_retries says) until the
+#     deadline; PreModelRequest and PostModelRequest fire for every attempt.
+#  5: model_auto_compact_token_limit below the fake model's 15 tokens; a
+#     first session says hello (discarded), `codex exec resume --last`
+#     compacts before its turn (auto): PreCompact, PostCompact, and the
+#     model-request events of the compaction request. (Compaction within a
+#     turn that has tool calls loops: the compacted history has no tool
+#     result, so the fake model asks for the tool again.)
+capture_model_requests() {
+  local config=$CODEX_HOME/config.toml
+  cp "$config" "$WORK/config.saved"
+  sed -i -e "s|^base_url = .*|base_url = \"http://127.0.0.1:$(free_port)/v1\"|" "$config"
+  RUN_AGENT_SECS=8 capture_session session4 "say hello" "$TEXT_ONLY"
+  cp "$WORK/config.saved" "$config"
+  sed -i 's/^model_provider = .*/&\nmodel_auto_compact_token_limit = 12/' "$config"
+  capture_session session5-first "say hello" "$TEXT_ONLY"
+  capture_session session5 "say hello again" "$TEXT_ONLY" resume --last
+  cp "$WORK/config.saved" "$config"
 }
 
 # ---------------------------------------------------------------- probe
@@ -174,6 +211,143 @@ probe() {
   probe_guard cprobe pretooluse PreToolUse "$(touch_script)" "$MISSING" \
     none deny allow exit2 exit1 block touch-rewrite touch-rewrite-allow
   probe_guard cprobe prompt UserPromptSubmit "$TEXT_ONLY" "$MISSING" exit2 block
+  if version_at_least 0.171.0; then probe_model_requests; fi
+}
+
+# codex_app_turn NAME PROMPT: one turn of a new thread in $PROJ through
+# `codex app-server` (JSON-RPC on stdio, as the TUI and IDEs drive Codex),
+# which reports every hook run (hook/started, hook/completed: status and
+# the entries Codex made of the hook's answer) where `codex exec` prints
+# only "hook: EVENT STATUS". Every message it got, one a line, in
+# $WORK/NAME.out (run_agent, 40 s at most); its log (RUST_LOG
+# codex_hooks=debug) in $WORK/NAME.log.
+codex_app_turn() {
+  cat >"$WORK/app-turn.py" <<'EOF'
+import json, os, subprocess, sys
+codex, proj, prompt, log = sys.argv[1:]
+p = subprocess.Popen([codex, "app-server"], cwd=proj, stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=open(log, "w"), text=True,
+                     env=dict(os.environ, RUST_LOG="codex_hooks=debug"))
+def send(obj):
+    p.stdin.write(json.dumps(obj) + "\n")
+    p.stdin.flush()
+def wait(id_=None, method=None):
+    for line in p.stdout:
+        print(line.rstrip("\n"), flush=True)
+        msg = json.loads(line)
+        if (id_ is not None and msg.get("id") == id_ and "method" not in msg) \
+                or (method and msg.get("method") == method):
+            return msg
+    sys.exit("codex app-server ended")
+send({"id": 1, "method": "initialize",
+      "params": {"clientInfo": {"name": "wasm-hooks-agents", "title": None, "version": "1"}}})
+wait(1)
+send({"method": "initialized"})
+send({"id": 2, "method": "thread/start", "params": {"cwd": proj}})
+thread = wait(2)["result"]["thread"]["id"]
+send({"id": 3, "method": "turn/start",
+      "params": {"threadId": thread, "input": [{"type": "text", "text": prompt}]}})
+wait(method="turn/completed")
+p.terminate()
+p.wait(timeout=10)
+EOF
+  run_agent 40 "$1" python3 "$WORK/app-turn.py" "$CODEX" "$PROJ" "$2" "$WORK/$1.log"
+}
+
+# mprobe LABEL EVENT HOOK-ENTRY [MATCHER]: one turn (codex_app_turn) with
+# one hook (trusted) on EVENT, in a group with MATCHER if given; the model
+# calls exec_command `touch original-ran`, then says done. A table row:
+# the tool ran, the hook ran (times), model requests, which of the probe's
+# marker strings reached which model request (1-based), how the turn
+# ended, Codex's report of each hook run (status, entries, and what
+# happened while it ran), and what Codex logged of the hook's answer.
+MARKERS="PROBE-CONTEXT-4d2 probe-system-message probe-stop-reason probe-block-reason probe-deny-reason probe-exit2-reason probe-exit1-reason"
+mprobe() {
+  local label=$1 event=$2 entry=$3 matcher=${4:-}
+  probe_reset
+  python3 - "$event" "$entry" "$matcher" >"$CODEX_HOME/hooks.json" <<'EOF'
+import json, sys
+event, entry, matcher = sys.argv[1:]
+group = {"hooks": [json.loads(entry)]}
+if matcher:
+    group["matcher"] = matcher
+print(json.dumps({"hooks": {event: [group]}}))
+EOF
+  sed -i '/^\[hooks\.state\./,$d' "$CODEX_HOME/config.toml"
+  codex_trust_hooks >/dev/null
+  set_script "$(touch_script)"
+  codex_app_turn "probe-$label" PROBE-PROMPT
+  MARKERS=$MARKERS probe_py "$label" <<'EOF'
+for i, r in enumerate(reqs, 1):
+    for it in r["body"].get("input", []):
+        text = json.dumps(it)
+        for m in os.environ["MARKERS"].split():
+            if m in text:
+                saw.append(f"req {i}: {m} in a {it.get('role') or it.get('type')} item")
+# What happened while each hook ran: model requests, commands started.
+moments = [(r["ts"] * 1000, f"model request {i}") for i, r in enumerate(reqs, 1)]
+started, runs, turn = {}, [], "no turn/completed"
+msgs = []
+for line in out.splitlines():
+    try:
+        msgs.append(json.loads(line))
+    except ValueError:
+        pass
+for msg in msgs:
+    if msg.get("method") == "item/started" and msg["params"]["item"].get("type") == "commandExecution":
+        moments.append((msg["emittedAtMs"], "command started"))
+for msg in msgs:
+    if msg.get("method") == "hook/started":
+        started[msg["params"]["run"]["id"]] = msg["emittedAtMs"]
+    elif msg.get("method") == "hook/completed":
+        r = msg["params"]["run"]
+        s = f"{r['status']} ({r['executionMode']}, {r['durationMs']} ms)"
+        if r.get("statusMessage"):
+            s += f" message {r['statusMessage']!r}"
+        if r.get("entries"):
+            s += " " + json.dumps(r["entries"])
+        t0, t1 = started.get(r["id"], 0), msg["emittedAtMs"]
+        during = [what for t, what in moments if t0 <= t <= t1]
+        s += "; while it ran: " + (", ".join(during) or "nothing")
+        runs.append(s)
+    elif msg.get("method") == "turn/completed":
+        t = msg["params"]["turn"]
+        turn = t["status"] + (f": {json.dumps(t['error'])}" if t.get("error") else "")
+import re
+logged = [re.sub(r"\x1b\[[0-9;]*m", "", l).split("codex_hooks::", 1)[1].strip()
+          for l in open(os.path.join(work, f"probe-{label}.log")) if "codex_hooks::" in l]
+print(f"| {label} | {made()} | {fired} | {len(reqs)} | {cell(' / '.join(saw) or '-')} | "
+      f"{cell(turn)} | {cell(' / '.join(runs) or '-', 700)} | "
+      f"{cell(logged[0] if logged else '-', 240)}{f' (×{len(logged)})' if len(logged) > 1 else ''} |")
+EOF
+}
+
+# probe_model_requests: what Codex 0.171 does with the answers of a
+# PreModelRequest and a PostModelRequest hook (mprobe).
+probe_model_requests() {
+  echo
+  table_head probe "files made" "hook ran" "model requests" "markers the model got" "turn" "hook runs (app-server hook/completed)" "Codex's log (codex_hooks=debug)"
+  local ev m sleepy
+  for ev in PreModelRequest PostModelRequest; do
+    for m in none exit2 block deny stop context sysmsg exit1 garbage; do
+      mprobe "$ev-$m" "$ev" "$(answer_entry "$ev" "$m")"
+    done
+    mprobe "$ev-missing" "$ev" '{"type": "command", "command": "/nonexistent/wasm-hooks-hook"}'
+    sleepy=$(answer_entry "$ev" sleep)
+    mprobe "$ev-timeout1s" "$ev" "${sleepy%\}}, \"timeout\": 1}"
+    mprobe "$ev-sleep5s-timeout10s" "$ev" "${sleepy%\}}, \"timeout\": 10}"
+    mprobe "$ev-matcher-sampling-exit2" "$ev" "$(answer_entry "$ev" exit2)" sampling
+    mprobe "$ev-matcher-nomatch-exit2" "$ev" "$(answer_entry "$ev" exit2)" nomatch
+  done
+  # The model unreachable (a closed loopback port; Codex retries every few
+  # seconds): does either hook's exit 2 stop the retries? 12 s each.
+  local config=$CODEX_HOME/config.toml
+  cp "$config" "$WORK/config.saved"
+  sed -i "s|^base_url = .*|base_url = \"http://127.0.0.1:$(free_port)/v1\"|" "$config"
+  for ev in PreModelRequest PostModelRequest; do
+    RUN_AGENT_SECS=12 mprobe "$ev-exit2-model-unreachable" "$ev" "$(answer_entry "$ev" exit2)"
+  done
+  cp "$WORK/config.saved" "$config"
 }
 
 # ---------------------------------------------------------------- scenarios

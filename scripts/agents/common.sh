@@ -483,6 +483,11 @@ case \$mode in
   gdeny) echo '{"decision": "deny", "reason": "probe-deny-reason"}' ;;
   touch-rewrite) hso '"updatedInput": {"command": "touch rewritten-ran"}' ;;
   touch-rewrite-allow) hso '"permissionDecision": "allow", "updatedInput": {"command": "touch rewritten-ran"}' ;;
+  context) hso '"additionalContext": "PROBE-CONTEXT-4d2"' ;;
+  stop) echo '{"continue": false, "stopReason": "probe-stop-reason"}' ;;
+  sysmsg) echo '{"systemMessage": "probe-system-message"}' ;;
+  garbage) echo 'not json at all' ;;
+  sleep) sleep 5 ;;
   exit2) echo probe-exit2-reason >&2; exit 2 ;;
   exit1) echo probe-exit1-reason >&2; exit 1 ;;
   none) ;;

@@ -77,12 +77,6 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
             }
             text.push('\n');
             for hook in engine.hooks() {
-                if let Some(why) = hook.handler.unsupported() {
-                    text.push_str(&format!(
-                        "warning: {}: hook `{}` will not run: {why}\n",
-                        hook.source, hook.id
-                    ));
-                }
                 for caveat in &hook.caveats {
                     text.push_str(&format!(
                         "warning: {}: hook `{}`: {caveat}\n",

@@ -42,13 +42,6 @@ pub trait Handler: Send + Sync + fmt::Debug {
         Vec::new()
     }
 
-    /// Why this hook cannot run here, when it cannot (a kind the engine
-    /// reads but does not run); `validate` warns about it, and every event
-    /// it applies to reports it as the hook's failure. None by default.
-    fn unsupported(&self) -> Option<&str> {
-        None
-    }
-
     /// The rules the handler decides by, in words (`rule 1 (deny: …)`), for
     /// coverage: which no test made decide. None by default (a handler
     /// that is one piece of code).

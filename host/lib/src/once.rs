@@ -125,10 +125,6 @@ impl Handler for OnceHook {
         details
     }
 
-    fn unsupported(&self) -> Option<&str> {
-        self.inner.unsupported()
-    }
-
     fn rules(&self) -> Vec<String> {
         self.inner.rules()
     }

@@ -1,11 +1,13 @@
 //! The hook kinds of hook files, each in its own module behind the
 //! [`Handler`](wasm_hooks_core::Handler) trait and each owning its fields
 //! ([`kind::HookKind`]): `wasm` (running plugins is `wasm-hooks-wasm`'s),
-//! `command`, `inline` and `matcher`, `http`, `mcp_tool`, `prompt`, and `agent`, which
-//! is read but not run (`unsupported`). `answer` reads the JSON answers of
+//! `command`, `inline` and `matcher`, `http`, `mcp_tool`, `prompt`, and
+//! `agent` (a model with read-only tools over the hook's grants). `model`
+//! is the API both model kinds call; `answer` reads the JSON answers of
 //! command, http and prompt hooks.
 
 pub(crate) mod action;
+pub(crate) mod agent;
 pub(crate) mod answer;
 pub mod callback;
 pub mod command;
@@ -15,10 +17,10 @@ pub mod http;
 pub mod inline;
 pub(crate) mod kind;
 pub mod mcp;
+pub(crate) mod model;
 pub mod prompt;
 pub(crate) mod runs;
 pub mod setup;
-mod unsupported;
 pub(crate) mod wasm;
 
 use self::kind::KindEntry;
@@ -33,5 +35,5 @@ pub(crate) const KINDS: &[KindEntry] = &[
     KindEntry::of::<prompt::PromptKind>(),
     KindEntry::of::<http::HttpKind>(),
     KindEntry::of::<mcp::McpToolKind>(),
-    KindEntry::of::<unsupported::AgentKind>(),
+    KindEntry::of::<agent::AgentKind>(),
 ];

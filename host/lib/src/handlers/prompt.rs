@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use wasm_hooks_core::{
@@ -27,37 +27,12 @@ use wasm_hooks_core::{
 use crate::RequestEnv;
 
 use super::answer;
-use super::http::request_error;
 use super::kind::{BuildContext, Built, HookKind, HookProblem, optional_flag, optional_text};
+use super::model::{ModelApi, error_message};
 use super::setup::SetupError;
 use crate::template::Template;
 
-/// Which wire format a prompt hook speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Provider {
-    /// The Anthropic Messages API (`POST {base_url}/v1/messages`).
-    Anthropic,
-    /// OpenAI-compatible chat completions (`POST {base_url}/chat/completions`).
-    #[serde(rename = "openai")]
-    OpenAi,
-}
-
-impl Provider {
-    fn default_base_url(self) -> &'static str {
-        match self {
-            Self::Anthropic => "https://api.anthropic.com",
-            Self::OpenAi => "https://api.openai.com/v1",
-        }
-    }
-
-    fn default_key_env(self) -> &'static str {
-        match self {
-            Self::Anthropic => "ANTHROPIC_API_KEY",
-            Self::OpenAi => "OPENAI_API_KEY",
-        }
-    }
-}
+pub use super::model::Provider;
 
 /// Engine-wide defaults for prompt hooks, so that a hook can give only its
 /// `prompt`.
@@ -87,6 +62,24 @@ impl Default for PromptDefaults {
             max_tokens: 256,
             timeout_ms: 30_000,
         }
+    }
+}
+
+impl PromptDefaults {
+    /// The model `settings` name, with these defaults for what they do
+    /// not say.
+    pub(crate) fn model_api(&self, client: reqwest::Client, settings: &PromptSettings) -> ModelApi {
+        ModelApi::new(
+            client,
+            settings.provider.unwrap_or(self.provider),
+            settings.base_url.clone().or_else(|| self.base_url.clone()),
+            settings.model.clone().unwrap_or_else(|| self.model.clone()),
+            settings
+                .api_key_env
+                .clone()
+                .or_else(|| self.api_key_env.clone()),
+            settings.max_tokens.unwrap_or(self.max_tokens),
+        )
     }
 }
 
@@ -121,12 +114,18 @@ const SYSTEM: &str = "You are a policy hook in an AI coding agent. Judge the eve
 Answer with one JSON object and nothing else: {\"ok\": true} when it may go on, or \
 {\"ok\": false, \"reason\": \"...\"} when it must not, with a short reason for the agent.";
 
+/// Added on Stop and SubagentStop, where the prompt is a condition the
+/// agent must meet before it stops (Claude Code's wording of `impossible`).
+const STOP_SYSTEM: &str = " The event is the agent stopping: the prompt is a condition \
+that must be met before it may stop. {\"ok\": false} keeps it working. Only when the condition \
+can never be met in this session (self-contradictory, or it needs what is not available) answer \
+{\"ok\": false, \"impossible\": true, \"reason\": \"...\"}: the agent then stops and the \
+person is told why.";
+
 /// Cached answers live this long.
 const CACHE_TTL: Duration = Duration::from_secs(600);
 /// At most this many cached answers per hook.
 const CACHE_ENTRIES: usize = 512;
-/// At most this many retries after a 429.
-const RATE_LIMIT_RETRIES: usize = 2;
 
 /// Answers by session and prompt, with when they were given.
 type AnswerCache = HashMap<String, (Instant, HookResult)>;
@@ -134,18 +133,11 @@ type AnswerCache = HashMap<String, (Instant, HookResult)>;
 /// An LLM prompt hook: a [`Handler`] that asks a model.
 #[derive(Debug, Clone)]
 pub struct PromptHook {
-    client: reqwest::Client,
-    provider: Provider,
-    endpoint: String,
-    model: String,
-    key_env: String,
-    max_tokens: u32,
+    api: ModelApi,
     timeout_ms: u64,
     template: Template,
     cache: Option<Arc<Mutex<AnswerCache>>>,
     continue_on_block: bool,
-    /// Where the key's variable is read.
-    request_env: RequestEnv,
 }
 
 impl PromptHook {
@@ -162,64 +154,33 @@ impl PromptHook {
             return Err(SetupError::EmptyPrompt);
         }
         let template = Template::parse(&settings.prompt.replace("$ARGUMENTS", "{{event}}"))?;
-        let provider = settings.provider.unwrap_or(defaults.provider);
-        let base = settings
-            .base_url
-            .or_else(|| defaults.base_url.clone())
-            .unwrap_or_else(|| provider.default_base_url().to_owned());
-        let base = base.trim_end_matches('/');
-        let endpoint = match provider {
-            Provider::Anthropic => format!("{base}/v1/messages"),
-            Provider::OpenAi => format!("{base}/chat/completions"),
-        };
         Ok(Self {
-            client,
-            provider,
-            endpoint,
-            model: settings.model.unwrap_or_else(|| defaults.model.clone()),
-            key_env: settings
-                .api_key_env
-                .or_else(|| defaults.api_key_env.clone())
-                .unwrap_or_else(|| provider.default_key_env().to_owned()),
-            max_tokens: settings.max_tokens.unwrap_or(defaults.max_tokens),
+            api: defaults.model_api(client, &settings),
             timeout_ms: settings.timeout_ms.unwrap_or(defaults.timeout_ms),
             template,
             cache: settings.cache.then(Arc::default),
             continue_on_block: settings.continue_on_block,
-            request_env: RequestEnv::default(),
         })
     }
 
     /// This hook, reading its key's variable from the request's own before
     /// the process's.
     pub fn with_request_env(mut self, env: RequestEnv) -> Self {
-        self.request_env = env;
+        self.api.request_env = env;
         self
     }
 
-    /// A block that also ends the turn, unless `continueOnBlock` says
-    /// otherwise or the event is a stop (whose block means "go on").
-    fn end_turn_on_block(&self, event: EventName, mut answer: HookResult) -> HookResult {
-        let stop_event = matches!(event, EventName::Stop | EventName::SubagentStop);
-        if let Decision::Deny { reason } = &answer.decision
-            && answer.stop.is_none()
-            && !self.continue_on_block
-            && !stop_event
-        {
-            answer.stop = Some(reason.clone());
-        }
-        answer
-    }
-
-    fn request_body(&self, prompt: &str) -> Value {
+    fn request_body(&self, event: EventName, prompt: &str) -> Value {
         let user = json!({"role": "user", "content": prompt});
-        match self.provider {
+        let system = system_prompt(SYSTEM, event);
+        let api = &self.api;
+        match api.provider {
             Provider::Anthropic => json!({
-                "model": self.model, "max_tokens": self.max_tokens, "system": SYSTEM, "messages": [user],
+                "model": api.model, "max_tokens": api.max_tokens, "system": system, "messages": [user],
             }),
             Provider::OpenAi => json!({
-                "model": self.model, "max_tokens": self.max_tokens,
-                "messages": [{"role": "system", "content": SYSTEM}, user],
+                "model": api.model, "max_tokens": api.max_tokens,
+                "messages": [{"role": "system", "content": system}, user],
             }),
         }
     }
@@ -230,12 +191,12 @@ impl PromptHook {
         if let Some(hit) = self.cached(&key) {
             return (Ok(hit), String::new());
         }
-        let text = match self.ask(hook, &prompt).await {
+        let text = match self.ask(hook, event.name(), &prompt).await {
             Ok(text) => text,
             Err(e) => return (Err(e), String::new()),
         };
         let result = read_answer(event.name(), &text)
-            .map(|answer| self.end_turn_on_block(event.name(), answer))
+            .map(|answer| end_turn_on_block(event.name(), answer, self.continue_on_block))
             .map_err(|message| HookError::BadResult {
                 hook: hook.clone(),
                 message,
@@ -268,111 +229,69 @@ impl PromptHook {
             .map(|(_, result)| result.clone())
     }
 
-    /// Send the prompt and return the model's text, retrying 429s while the
-    /// deadline allows.
-    async fn ask(&self, hook: &HookId, prompt: &str) -> Result<String, HookError> {
+    /// Send the prompt and return the model's text.
+    async fn ask(
+        &self,
+        hook: &HookId,
+        event: EventName,
+        prompt: &str,
+    ) -> Result<String, HookError> {
         let deadline = Instant::now() + Duration::from_millis(self.timeout_ms);
-        let timeout = || HookError::Timeout {
-            hook: hook.clone(),
-            limit_ms: self.timeout_ms,
-        };
-        let failed = |message: String| HookError::Failed {
-            hook: hook.clone(),
-            message,
-        };
-        let api_key = self
-            .request_env
-            .var(&self.key_env)
-            .filter(|k| !k.is_empty());
-        if api_key.is_none() && self.provider == Provider::Anthropic {
-            return Err(failed(format!(
-                "`{}` is not set: no API key for the model",
-                self.key_env
-            )));
-        }
-        let body = self.request_body(prompt);
-        for attempt in 0..=RATE_LIMIT_RETRIES {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(timeout());
-            }
-            let mut request = self.client.post(&self.endpoint).timeout(left).json(&body);
-            request = match (self.provider, &api_key) {
-                (Provider::Anthropic, Some(key)) => request
-                    .header("x-api-key", key)
-                    .header("anthropic-version", "2023-06-01"),
-                (Provider::OpenAi, Some(key)) => request.bearer_auth(key),
-                (_, None) => request,
-            };
-            let response = request
-                .send()
-                .await
-                .map_err(|e| request_error(hook, self.timeout_ms, "calling the model", e))?;
-            let status = response.status();
-            let retry_after = response
-                .headers()
-                .get("retry-after")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.trim().parse::<u64>().ok());
-            let text = response.text().await.map_err(|e| {
-                request_error(hook, self.timeout_ms, "reading the model's answer", e)
-            })?;
-            if status.as_u16() == 429 && attempt < RATE_LIMIT_RETRIES {
-                let wait = Duration::from_secs(retry_after.unwrap_or(1));
-                if Instant::now() + wait < deadline {
-                    tracing::info!(hook = %hook, "rate limited; retrying in {wait:?}");
-                    tokio::time::sleep(wait).await;
-                    continue;
-                }
-            }
-            if !status.is_success() {
-                return Err(HookError::HttpStatus {
-                    hook: hook.clone(),
-                    status: status.as_u16(),
-                    body: error_message(&text),
-                });
-            }
-            return self.model_text(&text).ok_or_else(|| HookError::BadResult {
+        let body = self.request_body(event, prompt);
+        let answer = self
+            .api
+            .send(hook, &body, deadline, self.timeout_ms)
+            .await?;
+        self.api
+            .text_of(&answer)
+            .ok_or_else(|| HookError::BadResult {
                 hook: hook.clone(),
                 message: format!(
                     "the provider's response has no text: {}",
-                    error_message(&text)
+                    error_message(&answer.to_string())
                 ),
-            });
-        }
-        Err(failed("still rate limited after retrying".into()))
-    }
-
-    /// The model's text in a provider's response.
-    fn model_text(&self, body: &str) -> Option<String> {
-        let v: Value = serde_json::from_str(body).ok()?;
-        let text = match self.provider {
-            Provider::Anthropic => v["content"]
-                .as_array()?
-                .iter()
-                .filter_map(|block| block["text"].as_str())
-                .collect::<Vec<_>>()
-                .join(""),
-            Provider::OpenAi => v["choices"][0]["message"]["content"].as_str()?.to_owned(),
-        };
-        Some(text)
+            })
     }
 }
 
-/// A provider's error body, short and on one line (`error.message` when it
-/// has one).
-fn error_message(body: &str) -> String {
-    let message = serde_json::from_str::<Value>(body)
-        .ok()
-        .and_then(|v| v["error"]["message"].as_str().map(str::to_owned))
-        .unwrap_or_else(|| body.to_owned());
-    let line = message.split_whitespace().collect::<Vec<_>>().join(" ");
-    line.chars().take(300).collect()
+/// The system prompt `base` for `event`: on a stop, with what a stop
+/// condition's answers mean.
+pub(crate) fn system_prompt(base: &str, event: EventName) -> String {
+    if is_stop(event) {
+        format!("{base}{STOP_SYSTEM}")
+    } else {
+        base.to_owned()
+    }
+}
+
+/// Whether `event` is a stop, where a block means "keep working".
+fn is_stop(event: EventName) -> bool {
+    matches!(event, EventName::Stop | EventName::SubagentStop)
+}
+
+/// A block that also ends the turn, unless `continueOnBlock` says
+/// otherwise or the event is a stop (whose block means "go on"), as Claude
+/// Code folds prompt and agent hooks.
+pub(crate) fn end_turn_on_block(
+    event: EventName,
+    mut answer: HookResult,
+    continue_on_block: bool,
+) -> HookResult {
+    if let Decision::Deny { reason } = &answer.decision
+        && answer.stop.is_none()
+        && !continue_on_block
+        && !is_stop(event)
+    {
+        answer.stop = Some(reason.clone());
+    }
+    answer
 }
 
 /// The model's answer: `{"ok"|"safe": bool, "reason"}` or a full result
-/// object, possibly inside a code fence.
-fn read_answer(event: EventName, text: &str) -> Result<HookResult, String> {
+/// object, possibly inside a code fence. On a stop, `{"ok": false,
+/// "impossible": true}` lets the agent stop and tells the person why (the
+/// condition can never be met: keeping it working would not help).
+pub(crate) fn read_answer(event: EventName, text: &str) -> Result<HookResult, String> {
     let start = text.find('{');
     let end = text.rfind('}');
     let (Some(start), Some(end)) = (start, end) else {
@@ -393,12 +312,19 @@ fn read_answer(event: EventName, text: &str) -> Result<HookResult, String> {
         .find_map(|k| value.get(k).and_then(Value::as_bool));
     match verdict {
         Some(true) => Ok(HookResult::new(Decision::Proceed)),
-        Some(false) => Ok(HookResult::new(Decision::Deny {
-            reason: value["reason"]
+        Some(false) => {
+            let reason = value["reason"]
                 .as_str()
                 .unwrap_or("the model judged this not ok")
-                .to_owned(),
-        })),
+                .to_owned();
+            if is_stop(event) && value["impossible"] == Value::Bool(true) {
+                let mut answer = HookResult::new(Decision::Proceed);
+                answer.system_message =
+                    Some(format!("the stop condition can never be met: {reason}"));
+                return Ok(answer);
+            }
+            Ok(HookResult::new(Decision::Deny { reason }))
+        }
         None => answer::json_answer(event, json).map_err(|e| format!("the model's answer: {e}")),
     }
 }
@@ -407,7 +333,7 @@ impl Handler for PromptHook {
     fn details(&self) -> Vec<String> {
         vec![format!(
             "prompt: model {} at {}, key from the variable {}",
-            self.model, self.endpoint, self.key_env
+            self.api.model, self.api.endpoint, self.api.key_env
         )]
     }
 
@@ -503,7 +429,10 @@ impl HookKind for PromptKind {
 /// hook's URL must, and its `api_key_env` must be the provider's own
 /// variable (or the engine's default) or one of the person's
 /// `hook_secrets`: a hook file cannot send a secret where it likes.
-fn check_egress(settings: &PromptSettings, cx: &BuildContext<'_>) -> Result<(), HookProblem> {
+pub(crate) fn check_egress(
+    settings: &PromptSettings,
+    cx: &BuildContext<'_>,
+) -> Result<(), HookProblem> {
     let http = &cx.settings.http;
     if let Some(url) = &settings.base_url {
         http.may_call(url)?;
@@ -594,6 +523,30 @@ mod tests {
     }
 
     #[test]
+    fn an_impossible_stop_condition_lets_the_agent_stop_and_says_why_elsewhere_it_blocks() {
+        let text = r#"{"ok": false, "impossible": true, "reason": "needs a GPU"}"#;
+        let stop = read_answer(EventName::Stop, text).unwrap();
+        assert_eq!(stop.decision, Decision::Proceed);
+        assert_eq!(
+            stop.system_message.as_deref(),
+            Some("the stop condition can never be met: needs a GPU")
+        );
+        let subagent = read_answer(EventName::SubagentStop, text).unwrap();
+        assert_eq!(subagent.decision, Decision::Proceed);
+        let tool = read_answer(EventName::PreToolUse, text).unwrap();
+        assert_eq!(
+            tool.decision,
+            Decision::Deny {
+                reason: "needs a GPU".into()
+            }
+        );
+        let not_met = read_answer(EventName::Stop, r#"{"ok": false, "reason": "tests fail"}"#);
+        assert!(matches!(not_met.unwrap().decision, Decision::Deny { .. }));
+        assert!(system_prompt(SYSTEM, EventName::Stop).contains("impossible"));
+        assert!(!system_prompt(SYSTEM, EventName::PreToolUse).contains("impossible"));
+    }
+
+    #[test]
     fn arguments_is_the_whole_event_and_endpoints_follow_the_provider() {
         let settings = PromptSettings {
             prompt: "Judge: $ARGUMENTS".into(),
@@ -603,8 +556,8 @@ mod tests {
         };
         let hook =
             PromptHook::new(reqwest::Client::new(), settings, &PromptDefaults::default()).unwrap();
-        assert_eq!(hook.endpoint, "http://127.0.0.1:9/v1/chat/completions");
-        assert_eq!(hook.key_env, "OPENAI_API_KEY");
+        assert_eq!(hook.api.endpoint, "http://127.0.0.1:9/v1/chat/completions");
+        assert_eq!(hook.api.key_env, "OPENAI_API_KEY");
         let event = Event::pre_tool_use("Bash", json!({"command": "ls"}));
         assert_eq!(
             hook.template.render(&event),

@@ -38,6 +38,7 @@ use super::{Answer, Draft, blocking_reason};
 /// Which agent reads the answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Dialect {
+    /// Claude Code's.
     Claude,
     /// No `ask` and no bare `allow` on PreToolUse: an ask becomes a deny
     /// (never dropped), an allow without a rewrite is left unsaid.

@@ -2,7 +2,8 @@
 //! [`Event`] and writing an [`Outcome`] back as the answer they obey.
 //!
 //! Claude Code and Codex share one format (Codex adds `turn_id` and
-//! `model` to the input, and takes neither `ask` nor a bare `allow`);
+//! `model` to the input, has events of its own, and takes neither `ask`
+//! nor a bare `allow`: `codex`);
 //! Gemini CLI, Copilot CLI and Cursor have their own event and tool names
 //! and flatter answers, read onto the catalogue and Claude Code's tool
 //! names so that one hook file serves every agent. Every field of the
@@ -11,6 +12,7 @@
 mod answer;
 mod canonical;
 mod claude;
+mod codex;
 mod copilot;
 mod cursor;
 mod gemini;
@@ -125,10 +127,11 @@ impl Protocol {
     /// When it is not an event record.
     pub fn decode(self, value: Value) -> Result<Event, EventError> {
         match self {
-            Protocol::Claude | Protocol::Codex => match copilot::own_shape_in_claude_path(value) {
+            Protocol::Claude => match copilot::own_shape_in_claude_path(value) {
                 Ok(copilot) => copilot::decode(copilot),
                 Err(value) => Event::from_agent_json(copilot::in_claude_format(value)),
             },
+            Protocol::Codex => codex::decode(value),
             Protocol::Gemini => gemini::decode(value),
             Protocol::Copilot => copilot::decode(value),
             Protocol::Cursor => cursor::decode(value),
@@ -151,7 +154,7 @@ impl Protocol {
             // that shape too.
             Protocol::Claude if copilot::read_as_copilot(event) => copilot::encode(event, outcome),
             Protocol::Claude => claude::encode(event, outcome, claude::Dialect::Claude),
-            Protocol::Codex => claude::encode(event, outcome, claude::Dialect::Codex),
+            Protocol::Codex => codex::encode(event, outcome),
             Protocol::Gemini => gemini::encode(event, outcome),
             Protocol::Copilot => copilot::encode(event, outcome),
             Protocol::Cursor => cursor::encode(event, outcome),

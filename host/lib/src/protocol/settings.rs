@@ -38,21 +38,6 @@ const CLAUDE_EVENTS: &[EventName] = &[
     EventName::PreCompact,
 ];
 
-/// Codex 0.169's events (all it has, but `Interrupt`, which only reports).
-const CODEX_EVENTS: &[EventName] = &[
-    EventName::PreToolUse,
-    EventName::PermissionRequest,
-    EventName::PostToolUse,
-    EventName::UserPromptSubmit,
-    EventName::Stop,
-    EventName::SubagentStart,
-    EventName::SubagentStop,
-    EventName::SessionStart,
-    EventName::SessionEnd,
-    EventName::PreCompact,
-    EventName::PostCompact,
-];
-
 /// Gemini CLI 0.61's events, by its own names, but those that fire per
 /// model call (`BeforeModel`, `AfterModel`, `BeforeToolSelection`).
 const GEMINI_EVENTS: &[&str] = &[
@@ -128,7 +113,7 @@ impl Protocol {
         match self {
             Protocol::OpenCode | Protocol::Canonical => Vec::new(),
             Protocol::Claude => CLAUDE_EVENTS.iter().map(|e| e.as_str()).collect(),
-            Protocol::Codex => CODEX_EVENTS.iter().map(|e| e.as_str()).collect(),
+            Protocol::Codex => super::codex::EVENTS.to_vec(),
             Protocol::Gemini => GEMINI_EVENTS.to_vec(),
             Protocol::Copilot => COPILOT_EVENTS.to_vec(),
             Protocol::Cursor => CURSOR_EVENTS.to_vec(),
