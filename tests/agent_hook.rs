@@ -476,7 +476,7 @@ fn a_stop_guard_that_never_lets_go_is_let_through_past_the_limit() {
     let mut prompt = support::fixture("UserPromptSubmit");
     prompt["session_id"] = first["session_id"].clone();
     hook_with_state(state.path(), "claude", &file.path, &prompt, &[]);
-    let left: Vec<_> = std::fs::read_dir(state.path().join("wasm-hooks/stop-loops"))
+    let left: Vec<_> = std::fs::read_dir(state.path().join("wasm-hooks/counts"))
         .unwrap()
         .collect();
     assert!(left.is_empty(), "{left:?}");

@@ -548,21 +548,28 @@ async fn concurrent_events_on_a_reused_hook_each_get_an_instance_of_their_own() 
 #[derive(Debug)]
 struct RefusesCommits;
 
-impl wasm_hooks::SharedState for RefusesCommits {
-    fn set_once(&self, _: &str) -> Result<bool, String> {
+impl wasm_hooks::SessionStore for RefusesCommits {
+    fn set_once(&self, _: &str) -> Result<bool, wasm_hooks::StoreError> {
         Ok(true)
     }
-    fn count(&self, _: &str) -> Result<u32, String> {
+    fn count(&self, _: &str) -> Result<u32, wasm_hooks::StoreError> {
         Ok(0)
     }
-    fn set_count(&self, _: &str, _: u32) -> Result<(), String> {
+    fn set_count(&self, _: &str, _: u32) -> Result<(), wasm_hooks::StoreError> {
         Ok(())
     }
-    fn map_get(&self, _: &str, _: &str) -> Result<Option<String>, String> {
+    fn map_get(&self, _: &str, _: &str) -> Result<Option<String>, wasm_hooks::StoreError> {
         Ok(None)
     }
-    fn map_commit(&self, _: &str, _: &wasm_hooks::MapChange, _: usize) -> Result<bool, String> {
-        Err("the store refused the write".into())
+    fn map_commit(
+        &self,
+        _: &str,
+        _: &wasm_hooks::MapChange,
+        _: usize,
+    ) -> Result<bool, wasm_hooks::StoreError> {
+        Err(wasm_hooks::StoreError::Unreachable(
+            "the store refused the write".into(),
+        ))
     }
 }
 
@@ -573,7 +580,7 @@ impl wasm_hooks::SharedState for RefusesCommits {
 #[tokio::test]
 async fn a_deny_stands_when_its_kv_values_cannot_be_stored() {
     let runtime = WasmRuntime::builder()
-        .shared_state(std::sync::Arc::new(RefusesCommits))
+        .session_store(std::sync::Arc::new(RefusesCommits))
         .build()
         .unwrap();
     let file = hook_file("PreToolUse", "Bash", &plugin("hostile-remember"), json!({}));

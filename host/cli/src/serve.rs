@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use wasm_hooks::{
     DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT,
-    HookEngineBuilder, HookServer, RedisState, SharedState,
+    HookEngineBuilder, HookServer, RedisStore, SessionStore,
 };
 
 use super::Exit;
@@ -276,9 +276,9 @@ impl Settings {
 
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
     let settings = Settings::of(&args)?;
-    let state: Option<Arc<dyn SharedState>> = match &settings.state {
+    let state: Option<Arc<dyn SessionStore>> = match &settings.state {
         Some(url) => Some(Arc::new(
-            RedisState::new(url).map_err(|e| anyhow::anyhow!("--state {e}"))?,
+            RedisStore::new(url).map_err(|e| anyhow::anyhow!("--state {e}"))?,
         )),
         None => None,
     };
@@ -374,7 +374,7 @@ const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 fn builders(
     args: &ServeArgs,
     settings: &Settings,
-    state: Option<&Arc<dyn SharedState>>,
+    state: Option<&Arc<dyn SessionStore>>,
 ) -> anyhow::Result<(Vec<(PathBuf, HookEngineBuilder)>, HookEngineBuilder)> {
     // No plugin hot reload of the runtime's own: every plugin is an input
     // of its engine, which live reload builds again when one changes (two
@@ -384,7 +384,7 @@ fn builders(
         .pooling(true)
         .tiering(wasm_hooks::Tiering::Background);
     if let Some(state) = state {
-        options.shared_state(Arc::clone(state));
+        options.session_store(Arc::clone(state));
     }
     let runtime = options.build().context("starting the wasm runtime")?;
     let here = std::env::current_dir().context("finding the current directory")?;
@@ -401,7 +401,7 @@ fn builders(
         args.audit.apply(&mut builder);
         builder.runtime(runtime.clone()).lints(false);
         if let Some(state) = state {
-            builder.shared_state(Arc::clone(state));
+            builder.session_store(Arc::clone(state));
         }
         Ok(builder)
     };
@@ -560,7 +560,7 @@ fn configured(
     server: HookServer,
     settings: &Settings,
     outside: HookEngineBuilder,
-    state: Option<Arc<dyn SharedState>>,
+    state: Option<Arc<dyn SessionStore>>,
 ) -> anyhow::Result<(
     HookServer,
     Option<opentelemetry_sdk::trace::SdkTracerProvider>,

@@ -32,7 +32,7 @@ mod outcome;
 mod read_file;
 mod regex_memo;
 mod rule;
-mod shared_state;
+mod session_store;
 mod spec;
 mod suggest;
 
@@ -63,6 +63,6 @@ pub use outcome::{
 pub use read_file::{ReadRefused, read_regular_file};
 pub use regex_memo::{MAX_REGEX_BUDGET_BYTES, MAX_REGEX_BYTES, compile_regex, with_regex_budget};
 pub use rule::PermissionRule;
-pub use shared_state::{MapChange, SharedState};
+pub use session_store::{MapChange, MemoryStore, SessionStore, StoreError};
 pub use spec::{HookSource, HookSpec, Misfit};
 pub use suggest::nearest;

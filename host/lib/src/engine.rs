@@ -25,7 +25,7 @@ use crate::inputs::InputStamps;
 use crate::oci::{Fetcher, PluginStore, SignerPolicy};
 use crate::once::OnceMarks;
 use crate::project_trust::{self, ProjectNotice, ProjectTrust, Reviews, SkippedHook};
-use crate::shared_state::SharedState;
+use crate::state::{DirectoryStore, MemoryStore, SessionStore};
 use crate::stop_loop::{DEFAULT_STOP_LOOP_LIMIT, StopLoopGuard};
 use crate::trust::{TrustRecord, TrustStatus, TrustStore, UntrustedProjects};
 use wasm_hooks_core::{
@@ -132,7 +132,7 @@ pub struct HookEngineBuilder {
     hook_secrets: Vec<String>,
     stop_loop_limit: u32,
     state_dir: Option<PathBuf>,
-    shared_state: Option<Arc<dyn SharedState>>,
+    session_store: Option<Arc<dyn SessionStore>>,
     trust_store: Option<TrustStore>,
     untrusted_projects: Option<UntrustedProjects>,
     managed_dir: Option<PathBuf>,
@@ -189,7 +189,7 @@ impl Default for HookEngineBuilder {
             hook_secrets: Vec::new(),
             stop_loop_limit: DEFAULT_STOP_LOOP_LIMIT,
             state_dir: None,
-            shared_state: None,
+            session_store: None,
             trust_store: TrustStore::user(),
             untrusted_projects: None,
             strict_project: false,
@@ -373,11 +373,11 @@ impl HookEngineBuilder {
         self
     }
 
-    /// Keep `once` marks and stop-loop counts in `state`, which engines
-    /// on several hosts (replicas of `serve`) share ([`crate::RedisState`]),
+    /// Keep `once` marks and stop-loop counts in `store`, which engines
+    /// on several hosts (replicas of `serve`) share ([`crate::RedisStore`]),
     /// instead of this engine's memory or state directory.
-    pub fn shared_state(&mut self, state: Arc<dyn SharedState>) -> &mut Self {
-        self.shared_state = Some(state);
+    pub fn session_store(&mut self, store: Arc<dyn SessionStore>) -> &mut Self {
+        self.session_store = Some(store);
         self
     }
 
@@ -538,16 +538,10 @@ impl HookEngineBuilder {
         let audit = self
             .open_audit_log(&loaded.settings, loaded.trusted)
             .map_err(|e| LoadError::new(vec![e]))?;
-        let mut reviews: Vec<Arc<dyn Review>> = vec![match &self.shared_state {
-            Some(state) => Arc::new(StopLoopGuard::shared(
-                self.stop_loop_limit,
-                Arc::clone(state),
-            )),
-            None => stop_guard(
-                self.stop_loop_limit,
-                self.state_dir.as_ref().map(|d| d.join("stop-loops")),
-            ),
-        }];
+        let mut reviews: Vec<Arc<dyn Review>> = vec![Arc::new(StopLoopGuard::new(
+            self.stop_loop_limit,
+            self.store(),
+        ))];
         let settings_ignored = !loaded.trusted && loaded.settings.project_audit_log.is_some();
         let notices = [
             loaded.trust.as_ref().and_then(|trust| {
@@ -663,14 +657,19 @@ impl HookEngineBuilder {
         }
     }
 
-    /// Per-session marks under the state directory (in memory without one).
+    /// Per-session marks called `name`, in the engine's store.
     fn once_marks(&self, name: &str) -> Arc<OnceMarks> {
-        if let Some(state) = &self.shared_state {
-            return Arc::new(OnceMarks::Shared(Arc::clone(state), name.to_owned()));
+        Arc::new(OnceMarks::new(self.store(), name))
+    }
+
+    /// Where session state is kept: the store given, else files under the
+    /// state directory (a process per event), else this engine's memory.
+    fn store(&self) -> Arc<dyn SessionStore> {
+        match (&self.session_store, &self.state_dir) {
+            (Some(store), _) => Arc::clone(store),
+            (None, Some(dir)) => Arc::new(DirectoryStore::new(dir)),
+            (None, None) => Arc::new(MemoryStore::new()),
         }
-        Arc::new(OnceMarks::new(
-            self.state_dir.as_ref().map(|d| d.join(name)),
-        ))
     }
 
     /// What the hook kinds are built with: the builder's defaults, the
@@ -1147,7 +1146,13 @@ impl Default for HookEngine {
     /// limit, counting in memory.
     fn default() -> Self {
         Self {
-            registry: HookRegistry::reviewed(None, Some(stop_guard(DEFAULT_STOP_LOOP_LIMIT, None))),
+            registry: HookRegistry::reviewed(
+                None,
+                Some(Arc::new(StopLoopGuard::new(
+                    DEFAULT_STOP_LOOP_LIMIT,
+                    Arc::new(MemoryStore::new()),
+                ))),
+            ),
             skipped: Vec::new(),
             trust: None,
             warnings: Arc::default(),
@@ -1158,10 +1163,6 @@ impl Default for HookEngine {
             kinds: Arc::default(),
         }
     }
-}
-
-fn stop_guard(limit: u32, dir: Option<PathBuf>) -> Arc<dyn Review> {
-    Arc::new(StopLoopGuard::new(limit, dir))
 }
 
 impl HookEngine {

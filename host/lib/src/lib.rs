@@ -60,9 +60,8 @@ mod server_metrics;
 mod server_reload;
 mod server_trace;
 mod session;
-mod shared_state;
 mod shell;
-mod state_dir;
+mod state;
 mod stop_loop;
 mod template;
 mod tracked;
@@ -109,7 +108,7 @@ pub use session::{
     Session, SessionBuilder, SessionHooks, TerminalApproval, TerminalDisplay, ToolDenied,
     ToolError, ToolHooks, Unanswered,
 };
-pub use shared_state::{RedisState, SESSION_TTL, SharedState};
+pub use state::{DirectoryStore, MemoryStore, RedisStore, SESSION_TTL, SessionStore, StoreError};
 pub use stop_loop::DEFAULT_STOP_LOOP_LIMIT;
 pub use trust::{
     FileStamp, MAX_TRUSTED_TEXT_BYTES, TrustRecord, TrustStatus, TrustStore, UntrustedProjects,

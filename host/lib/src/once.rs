@@ -2,38 +2,32 @@
 //! entries say): the first event of a session that reaches the hook runs
 //! it; later ones pass it by, and its trace says so.
 //!
-//! Which hooks ran is kept in memory, or, for `wasm-hooks hook` (a process
-//! per event), as one empty file per session and hook in a directory,
-//! created exclusively: of two events racing, one runs the hook.
+//! Which hooks ran is kept in the engine's [`SessionStore`]: its memory,
+//! or, for `wasm-hooks hook` (a process per event), a directory where a
+//! mark is created exclusively (of two events racing, one runs the hook),
+//! or the Redis the replicas of `serve` share.
 
-use std::collections::HashSet;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use wasm_hooks_core::{
     Decision, Event, Handler, HandlerFuture, HookId, HookOutput, HookResult, PrepareFuture, Reply,
+    SessionStore,
 };
 
-use crate::shared_state::SharedState;
-use crate::state_dir;
-
-/// Which `once` hooks already ran, per session.
+/// Which `once` hooks already ran, per session: marks named `name` in a
+/// store.
 #[derive(Debug)]
-pub(crate) enum OnceMarks {
-    /// In memory: for an engine that lives across events.
-    Memory(Mutex<HashSet<(String, HookId)>>),
-    /// A file per session and hook in this directory.
-    Dir(PathBuf),
-    /// In a store engines on several hosts share, under this name.
-    Shared(Arc<dyn SharedState>, String),
+pub(crate) struct OnceMarks {
+    store: Arc<dyn SessionStore>,
+    name: String,
 }
 
 impl OnceMarks {
-    /// Marks in memory, or in `dir` when given.
-    pub(crate) fn new(dir: Option<PathBuf>) -> Self {
-        match dir {
-            Some(dir) => Self::Dir(dir),
-            None => Self::Memory(Mutex::default()),
+    /// The marks called `name` in `store`.
+    pub(crate) fn new(store: Arc<dyn SessionStore>, name: &str) -> Self {
+        Self {
+            store,
+            name: name.to_owned(),
         }
     }
 
@@ -41,35 +35,11 @@ impl OnceMarks {
     /// When the mark cannot be written the hook runs (and a warning is
     /// logged): a guard that runs twice is better than one that never does.
     pub(crate) fn first(&self, session: &str, hook: &HookId) -> bool {
-        match self {
-            Self::Memory(set) => set
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert((session.to_owned(), hook.clone())),
-            Self::Dir(dir) => {
-                let key = format!("{session}\n{}", hook.as_str());
-                let file = dir.join(state_dir::file_name(&key, "once"));
-                let created = state_dir::create_private_dir(dir).and_then(|()| {
-                    std::fs::OpenOptions::new()
-                        .write(true)
-                        .create_new(true)
-                        .open(&file)
-                });
-                match created {
-                    Ok(_) => true,
-                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
-                    Err(e) => {
-                        tracing::warn!("once: {}: {e}", file.display());
-                        true
-                    }
-                }
-            }
-            // A mark the store cannot take: the hook runs (said by the
-            // store's own warning).
-            Self::Shared(state, name) => state
-                .set_once(&format!("{name}:{session}:{}", hook.as_str()))
-                .unwrap_or(true),
-        }
+        let key = format!("{}:{session}:{}", self.name, hook.as_str());
+        self.store.set_once(&key).unwrap_or_else(|e| {
+            tracing::warn!("once: {e}");
+            true
+        })
     }
 }
 
@@ -150,21 +120,26 @@ mod tests {
     #[tokio::test]
     async fn a_once_hook_runs_on_the_first_event_of_each_session_in_memory_and_on_disk() {
         let dir = tempfile::tempdir().unwrap();
-        for place in [None, Some(dir.path().join("once"))] {
+        let stores: [Arc<dyn SessionStore>; 2] = [
+            Arc::new(wasm_hooks_core::MemoryStore::new()),
+            Arc::new(crate::state::DirectoryStore::new(dir.path())),
+        ];
+        for (n, store) in stores.into_iter().enumerate() {
             let inner: Arc<dyn Handler> = Arc::new(FnHandler::new(|_| async {
                 Ok(HookResult::new(Decision::Proceed))
             }));
             let hook = OnceHook::new(
                 inner.clone(),
-                Arc::new(OnceMarks::new(place.clone())),
+                Arc::new(OnceMarks::new(Arc::clone(&store), "once")),
                 "user",
             );
             assert!(runs(&hook, "s1").await);
             assert!(!runs(&hook, "s1").await);
             assert!(runs(&hook, "s2").await);
-            if place.is_some() {
+            if n == 1 {
                 // Another process, reading the same directory, sees the marks.
-                let again = OnceHook::new(inner, Arc::new(OnceMarks::new(place)), "user");
+                let other = Arc::new(crate::state::DirectoryStore::new(dir.path()));
+                let again = OnceHook::new(inner, Arc::new(OnceMarks::new(other, "once")), "user");
                 assert!(!runs(&again, "s2").await);
             }
         }

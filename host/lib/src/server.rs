@@ -77,7 +77,7 @@ pub struct HookServer {
     reload: Option<Duration>,
     metrics: Arc<ServerMetrics>,
     access_log: Option<Arc<AccessLog>>,
-    state: Option<Arc<dyn wasm_hooks_core::SharedState>>,
+    state: Option<Arc<dyn wasm_hooks_core::SessionStore>>,
     traces: bool,
     /// Every decision, for the live page (`/ui`).
     feed: Arc<DecisionFeed>,
@@ -401,7 +401,7 @@ impl HookServer {
 
     /// The shared state store the engines use (`--state`), whose failures
     /// `/metrics` counts.
-    pub fn state_store(mut self, state: Arc<dyn wasm_hooks_core::SharedState>) -> Self {
+    pub fn state_store(mut self, state: Arc<dyn wasm_hooks_core::SessionStore>) -> Self {
         self.state = Some(state);
         self
     }

@@ -6,18 +6,18 @@
 //! names the hook. A stop that goes through, or a new prompt, starts the
 //! count again.
 //!
-//! The counts live in memory, or, for `wasm-hooks hook` (a process per
-//! event), in a directory: one small file per session in the middle of a
-//! loop, removed when its count starts again.
+//! The counts live in the engine's [`SessionStore`]: its memory, or, for
+//! `wasm-hooks hook` (a process per event), a directory (one small file
+//! per session in the middle of a loop, removed when its count starts
+//! again), or the Redis the replicas of `serve` share. While the store
+//! cannot be reached, they are kept in memory (a loop still ends).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use wasm_hooks_core::{Attributed, Event, EventName, HookId, Outcome, Review, Verdict};
-
-use crate::shared_state::SharedState;
-use crate::state_dir::{create_private_dir, file_name};
+use wasm_hooks_core::{
+    Attributed, Event, EventName, HookId, Outcome, Review, SessionStore, Verdict,
+};
 
 /// Blocked stops in a row allowed by default before one goes through.
 pub const DEFAULT_STOP_LOOP_LIMIT: u32 = 8;
@@ -27,35 +27,19 @@ pub const DEFAULT_STOP_LOOP_LIMIT: u32 = 8;
 #[derive(Debug)]
 pub(crate) struct StopLoopGuard {
     limit: u32,
-    counts: Counts,
-}
-
-#[derive(Debug)]
-enum Counts {
-    Memory(Mutex<HashMap<String, u32>>),
-    Dir(PathBuf),
-    /// In a store engines on several hosts share; in memory while it
-    /// cannot be reached (a loop still ends).
-    Shared(Arc<dyn SharedState>, Mutex<HashMap<String, u32>>),
+    store: Arc<dyn SessionStore>,
+    /// The counts while the store cannot be reached.
+    fallback: Mutex<HashMap<String, u32>>,
 }
 
 impl StopLoopGuard {
-    /// A guard allowing `limit` blocked stops in a row, counting in memory,
-    /// or in `dir` when given.
-    pub(crate) fn new(limit: u32, dir: Option<PathBuf>) -> Self {
-        let counts = match dir {
-            Some(dir) => Counts::Dir(dir),
-            None => Counts::Memory(Mutex::default()),
-        };
-        Self { limit, counts }
-    }
-
     /// A guard allowing `limit` blocked stops in a row, counting in
-    /// `state`, which engines on several hosts share.
-    pub(crate) fn shared(limit: u32, state: Arc<dyn SharedState>) -> Self {
+    /// `store`.
+    pub(crate) fn new(limit: u32, store: Arc<dyn SessionStore>) -> Self {
         Self {
             limit,
-            counts: Counts::Shared(state, Mutex::default()),
+            store,
+            fallback: Mutex::default(),
         }
     }
 
@@ -99,65 +83,28 @@ impl Review for StopLoopGuard {
 
 impl StopLoopGuard {
     fn get(&self, session: &str) -> u32 {
-        match &self.counts {
-            Counts::Memory(map) => map
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .get(session)
-                .copied()
-                .unwrap_or(0),
-            Counts::Dir(dir) => std::fs::read_to_string(dir.join(file_name(session, "stops")))
-                .ok()
-                .and_then(|text| text.trim().parse().ok())
-                .unwrap_or(0),
-            Counts::Shared(state, local) => state
-                .count(&format!("stops:{session}"))
-                .unwrap_or_else(|_| {
-                    local
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .get(session)
-                        .copied()
-                        .unwrap_or(0)
-                }),
-        }
+        self.store
+            .count(&format!("stops:{session}"))
+            .unwrap_or_else(|e| {
+                tracing::warn!("stop-loop guard: {e}");
+                self.fallback().get(session).copied().unwrap_or(0)
+            })
     }
 
     fn set(&self, session: &str, count: u32) {
-        match &self.counts {
-            Counts::Memory(map) => {
-                let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
-                if count == 0 {
-                    map.remove(session);
-                } else {
-                    map.insert(session.to_owned(), count);
-                }
-            }
-            Counts::Dir(dir) => {
-                let file = dir.join(file_name(session, "stops"));
-                let written = if count == 0 {
-                    std::fs::remove_file(&file).or_else(|e| match e.kind() {
-                        std::io::ErrorKind::NotFound => Ok(()),
-                        _ => Err(e),
-                    })
-                } else {
-                    create_private_dir(dir).and_then(|()| std::fs::write(&file, count.to_string()))
-                };
-                if let Err(e) = written {
-                    tracing::warn!("stop-loop guard: {}: {e}", file.display());
-                }
-            }
-            Counts::Shared(state, local) => {
-                let mut local = local.lock().unwrap_or_else(PoisonError::into_inner);
-                if count == 0 {
-                    local.remove(session);
-                } else {
-                    local.insert(session.to_owned(), count);
-                }
-                // A store that fails keeps the count here (see `get`).
-                let _ = state.set_count(&format!("stops:{session}"), count);
-            }
+        let mut fallback = self.fallback();
+        if count == 0 {
+            fallback.remove(session);
+        } else {
+            fallback.insert(session.to_owned(), count);
         }
+        if let Err(e) = self.store.set_count(&format!("stops:{session}"), count) {
+            tracing::warn!("stop-loop guard: {e} (the count is kept here meanwhile)");
+        }
+    }
+
+    fn fallback(&self) -> std::sync::MutexGuard<'_, HashMap<String, u32>> {
+        self.fallback.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -187,8 +134,8 @@ mod tests {
     fn past_the_limit_a_stop_goes_through_naming_the_hook_then_counts_again() {
         let dir = tempfile::tempdir().unwrap();
         for guard in [
-            StopLoopGuard::new(2, None),
-            StopLoopGuard::new(2, Some(dir.path().join("stops"))),
+            StopLoopGuard::new(2, Arc::new(wasm_hooks_core::MemoryStore::new())),
+            StopLoopGuard::new(2, Arc::new(crate::state::DirectoryStore::new(dir.path()))),
         ] {
             for _ in 0..2 {
                 let o = run(&guard, EventName::Stop, blocked());
@@ -206,7 +153,7 @@ mod tests {
 
     #[test]
     fn a_stop_that_goes_through_or_a_new_prompt_starts_the_count_again() {
-        let guard = StopLoopGuard::new(1, None);
+        let guard = StopLoopGuard::new(1, Arc::new(wasm_hooks_core::MemoryStore::new()));
         run(&guard, EventName::Stop, blocked());
         run(&guard, EventName::Stop, Outcome::proceed());
         let o = run(&guard, EventName::Stop, blocked());

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use wasm_hooks_core::sha256_hex;
 
-use crate::state_dir;
+use crate::state::files as state_dir;
 
 /// What runs in a project nobody trusted (the user's `untrusted_projects`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

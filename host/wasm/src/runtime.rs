@@ -25,7 +25,7 @@ use super::survey::CacheSurvey;
 use super::tier::{CompileNote, CompileProgress, Compiler, OptimizeJob, Tiering};
 use super::world::HookPre;
 use wasm_hooks_core::Error;
-use wasm_hooks_core::SharedState;
+use wasm_hooks_core::{MemoryStore, SessionStore};
 
 /// How often the background thread advances the engine's epoch: a plugin
 /// past its wall-clock deadline is stopped within about one tick, and a
@@ -165,7 +165,7 @@ pub struct WasmRuntimeBuilder {
     cache: CacheChoice,
     max_wasm_stack_kb: usize,
     hot_reload: Option<Duration>,
-    shared_state: Option<Arc<dyn SharedState>>,
+    session_store: Option<Arc<dyn SessionStore>>,
     like_a_process: bool,
     tiering: Tiering,
     progress: Option<CompileProgress>,
@@ -198,7 +198,7 @@ impl Default for WasmRuntimeBuilder {
             cache: CacheChoice::Default,
             max_wasm_stack_kb: DEFAULT_MAX_WASM_STACK_KB,
             hot_reload: None,
-            shared_state: None,
+            session_store: None,
             like_a_process: false,
             tiering: Tiering::default(),
             progress: None,
@@ -207,10 +207,11 @@ impl Default for WasmRuntimeBuilder {
 }
 
 impl WasmRuntimeBuilder {
-    /// Keep the plugins' `kv` values in `state`, which runtimes on other
-    /// hosts (replicas of `serve`) share, instead of this runtime's memory.
-    pub fn shared_state(&mut self, state: Arc<dyn SharedState>) -> &mut Self {
-        self.shared_state = Some(state);
+    /// Keep the plugins' `kv` values in `store` (the engine's: one Redis
+    /// that runtimes on other hosts, replicas of `serve`, share) instead
+    /// of a store in this runtime's memory.
+    pub fn session_store(&mut self, store: Arc<dyn SessionStore>) -> &mut Self {
+        self.session_store = Some(store);
         self
     }
 
@@ -331,10 +332,10 @@ impl WasmRuntimeBuilder {
                 })?,
                 like_a_process: self.like_a_process,
             }),
-            kv: Arc::new(match &self.shared_state {
+            kv: Arc::new(match &self.session_store {
                 _ if self.like_a_process => KvStore::per_call(),
-                Some(state) => KvStore::shared(Arc::clone(state)),
-                None => KvStore::default(),
+                Some(store) => KvStore::kept_in(Arc::clone(store)),
+                None => KvStore::kept_in(Arc::new(MemoryStore::new())),
             }),
         };
         if let Some(interval) = self.hot_reload {

@@ -1203,7 +1203,10 @@ mod tests {
                 mcp: McpServers::default(),
                 env: crate::RequestEnv::default(),
             },
-            Arc::new(OnceMarks::new(None)),
+            Arc::new(OnceMarks::new(
+                Arc::new(wasm_hooks_core::MemoryStore::new()),
+                "once",
+            )),
             true,
         )
         .load_file(&path, Scope::User)

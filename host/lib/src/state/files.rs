@@ -1,5 +1,5 @@
-//! Per-session state kept on disk by a process per event (`wasm-hooks
-//! hook`): a private directory, and a safe file name for any session id.
+//! Files of state kept on disk (the directory store's, trust's): a
+//! private directory, and a safe file name for any key.
 
 use std::path::Path;
 

@@ -1,10 +1,7 @@
-//! Session state that engines on several hosts must agree on: which `once`
-//! hooks already ran in a session, and how many stops in a row were
-//! blocked. Behind one trait ([`SharedState`]): without one, each engine
-//! keeps them in its own memory; [`RedisState`] is one Redis every
-//! replica of `serve` shares
-//! (`--state redis://…`), where marks are set atomically (`SET NX`), so of
-//! two replicas racing one wins.
+//! [`RedisStore`]: the session state in one Redis every replica of `serve`
+//! shares (`--state redis://…`), where marks are set atomically (`SET
+//! NX`), so of two replicas racing one wins, and a plugin's `kv` commit is
+//! one server-side script.
 //!
 //! A store that cannot be reached fails each call: the callers then do
 //! what keeps a guard a guard (a `once` hook runs again, a blocked stop
@@ -13,7 +10,7 @@
 
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
-pub use wasm_hooks_core::{MapChange, SharedState};
+use wasm_hooks_core::{MapChange, SessionStore, StoreError};
 
 /// How long session state is kept after its last write (a session that
 /// stops sending events is forgotten).
@@ -26,7 +23,7 @@ const PAUSE_AFTER_FAILURE: Duration = Duration::from_millis(500);
 /// What every key starts with.
 const PREFIX: &str = "wasm-hooks:";
 
-/// [`SharedState::map_commit`] in Redis, run as one step by the server:
+/// [`SessionStore::map_commit`] in Redis, run as one step by the server:
 /// `KEYS[1]` the map; `ARGV` the number of keys read, the key bound, the
 /// time to live, then each key read with 1 and its value (or 0 and "" when
 /// it was absent), then each key set with its value. 1 done, 0 a value read
@@ -78,7 +75,7 @@ fn without_password(url: &str) -> String {
 }
 
 /// The state in one Redis, shared by every replica.
-pub struct RedisState {
+pub struct RedisStore {
     client: redis::Client,
     url: String,
     connection: Mutex<Option<redis::Connection>>,
@@ -86,21 +83,22 @@ pub struct RedisState {
     failures: std::sync::atomic::AtomicU64,
 }
 
-impl std::fmt::Debug for RedisState {
+impl std::fmt::Debug for RedisStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "RedisState({})", self.url)
+        write!(f, "RedisStore({})", self.url)
     }
 }
 
-impl RedisState {
+impl RedisStore {
     /// A store in the Redis at `url` (`redis://HOST:PORT/DB`,
     /// `redis+unix:///PATH`); nothing is connected yet.
     ///
     /// # Errors
-    /// When `url` is not a Redis URL.
-    pub fn new(url: &str) -> Result<Self, String> {
+    /// When `url` is not a Redis URL (the message has no password).
+    pub fn new(url: &str) -> Result<Self, StoreError> {
         let shown = without_password(url);
-        let client = redis::Client::open(url).map_err(|e| format!("`{shown}`: {e}"))?;
+        let client = redis::Client::open(url)
+            .map_err(|e| StoreError::Unreachable(format!("`{shown}`: {e}")))?;
         Ok(Self {
             client,
             url: shown,
@@ -118,7 +116,7 @@ impl RedisState {
     fn run<T>(
         &self,
         command: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
-    ) -> Result<T, String> {
+    ) -> Result<T, StoreError> {
         let on_worker = tokio::runtime::Handle::try_current().is_ok_and(|runtime| {
             runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
         });
@@ -129,17 +127,20 @@ impl RedisState {
         }
     }
 
-    /// [`RedisState::run`] on this thread.
+    /// [`RedisStore::run`] on this thread.
     fn run_here<T>(
         &self,
         command: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
-    ) -> Result<T, String> {
+    ) -> Result<T, StoreError> {
         let mut failed_at = self
             .failed_at
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         if failed_at.is_some_and(|at| at.elapsed() < PAUSE_AFTER_FAILURE) {
-            return Err(format!("the state store {} is unreachable", self.url));
+            return Err(StoreError::Unreachable(format!(
+                "the state store {} is unreachable",
+                self.url
+            )));
         }
         let mut slot = self
             .connection
@@ -165,18 +166,21 @@ impl RedisState {
                 *slot = None;
                 *failed_at = Some(Instant::now());
                 tracing::warn!("the state store {} failed: {e}", self.url);
-                Err(format!("the state store {} failed: {e}", self.url))
+                Err(StoreError::Unreachable(format!(
+                    "the state store {} failed: {e}",
+                    self.url
+                )))
             }
         }
     }
 }
 
-impl SharedState for RedisState {
+impl SessionStore for RedisStore {
     fn failures(&self) -> u64 {
         self.failures.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    fn set_once(&self, key: &str) -> Result<bool, String> {
+    fn set_once(&self, key: &str) -> Result<bool, StoreError> {
         self.run(|c| {
             let set: Option<String> = redis::cmd("SET")
                 .arg(format!("{PREFIX}{key}"))
@@ -189,14 +193,14 @@ impl SharedState for RedisState {
         })
     }
 
-    fn count(&self, key: &str) -> Result<u32, String> {
+    fn count(&self, key: &str) -> Result<u32, StoreError> {
         self.run(|c| {
             let value: Option<u32> = redis::cmd("GET").arg(format!("{PREFIX}{key}")).query(c)?;
             Ok(value.unwrap_or(0))
         })
     }
 
-    fn map_get(&self, map: &str, key: &str) -> Result<Option<String>, String> {
+    fn map_get(&self, map: &str, key: &str) -> Result<Option<String>, StoreError> {
         self.run(|c| {
             redis::cmd("HGET")
                 .arg(format!("{PREFIX}{map}"))
@@ -205,7 +209,12 @@ impl SharedState for RedisState {
         })
     }
 
-    fn map_commit(&self, map: &str, change: &MapChange, max_keys: usize) -> Result<bool, String> {
+    fn map_commit(
+        &self,
+        map: &str,
+        change: &MapChange,
+        max_keys: usize,
+    ) -> Result<bool, StoreError> {
         // By its SHA1 (`EVALSHA`), sent whole only when the server lacks it.
         static COMMIT: std::sync::LazyLock<redis::Script> =
             std::sync::LazyLock::new(|| redis::Script::new(COMMIT_SCRIPT));
@@ -226,11 +235,11 @@ impl SharedState for RedisState {
         match self.run(|c| script.invoke::<i64>(c))? {
             1 => Ok(true),
             0 => Ok(false),
-            _ => Err(format!("{max_keys} keys already stored")),
+            _ => Err(StoreError::Full { max: max_keys }),
         }
     }
 
-    fn set_count(&self, key: &str, value: u32) -> Result<(), String> {
+    fn set_count(&self, key: &str, value: u32) -> Result<(), StoreError> {
         self.run(|c| {
             if value == 0 {
                 redis::cmd("DEL")
@@ -254,23 +263,25 @@ mod tests {
 
     #[test]
     fn an_unreachable_redis_fails_each_call_and_is_not_asked_again_at_once() {
-        let state = RedisState::new("redis://127.0.0.1:1/").unwrap();
+        let state = RedisStore::new("redis://127.0.0.1:1/").unwrap();
         assert!(state.set_once("k").is_err());
-        let paused = state.count("k").unwrap_err();
+        let paused = state.count("k").unwrap_err().to_string();
         assert!(paused.contains("unreachable"), "{paused}");
-        assert!(RedisState::new("http://nope").is_err());
+        assert!(RedisStore::new("http://nope").is_err());
     }
 
     #[test]
     fn the_redis_urls_password_is_in_no_message() {
-        let state = RedisState::new("redis://fleet:hunter2@127.0.0.1:1/0").unwrap();
-        let failed = state.set_once("k").unwrap_err();
-        let paused = state.count("k").unwrap_err();
+        let state = RedisStore::new("redis://fleet:hunter2@127.0.0.1:1/0").unwrap();
+        let failed = state.set_once("k").unwrap_err().to_string();
+        let paused = state.count("k").unwrap_err().to_string();
         for said in [failed, paused, format!("{state:?}")] {
             assert!(!said.contains("hunter2"), "{said}");
             assert!(said.contains("redis://fleet:***@127.0.0.1:1/0"), "{said}");
         }
-        let refused = RedisState::new("redis://:hunter2@[::1").unwrap_err();
+        let refused = RedisStore::new("redis://:hunter2@[::1")
+            .unwrap_err()
+            .to_string();
         assert!(!refused.contains("hunter2"), "{refused}");
     }
 }
