@@ -2,7 +2,7 @@
 //! payloads of `tests/fixtures/` fed on stdin, with hook files that deny,
 //! allow, modify, add context, stop, time out and crash; stdout JSON and
 //! exit code checked against what Claude Code does with them
-//! (`PROTOCOL.md`). Also Gemini CLI and Codex payloads.
+//! (`docs/protocol.md`). Also Gemini CLI and Codex payloads.
 
 use crate::support;
 

@@ -349,7 +349,7 @@ fn an_unknown_template_is_a_load_error() {
     );
 }
 
-/// What the agent ends up doing, as PROTOCOL.md's observed table puts it.
+/// What the agent ends up doing, as docs/protocol.md's observed table puts it.
 #[derive(Debug, PartialEq)]
 struct Effect {
     tool_runs: bool,
@@ -374,7 +374,7 @@ fn effect(outcome: &Outcome) -> Effect {
     }
 }
 
-/// PROTOCOL.md, "What Claude Code 2.1.197 does with a hook's answer", row by
+/// docs/protocol.md, "What Claude Code 2.1.197 does with a hook's answer", row by
 /// row: the same hook answers, given by real scripts, must have the same
 /// effect through wasm-hooks (a non-interactive agent treats `ask` as no).
 #[tokio::test]

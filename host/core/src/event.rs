@@ -1,6 +1,6 @@
 //! The event catalogue and the event record.
 //!
-//! [`EventName`] is every canonical event of `PROTOCOL.md`, each with its
+//! [`EventName`] is every canonical event of `docs/protocol.md`, each with its
 //! aliases, defined once in [`CATALOGUE`]; [`Event`] is the record every hook
 //! receives (the Claude Code–compatible JSON object). Matching events to
 //! hooks is the `matcher` module's job, not this one's.

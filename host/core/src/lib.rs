@@ -62,7 +62,7 @@ pub use outcome::{
 };
 pub use read_file::{ReadRefused, read_regular_file};
 pub use regex_memo::{MAX_REGEX_BUDGET_BYTES, MAX_REGEX_BYTES, compile_regex, with_regex_budget};
-pub use rule::PermissionRule;
+pub use rule::{PermissionRule, RuleError};
 pub use session_store::{MapChange, MemoryStore, SessionStore, StoreError};
 pub use spec::{HookSource, HookSpec, Misfit};
 pub use suggest::nearest;

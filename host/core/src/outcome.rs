@@ -2,7 +2,7 @@
 //!
 //! A handler returns a [`HookResult`] (or fails with a
 //! [`HookError`]); the engine feeds each, in priority order,
-//! to a [`Fold`], which applies the rules of `PROTOCOL.md`: a deny ends the
+//! to a [`Fold`], which applies the rules of `docs/protocol.md`: a deny ends the
 //! chain, a modify hands the new input (or, after the tool ran, the new
 //! output) to the next hook, contexts and
 //! messages accumulate with the hook that sent them, the first ask wins

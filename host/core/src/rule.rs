@@ -62,33 +62,40 @@ const PATH_TOOLS: &[(&str, &[&str])] = &[
     ("Grep", &["path"]),
 ];
 
+/// Why a permission rule does not read, naming the rule and what it
+/// must be.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct RuleError(String);
+
 impl PermissionRule {
     /// Compile a rule.
     ///
     /// # Errors
     /// When it is not `Tool` or `Tool(pattern)`, or the pattern is not a
     /// valid glob; the message says which.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, RuleError> {
         let text = text.trim();
         let (tool, argument) = match text.split_once('(') {
             None => (text, None),
             Some((tool, rest)) => {
                 let pattern = rest.strip_suffix(')').ok_or_else(|| {
-                    format!(
+                    RuleError(format!(
                         "`{text}`: a rule is `Tool` or `Tool(pattern)`, with the `)` at the end"
-                    )
+                    ))
                 })?;
                 (tool.trim(), Some(pattern.trim()))
             }
         };
         if tool.is_empty() || !tool.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!("`{text}`: `{tool}` is not a tool name"));
+            return Err(RuleError(format!("`{text}`: `{tool}` is not a tool name")));
         }
         let argument = match argument {
             None | Some("" | "*") => None,
-            Some(pattern) => {
-                Some(Argument::compile(tool, pattern).map_err(|e| format!("`{text}`: {e}"))?)
-            }
+            Some(pattern) => Some(
+                Argument::compile(tool, pattern)
+                    .map_err(|e| RuleError(format!("`{text}`: {e}")))?,
+            ),
         };
         Ok(Self {
             text: text.to_owned(),
@@ -286,11 +293,13 @@ mod tests {
         assert!(
             PermissionRule::parse("Bash(git *")
                 .unwrap_err()
+                .to_string()
                 .contains("`)`")
         );
         assert!(
             PermissionRule::parse("Ba sh")
                 .unwrap_err()
+                .to_string()
                 .contains("not a tool name")
         );
         let stop = Event::stop(false);

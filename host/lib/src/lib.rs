@@ -74,7 +74,7 @@ pub use engine::{HookEngine, HookEngineBuilder, LoadError, MANAGED_DIR};
 pub use explain::{Explanation, Fate, HookExplained, Produced};
 pub use handlers::callback::{CallbackFn, CallbackFuture, CallbackHook};
 pub use handlers::command::{CommandDefaults, CommandHook, Program};
-pub use handlers::config_schema::check_config_schema;
+pub use handlers::config_schema::{ConfigSchemaError, check_config_schema};
 pub use handlers::http::{HttpHook, UrlAllowlist};
 pub use handlers::inline::InlineHook;
 pub use handlers::prompt::{PromptDefaults, PromptHook, PromptSettings, Provider};

@@ -101,7 +101,7 @@ fn event_schema() -> Value {
         .collect();
     json!({
         "type": "object",
-        "description": "An event in the catalogue's words (PROTOCOL.md). Every field reaches the hooks; missing `session_id`, `timestamp` and `cwd` are filled in.",
+        "description": "An event in the catalogue's words (docs/protocol.md). Every field reaches the hooks; missing `session_id`, `timestamp` and `cwd` are filled in.",
         "required": ["hook_event_name"],
         "properties": {
             "hook_event_name": {"type": "string", "enum": names},

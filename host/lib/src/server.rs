@@ -783,12 +783,11 @@ async fn read_body(server: &HookServer, body: Body) -> Result<Vec<u8>, Unread> {
 /// The event whose answer blocks a request that holds none: named by the
 /// `hook_event_name` the body starts with, when it can be read there.
 fn named_event(protocol: Protocol, head: &[u8]) -> Option<Event> {
-    static NAME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r#""hook_event_name"\s*:\s*"([A-Za-z_:.-]{1,64})""#)
-            .expect("a valid pattern")
+    static NAME: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#""hook_event_name"\s*:\s*"([A-Za-z_:.-]{1,64})""#).ok()
     });
     let head = String::from_utf8_lossy(&head[..head.len().min(PEEK_BYTES)]);
-    NAME.captures(&head).and_then(|found| {
+    NAME.as_ref()?.captures(&head).and_then(|found| {
         let name = found.get(1)?.as_str();
         protocol
             .decode(json!({ "hook_event_name": name }))

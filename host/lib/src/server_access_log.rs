@@ -61,7 +61,10 @@ impl AccessLog {
     /// once per failure in the server's own log, never the request's
     /// failure.
     pub(crate) fn write(&self, record: &AccessRecord) {
-        let mut line = serde_json::to_vec(record).expect("a record serializes");
+        let mut line = match serde_json::to_vec(record) {
+            Ok(line) => line,
+            Err(e) => return tracing::warn!("cannot write the access log: {e}"),
+        };
         line.push(b'\n');
         let mut out = self
             .out

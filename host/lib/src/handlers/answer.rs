@@ -1,5 +1,5 @@
 //! What a hook's answer means, as one [`HookResult`]: a JSON answer in any
-//! shape of `PROTOCOL.md` (command hooks' stdout, HTTP hooks' body), a
+//! shape of `docs/protocol.md` (command hooks' stdout, HTTP hooks' body), a
 //! command hook's plain text, and exit code 2's block. Pure functions: no
 //! process, no network here.
 

@@ -1,7 +1,7 @@
 //! Hooks written in the embedding program's own language (a Python or
 //! JavaScript function): the binding hands over a function from the
 //! event's record to a JSON answer, and this kind reads the answer as a
-//! command hook's stdout is read, in any shape of `PROTOCOL.md`
+//! command hook's stdout is read, in any shape of `docs/protocol.md`
 //! (Claude Code's, the `decision` shape, Amplifier's `action` shape).
 
 use std::fmt;

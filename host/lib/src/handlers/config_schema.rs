@@ -69,12 +69,18 @@ fn compiled(schema: &str) -> Result<Compiled, (String, String)> {
     Ok(compiled)
 }
 
+/// What is wrong with a plugin's config schema, as the end of a sentence
+/// ("is not JSON: …").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigSchemaError(String);
+
 /// `text` as a compact JSON Schema, or what is wrong with it.
 ///
 /// # Errors
 /// When it is not JSON, not a valid JSON Schema, or past a limit.
-pub fn check_config_schema(text: &str) -> Result<String, String> {
-    let (schema, _) = parse_bounded(text)?;
+pub fn check_config_schema(text: &str) -> Result<String, ConfigSchemaError> {
+    let (schema, _) = parse_bounded(text).map_err(ConfigSchemaError)?;
     Ok(schema.to_string())
 }
 

@@ -6,7 +6,7 @@
 //! values may name environment variables (`$NAME` or `${NAME}`), and only
 //! those the hook lists in `allowed_env`; they are filled in per request and
 //! never logged. A 2xx response with a JSON body (any answer shape of
-//! `PROTOCOL.md`) or an empty body is the answer; any other status, a body
+//! `docs/protocol.md`) or an empty body is the answer; any other status, a body
 //! that is not a JSON answer, a timeout or a failed connection is a hook
 //! failure. A redirect is never followed (its target was never checked
 //! against the allowlist, and the request would carry the hook's headers

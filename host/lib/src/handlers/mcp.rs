@@ -12,7 +12,7 @@
 //! the event record as `${tool_input.file_path}` (a whole-string reference
 //! keeps the field's JSON type; a missing field is the empty string). The
 //! tool's result is the hook's answer: its structured content, or its text,
-//! read as a command hook's stdout (JSON in any shape of `PROTOCOL.md`, or
+//! read as a command hook's stdout (JSON in any shape of `docs/protocol.md`, or
 //! plain text). A tool error (`isError`), a server that does not start or
 //! answer, and the deadline are hook failures.
 

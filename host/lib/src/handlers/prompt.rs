@@ -5,7 +5,7 @@
 //! completions API (which also covers llama.cpp, vLLM and Ollama), over
 //! the engine's shared HTTP client. The answer may be `{"ok": bool,
 //! "reason"}` (Claude Code), `{"safe": bool, "reason"}` (seed 001) or a full
-//! result object in any shape of `PROTOCOL.md`; anything else is a hook
+//! result object in any shape of `docs/protocol.md`; anything else is a hook
 //! failure, with the model's text in the trace. A 429 is retried after its
 //! `retry-after` while the deadline allows. With `cache: true`, identical
 //! prompts within a session are answered from a bounded cache with a TTL.

@@ -473,7 +473,7 @@ fn registry_source(
     cx: &mut BuildContext<'_>,
 ) -> Result<PluginSource, HookProblem> {
     let field = |message: String| HookProblem::Fields(vec![("plugin".to_owned(), message)]);
-    let reference = PluginRef::parse(text).map_err(field)?;
+    let reference = PluginRef::parse(text).map_err(|e| field(e.to_string()))?;
     let lock_path = Lock::path_in(cx.base);
     // What follows fails this hook alone (by its `on_failure`), never the
     // file and every other guard in it.

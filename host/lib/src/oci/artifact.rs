@@ -4,6 +4,7 @@
 //! with a fixed `created`, so one component always makes one manifest
 //! digest; read here from any tool that follows the layout.
 
+use super::OciError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -119,51 +120,52 @@ pub fn pack(wasm: &[u8], file_name: &str, imports: &[String], exports: &[String]
 /// # Errors
 /// What makes it something else (an image, an index, two layers…), in
 /// words.
-pub fn wasm_layer(manifest_bytes: &[u8]) -> Result<Descriptor, String> {
+pub fn wasm_layer(manifest_bytes: &[u8]) -> Result<Descriptor, OciError> {
     let value: Value = serde_json::from_slice(manifest_bytes)
-        .map_err(|e| format!("the manifest is not JSON ({e})"))?;
+        .map_err(|e| OciError::NotWasm(format!("the manifest is not JSON ({e})")))?;
     let media_type = value.get("mediaType").and_then(Value::as_str);
     if value.get("manifests").is_some() {
-        return Err(format!(
+        return Err(OciError::NotWasm(format!(
             "it is an image index ({}), not a wasm component",
             media_type.unwrap_or("no mediaType")
-        ));
+        )));
     }
-    let manifest: Manifest = serde_json::from_value(value)
-        .map_err(|e| format!("the manifest is not an OCI image manifest ({e})"))?;
+    let manifest: Manifest = serde_json::from_value(value).map_err(|e| {
+        OciError::NotWasm(format!("the manifest is not an OCI image manifest ({e})"))
+    })?;
     if manifest
         .media_type
         .as_deref()
         .is_some_and(|t| t != MANIFEST_MEDIA_TYPE)
     {
-        return Err(format!(
+        return Err(OciError::NotWasm(format!(
             "its media type is `{}`, expected `{MANIFEST_MEDIA_TYPE}`",
             manifest.media_type.unwrap_or_default()
-        ));
+        )));
     }
     if manifest.config.media_type != CONFIG_MEDIA_TYPE {
-        return Err(format!(
+        return Err(OciError::NotWasm(format!(
             "it is not a wasm component: its config is `{}`, expected `{CONFIG_MEDIA_TYPE}` (the CNCF Wasm OCI artifact layout)",
             manifest.config.media_type
-        ));
+        )));
     }
     let [layer] = manifest.layers.as_slice() else {
-        return Err(format!(
+        return Err(OciError::NotWasm(format!(
             "a wasm artifact has exactly one layer, this has {}",
             manifest.layers.len()
-        ));
+        )));
     };
     if layer.media_type != LAYER_MEDIA_TYPE {
-        return Err(format!(
+        return Err(OciError::NotWasm(format!(
             "its layer is `{}`, expected `{LAYER_MEDIA_TYPE}`",
             layer.media_type
-        ));
+        )));
     }
     if !is_sha256_digest(&layer.digest) {
-        return Err(format!(
+        return Err(OciError::NotWasm(format!(
             "its layer digest `{}` is not `sha256:` and 64 hex digits",
             layer.digest
-        ));
+        )));
     }
     Ok(layer.clone())
 }
@@ -197,16 +199,28 @@ mod tests {
         assert!(
             wasm_layer(&image.to_bytes())
                 .unwrap_err()
+                .to_string()
                 .contains("not a wasm component")
         );
         let index = br#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}"#;
-        assert!(wasm_layer(index).unwrap_err().contains("image index"));
-        assert!(wasm_layer(b"<html>").unwrap_err().contains("not JSON"));
+        assert!(
+            wasm_layer(index)
+                .unwrap_err()
+                .to_string()
+                .contains("image index")
+        );
+        assert!(
+            wasm_layer(b"<html>")
+                .unwrap_err()
+                .to_string()
+                .contains("not JSON")
+        );
         let mut two = pack(b"x", "a.wasm", &[], &[]).manifest;
         two.layers.push(two.layers[0].clone());
         assert!(
             wasm_layer(&two.to_bytes())
                 .unwrap_err()
+                .to_string()
                 .contains("exactly one layer")
         );
     }

@@ -4,6 +4,7 @@
 //! keys.
 
 mod artifact;
+mod error;
 mod fetch;
 mod lock;
 mod reference;
@@ -13,6 +14,7 @@ mod signers;
 mod store;
 
 pub use artifact::{CONFIG_MEDIA_TYPE, LAYER_MEDIA_TYPE};
+pub use error::OciError;
 pub use fetch::{Fetcher, MAX_PLUGIN_BYTES, Published, publish};
 pub use lock::{LOCK_FILE, Lock, LockEntry, LockError};
 pub use reference::PluginRef;

@@ -1,6 +1,7 @@
 //! `oci://HOST[:PORT]/REPO:TAG` and `oci://HOST[:PORT]/REPO@sha256:DIGEST`:
 //! a wasm hook's `plugin` when it comes from a registry.
 
+use super::OciError;
 use oci_client::Reference;
 
 /// The scheme that marks a plugin as a registry reference.
@@ -24,33 +25,39 @@ impl PluginRef {
     /// # Errors
     /// Why it is not a reference this engine can pull, in words naming
     /// the expected form.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, OciError> {
         let expected = "expected `oci://HOST[:PORT]/REPOSITORY:TAG` or `oci://HOST[:PORT]/REPOSITORY@sha256:DIGEST`";
         let Some(rest) = text.strip_prefix(SCHEME) else {
-            return Err(format!("`{text}` is not an OCI reference: {expected}"));
+            return Err(OciError::Reference(format!(
+                "`{text}` is not an OCI reference: {expected}"
+            )));
         };
         // A bare `repo:tag` would mean Docker Hub: a guard's source is
         // named in full, never guessed.
         let host = rest.split('/').next().unwrap_or_default();
         if !rest.contains('/') || !(host.contains('.') || host.contains(':') || host == "localhost")
         {
-            return Err(format!(
+            return Err(OciError::Reference(format!(
                 "`{text}` names no registry host: {expected} (for example `oci://ghcr.io/team/guard:1.0`)"
-            ));
+            )));
         }
-        let reference: Reference = rest
-            .parse()
-            .map_err(|e| format!("`{text}` is not a valid reference ({e}): {expected}"))?;
+        let reference: Reference = rest.parse().map_err(|e| {
+            OciError::Reference(format!(
+                "`{text}` is not a valid reference ({e}): {expected}"
+            ))
+        })?;
         let last = rest.rsplit('/').next().unwrap_or_default();
         if !last.contains(':') && !last.contains('@') {
-            return Err(format!("`{text}` names no tag or digest: {expected}"));
+            return Err(OciError::Reference(format!(
+                "`{text}` names no tag or digest: {expected}"
+            )));
         }
         if let Some(digest) = reference.digest()
             && !is_sha256_digest(digest)
         {
-            return Err(format!(
+            return Err(OciError::Reference(format!(
                 "`{text}`: the digest must be `sha256:` and 64 lowercase hex digits"
-            ));
+            )));
         }
         Ok(Self {
             text: text.to_owned(),
@@ -164,7 +171,7 @@ mod tests {
             "oci://127.0.0.1:5000/hooks/no-rm",
             "oci://127.0.0.1:5000/hooks/no-rm@sha256:abc",
         ] {
-            let e = PluginRef::parse(bad).unwrap_err();
+            let e = PluginRef::parse(bad).unwrap_err().to_string();
             assert!(
                 e.contains("expected `oci://") || e.contains("sha256:"),
                 "{bad}: {e}"

@@ -7,6 +7,7 @@
 //! and SubjectPublicKeyInfo (public) PEM files, which openssl, cosign
 //! (`import-key-pair`) and this engine all read.
 
+use super::OciError;
 use aws_lc_rs::encoding::AsDer;
 use aws_lc_rs::rand::SystemRandom;
 use aws_lc_rs::signature::{
@@ -51,15 +52,18 @@ impl PublicKey {
     ///
     /// # Errors
     /// When it is not a PEM public key of a P-256 ECDSA key.
-    pub fn from_pem(pem: &[u8]) -> Result<Self, String> {
-        let der = SubjectPublicKeyInfoDer::from_pem_slice(pem)
-            .map_err(|e| format!("not a PEM public key (`-----BEGIN PUBLIC KEY-----`): {e}"))?;
+    pub fn from_pem(pem: &[u8]) -> Result<Self, OciError> {
+        let der = SubjectPublicKeyInfoDer::from_pem_slice(pem).map_err(|e| {
+            OciError::Key(format!(
+                "not a PEM public key (`-----BEGIN PUBLIC KEY-----`): {e}"
+            ))
+        })?;
         let key = Self {
             spki: der.as_ref().to_vec(),
         };
         // A key that cannot verify anything is refused now, not at pull.
         if !is_p256_spki(&key.spki) {
-            return Err("not an ECDSA P-256 public key (the kind cosign generate-key-pair and `wasm-hooks keygen` make)".to_owned());
+            return Err(OciError::Key("not an ECDSA P-256 public key (the kind cosign generate-key-pair and `wasm-hooks keygen` make)".to_owned()));
         }
         Ok(key)
     }
@@ -101,15 +105,15 @@ impl SigningKey {
     ///
     /// # Errors
     /// When it is not one.
-    pub fn from_pem(pem: &[u8]) -> Result<Self, String> {
+    pub fn from_pem(pem: &[u8]) -> Result<Self, OciError> {
         let der = PrivatePkcs8KeyDer::from_pem_slice(pem).map_err(|e| {
-            format!(
+            OciError::Key(format!(
                 "not an unencrypted PKCS#8 PEM private key (`-----BEGIN PRIVATE KEY-----`): {e}"
-            )
+            ))
         })?;
         let pair =
             EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, der.secret_pkcs8_der())
-                .map_err(|e| format!("not an ECDSA P-256 private key: {e}"))?;
+                .map_err(|e| OciError::Key(format!("not an ECDSA P-256 private key: {e}")))?;
         Ok(Self { pair })
     }
 
@@ -117,10 +121,10 @@ impl SigningKey {
     ///
     /// # Errors
     /// When the system cannot make one.
-    pub fn generate() -> Result<(String, Self), String> {
+    pub fn generate() -> Result<(String, Self), OciError> {
         let pkcs8 =
             EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, &SystemRandom::new())
-                .map_err(|e| format!("cannot generate a key: {e}"))?;
+                .map_err(|e| OciError::Key(format!("cannot generate a key: {e}")))?;
         let text = pem("PRIVATE KEY", pkcs8.as_ref());
         Self::from_pem(text.as_bytes()).map(|key| (text, key))
     }

@@ -4,6 +4,7 @@
 //! but never adds a signer for itself; when the organisation requires
 //! them, only its own keys count.
 
+use super::OciError;
 use super::signature::PublicKey;
 
 /// The keys plugins are checked against, and whether a signature is
@@ -56,7 +57,11 @@ impl SignerPolicy {
 ///
 /// # Errors
 /// When it cannot be read or is not a P-256 public key, naming the file.
-pub fn read_key(path: &std::path::Path) -> Result<PublicKey, String> {
-    let pem = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    PublicKey::from_pem(&pem).map_err(|e| format!("{}: {e}", path.display()))
+pub fn read_key(path: &std::path::Path) -> Result<PublicKey, OciError> {
+    let in_file = |why: String| OciError::KeyFile {
+        path: path.to_owned(),
+        why,
+    };
+    let pem = std::fs::read(path).map_err(|e| in_file(format!("cannot read it: {e}")))?;
+    PublicKey::from_pem(&pem).map_err(|e| in_file(e.to_string()))
 }

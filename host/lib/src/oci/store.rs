@@ -6,6 +6,7 @@
 //! were verified: the store is the person's, a lock is the repository's,
 //! so only the store may say a plugin was signed.
 
+use super::OciError;
 use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -57,16 +58,19 @@ impl PluginStore {
     /// # Errors
     /// When their sha256 is not `digest` (nothing is written), or the
     /// store cannot be written.
-    pub fn put(&self, digest: &str, bytes: &[u8]) -> Result<PathBuf, String> {
+    pub fn put(&self, digest: &str, bytes: &[u8]) -> Result<PathBuf, OciError> {
         let actual = format!("sha256:{}", sha256_hex(bytes));
         if actual != digest {
-            return Err(format!(
-                "its bytes hash to {actual}, not {digest}: refused, nothing stored"
-            ));
+            return Err(OciError::DigestMismatch {
+                actual,
+                expected: digest.to_owned(),
+            });
         }
         let path = self.component(digest);
-        write_whole(&path, bytes)
-            .map_err(|e| format!("cannot store it in {}: {e}", self.dir.display()))?;
+        write_whole(&path, bytes).map_err(|source| OciError::Store {
+            dir: self.dir.clone(),
+            source,
+        })?;
         Ok(path)
     }
 
@@ -140,7 +144,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = PluginStore::new(dir.path());
         let digest = format!("sha256:{}", sha256_hex(b"good"));
-        assert!(store.put(&digest, b"evil").unwrap_err().contains("refused"));
+        assert!(
+            store
+                .put(&digest, b"evil")
+                .unwrap_err()
+                .to_string()
+                .contains("refused")
+        );
         assert!(!store.has(&digest));
         assert_eq!(
             std::fs::read(store.put(&digest, b"good").unwrap()).unwrap(),

@@ -1,6 +1,6 @@
 //! wasm-hooks' own protocol, for a program that is none of the agents
 //! (`hook --protocol canonical`, `serve`'s `POST /v1/decide`): the event
-//! record in the catalogue's words (`PROTOCOL.md`), and the whole
+//! record in the catalogue's words (`docs/protocol.md`), and the whole
 //! [`Outcome`] out — every field the engine can say, not one agent's
 //! subset — as `run --json` prints it. A failure is an outcome too: a
 //! deny on an event that guards an action (or one that could not be

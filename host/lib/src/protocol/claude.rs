@@ -1,7 +1,7 @@
 //! Claude Code's answer format (and Codex's, the same with fewer answers).
 //!
 //! Always exit 0 with a JSON answer: that is the form Claude Code reads
-//! whole (on exit 2 it ignores stdout). Per `PROTOCOL.md`'s observed table:
+//! whole (on exit 2 it ignores stdout). Per `docs/protocol.md`'s observed table:
 //! - PreToolUse: `hookSpecificOutput.permissionDecision` `deny` (the reason
 //!   reaches the model, even in bypass mode), `ask`, or `allow`;
 //!   `updatedInput` for a rewrite: with `allow` when a trusted hook
