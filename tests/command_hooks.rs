@@ -52,9 +52,17 @@ fn answered(outcome: &Outcome) -> &wasm_hooks::HookResult {
 #[tokio::test]
 async fn the_hook_gets_the_event_on_stdin_the_variables_and_the_project_dir() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = engine_with(vec![command(
+    let file = support::write_hook_file(&json!({"hooks": {"*": [{"hooks": [command(
         "cat > stdin.json; env > env.txt; pwd > pwd.txt",
-    )]);
+    )]}]}}));
+    // The project is where the engine answers for, whatever the `cwd`
+    // (Claude Code's `CLAUDE_PROJECT_DIR` is the project's root).
+    let project = tempfile::tempdir().unwrap();
+    let engine = HookEngine::builder()
+        .hook_file(&file.path)
+        .project_dir(project.path())
+        .build()
+        .unwrap();
     let outcome = engine.dispatch(bash_in(dir.path(), "ls -la")).await;
     assert_eq!(outcome.verdict, Verdict::Proceed);
     let stdin: Value =
@@ -68,7 +76,8 @@ async fn the_hook_gets_the_event_on_stdin_the_variables_and_the_project_dir() {
         "WASM_HOOKS_SESSION_ID=sess-1",
         "WASM_HOOKS_TOOL_NAME=Bash",
         r#"WASM_HOOKS_TOOL_ARGS={"command":"ls -la"}"#,
-        &format!("CLAUDE_PROJECT_DIR={}", dir.path().display()),
+        &format!("CLAUDE_PROJECT_DIR={}", project.path().display()),
+        &format!("WASM_HOOKS_WORKING_DIR={}", dir.path().display()),
     ] {
         assert!(env.lines().any(|l| l == line), "missing {line}");
     }

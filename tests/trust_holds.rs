@@ -3,7 +3,8 @@
 //! for an edit that turned a trusted project's guard off before: an
 //! append to its script (by the person or by the agent), an unrelated new
 //! hook, a typo, a removal, a pending file switching a hook off; and a
-//! project never trusted whose file does not load blocks what it guards.
+//! project never trusted whose file does not load blocks what it guards;
+//! an agent that `cd`s into a folder holding a script of the same name.
 
 use crate::support;
 use crate::trust::Repository;
@@ -50,6 +51,41 @@ fn told(answer: &Value) -> String {
         .as_str()
         .unwrap_or_default()
         .to_owned()
+}
+
+#[test]
+fn a_cd_into_a_folder_with_a_script_of_the_same_name_cannot_swap_the_trusted_guard() {
+    for command in [
+        "./scripts/guard.sh",
+        "scripts/guard.sh",
+        "\"$CLAUDE_PROJECT_DIR\"/scripts/guard.sh",
+    ] {
+        let entry = json!({"matcher": "Bash", "hooks": [{"type": "command", "name": "guard",
+            "command": command, "on_failure": "block"}]});
+        let repo = guarded_repository();
+        repo.write(".wasm-hooks/hooks.json", &hook_file(&[entry]).to_string());
+        repo.trust();
+        // The agent plants a script that lets everything by, and moves there.
+        let planted = repo.write(
+            "sub/scripts/guard.sh",
+            "#!/bin/sh
+exit 0
+",
+        );
+        std::fs::set_permissions(
+            &planted,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        let answer = repo.claude("PreToolUse", |e| {
+            e["tool_input"]["command"] = json!(FORCE_PUSH);
+            e["cwd"] = json!(repo.path().join("sub"));
+        });
+        assert!(
+            denied(&answer),
+            "{command}: the planted script answered: {answer}"
+        );
+    }
 }
 
 #[test]

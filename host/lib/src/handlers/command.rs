@@ -111,6 +111,14 @@ pub struct CommandHook {
     /// The event variables its command or scripts name: one of them left
     /// out (over [`MAX_VARIABLE_BYTES`]) fails it closed.
     variables_read: Vec<String>,
+    /// The project the engine answers for: `CLAUDE_PROJECT_DIR` (as
+    /// Claude Code sets it: the project's root, not the `cwd`, which
+    /// follows the agent's `cd`).
+    project: Option<PathBuf>,
+    /// Whether it runs from the project's root (a project's own hook:
+    /// what trust pinned is what its relative paths name there), not from
+    /// the event's `cwd`.
+    runs_from_project: bool,
 }
 
 /// The program with its templates compiled.
@@ -169,7 +177,20 @@ impl CommandHook {
             env_prefix: Arc::from(defaults.env_prefix.as_str()),
             request_env: RequestEnv::default(),
             variables_read: Vec::new(),
+            project: None,
+            runs_from_project: false,
         })
+    }
+
+    /// This hook, answering for `project` (its `CLAUDE_PROJECT_DIR`),
+    /// and run from there when `runs_from_project` (a project's own
+    /// hook, whose scripts trust pinned as found from the project's root:
+    /// an agent that `cd`s into a folder holding a script of the same
+    /// name does not swap it).
+    pub fn in_project(mut self, project: PathBuf, runs_from_project: bool) -> Self {
+        self.project = Some(project);
+        self.runs_from_project = runs_from_project;
+        self
     }
 
     /// This hook, started with the request's own variables.
@@ -245,10 +266,14 @@ impl CommandHook {
                 cmd
             }
         };
-        // A relative `working_dir` is relative to the project (the event's
-        // cwd); a missing directory falls back to this process's own.
-        let project = event.cwd().map(PathBuf::from);
-        let dir = match (&self.working_dir, project) {
+        // A relative `working_dir` is relative to where the hook runs from
+        // (the event's cwd, or a project's hook's project); a missing
+        // directory falls back to this process's own.
+        let base = match (&self.project, self.runs_from_project) {
+            (Some(project), true) => Some(project.clone()),
+            _ => event.cwd().map(PathBuf::from),
+        };
+        let dir = match (&self.working_dir, base) {
             (Some(dir), Some(project)) if dir.is_relative() => Some(project.join(dir)),
             (Some(dir), _) => Some(dir.clone()),
             (None, project) => project,
@@ -280,7 +305,7 @@ impl CommandHook {
             result: Err(error),
             output: HookOutput::default(),
         };
-        let variables = event_variables(&self.env_prefix, event);
+        let variables = event_variables(&self.env_prefix, event, self.project.as_deref());
         let omitted = format!("{}_OMITTED", self.env_prefix);
         let cut = variables
             .iter()
@@ -497,7 +522,7 @@ const MAX_VARIABLE_BYTES: usize = 32 * 1024;
 /// The event's fields as `<PREFIX>_*` variables, and `CLAUDE_PROJECT_DIR`;
 /// those over [`MAX_VARIABLE_BYTES`] are named in `<PREFIX>_OMITTED`
 /// instead.
-fn event_variables(prefix: &str, event: &Event) -> Vec<(String, String)> {
+fn event_variables(prefix: &str, event: &Event, project: Option<&Path>) -> Vec<(String, String)> {
     let record = event.record();
     let text = |field: &str| record.get(field).map(|v| plain_text(v).into_owned());
     let json = |field: &str| record.get(field).map(Value::to_string);
@@ -517,7 +542,8 @@ fn event_variables(prefix: &str, event: &Event) -> Vec<(String, String)> {
     .into_iter()
     .filter_map(|(name, value)| Some((format!("{prefix}_{name}"), value?)))
     .collect::<Vec<_>>();
-    vars.extend(cwd.map(|dir| ("CLAUDE_PROJECT_DIR".to_owned(), dir)));
+    let project = project.map(|dir| dir.display().to_string()).or(cwd);
+    vars.extend(project.map(|dir| ("CLAUDE_PROJECT_DIR".to_owned(), dir)));
     let omitted: Vec<String> = vars
         .iter()
         .filter(|(_, value)| value.len() > MAX_VARIABLE_BYTES)
@@ -621,7 +647,8 @@ impl HookKind for CommandKind {
             &cx.settings.commands,
         )?
         .with_shell(entry.shell.unwrap_or_default())?
-        .with_request_env(cx.settings.env.clone());
+        .with_request_env(cx.settings.env.clone())
+        .in_project(project.clone(), cx.is_project());
         // What it runs, as text: the command, then the scripts followed.
         let texts =
             std::iter::once(default_name.as_str()).chain(runs.texts.iter().map(String::as_str));
@@ -649,7 +676,7 @@ mod tests {
                 .with("session_id", "s1")
                 .with("cwd", "/project");
         let vars: std::collections::HashMap<_, _> =
-            event_variables("FORGE", &event).into_iter().collect();
+            event_variables("FORGE", &event, None).into_iter().collect();
         assert_eq!(vars["FORGE_EVENT"], "PostToolUse");
         assert_eq!(vars["FORGE_SESSION_ID"], "s1");
         assert_eq!(vars["FORGE_WORKING_DIR"], "/project");
@@ -657,6 +684,19 @@ mod tests {
         assert_eq!(vars["FORGE_TOOL_ARGS"], r#"{"file_path":"a.rs"}"#);
         assert_eq!(vars["FORGE_TOOL_RESULT"], r#"{"ok":true}"#);
         assert_eq!(vars["CLAUDE_PROJECT_DIR"], "/project");
+        let in_sub = event.with("cwd", "/project/sub");
+        let vars: std::collections::HashMap<_, _> =
+            event_variables("FORGE", &in_sub, Some(Path::new("/project")))
+                .into_iter()
+                .collect();
+        assert_eq!(
+            (
+                vars["CLAUDE_PROJECT_DIR"].as_str(),
+                vars["FORGE_WORKING_DIR"].as_str()
+            ),
+            ("/project", "/project/sub"),
+            "the project's root, as Claude Code sets it, not the cwd"
+        );
         assert!(
             !vars.contains_key("FORGE_LLM_MODEL"),
             "absent fields set no variable"
@@ -667,8 +707,9 @@ mod tests {
     fn h5_an_event_too_large_for_the_environment_leaves_those_variables_out() {
         let huge = format!("rm -rf ~ #{}", "x".repeat(140 * 1024));
         let event = Event::pre_tool_use("Bash", json!({"command": huge}));
-        let vars: std::collections::HashMap<_, _> =
-            event_variables("WASM_HOOKS", &event).into_iter().collect();
+        let vars: std::collections::HashMap<_, _> = event_variables("WASM_HOOKS", &event, None)
+            .into_iter()
+            .collect();
         assert!(!vars.contains_key("WASM_HOOKS_TOOL_ARGS"));
         assert_eq!(vars["WASM_HOOKS_OMITTED"], "WASM_HOOKS_TOOL_ARGS");
         assert_eq!(vars["WASM_HOOKS_TOOL_NAME"], "Bash");
