@@ -258,6 +258,7 @@ fn every_payload() -> Vec<(String, &'static str, Value, Vec<String>)> {
         ("claude-code-2.1.330", "claude"),
         ("claude-code-2.1.332", "claude"),
         ("codex-0.169", "codex"),
+        ("codex-0.171", "codex"),
         ("gemini-cli-0.61", "gemini"),
         ("copilot-1.0.102", "copilot"),
         ("copilot-1.0.102/claude-format", "claude"),
