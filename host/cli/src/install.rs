@@ -10,16 +10,14 @@
 //!
 //! The hook runs `wasm-hooks hook`, or its small client `wasm-hooks-hook`
 //! where that sits beside this program and a warm daemon can answer
-//! (`$XDG_RUNTIME_DIR` is set). A committed file never gets an absolute
-//! path: the hook runs the bare name when that name, on `PATH`, is this
-//! very program (or its client). When it is
-//! not, Claude Code's project hook goes into the uncommitted
+//! (`$XDG_RUNTIME_DIR` is set), always by its absolute path (a
+//! repository's `PATH` cannot put another program in its place). Claude
+//! Code's project hook goes into the uncommitted
 //! `.claude/settings.local.json` (Copilot CLI's into
-//! `.github/hooks/wasm-hooks.local.json`) with the full path, which the
-//! project's `.gitignore` is made to list, and the other agents' project
-//! installs (which have no uncommitted file) stop and say how to put
-//! wasm-hooks on `PATH`. An entry of ours in the scope's other file is
-//! removed, so that no event is hooked twice. Afterwards the person is told what the
+//! `.github/hooks/wasm-hooks.local.json`), which the project's
+//! `.gitignore` is made to list; the other agents have no uncommitted
+//! file. An entry of ours in the scope's other file is removed, so that
+//! no event is hooked twice. Afterwards the person is told what the
 //! agent still needs (Codex: a trusted project and trusted entries; Gemini
 //! CLI: a trusted folder), and whether the project's hook files load.
 
