@@ -862,3 +862,72 @@ async fn a_served_project_stops_running_its_script_after_trust_revoke_or_a_chang
     let (_, body) = post(&server, event()).await;
     assert!(!denied(&body), "a changed script must not run: {body}");
 }
+
+/// The engine's builds so far, as `/metrics` counts them.
+async fn builds(server: &Server) -> u64 {
+    let metrics = reqwest::get(format!("{}/metrics", server.address))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    metrics
+        .lines()
+        .filter(|l| l.starts_with("wasm_hooks_reloads_total{"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_burst_of_requests_after_a_trust_change_builds_the_engine_once_off_the_async_workers() {
+    let home = tempfile::tempdir().unwrap();
+    let repo = guarded_by(&json!({"type": "command", "command": "sh guard.sh"}));
+    std::fs::write(repo.path().join("guard.sh"), "#!/bin/sh\nexit 2\n").unwrap();
+    let wasm_hooks = |args: &[&str]| {
+        let mut cmd = wasm_hooks_as(home.path());
+        cmd.args(args).current_dir(repo.path());
+        assert!(cmd.output().unwrap().status.success(), "{args:?}");
+    };
+    wasm_hooks(&["trust", "--yes"]);
+    let mut command = wasm_hooks_as(home.path());
+    command.current_dir(repo.path());
+    command
+        .args([
+            "serve",
+            "--no-token",
+            "--listen",
+            "127.0.0.1:0",
+            "--project",
+        ])
+        .arg(repo.path());
+    let server = Server::start(command);
+    let mut event = bash("ls");
+    event["cwd"] = json!(repo.path());
+    let denied = |body: &Value| body["hookSpecificOutput"]["permissionDecision"] == "deny";
+    assert!(denied(&post(&server, event.to_string()).await.1));
+    let before = builds(&server).await;
+    wasm_hooks(&["trust", "--revoke"]);
+    let mut burst = tokio::task::JoinSet::new();
+    for _ in 0..8 {
+        let (address, body) = (server.address.clone(), event.to_string());
+        burst.spawn(async move {
+            let response = reqwest::Client::new()
+                .post(format!("{address}/hook"))
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            response.json::<Value>().await.unwrap()
+        });
+    }
+    while let Some(body) = burst.join_next().await {
+        let body = body.unwrap();
+        assert!(!denied(&body), "revoked, the script must not run: {body}");
+    }
+    assert_eq!(
+        builds(&server).await,
+        before + 1,
+        "eight requests waiting on one trust change build the engine once"
+    );
+}

@@ -66,6 +66,7 @@ mod stop_loop;
 mod template;
 mod tracked;
 mod trust;
+mod warm;
 
 pub use config::{
     AGENT_SETTINGS_SCHEMA_ID, HOOK_FILE_SCHEMA_ID, agent_settings_schema, hook_file_schema,
@@ -113,6 +114,7 @@ pub use stop_loop::DEFAULT_STOP_LOOP_LIMIT;
 pub use trust::{
     FileStamp, MAX_TRUSTED_TEXT_BYTES, TrustRecord, TrustStatus, TrustStore, UntrustedProjects,
 };
+pub use warm::{NotAnswering, RebuildPolicy, Reloaded, WarmEngine};
 pub use wasm_hooks_core::{
     Approval, Attributed, AuditEntry, AuditKey, AuditKind, AuditLine, AuditLog, Break, CATALOGUE,
     CheckedLine, Context, Decision, DispatchLimits, Enforcement, Error, Event, EventError,

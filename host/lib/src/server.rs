@@ -42,7 +42,6 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 use crate::engine::{HookEngine, HookEngineBuilder};
-use crate::inputs::InputStamps;
 use crate::observe::feed::{DecisionFeed, DecisionNote};
 use crate::observe::page::PageState;
 use crate::protocol::{Answer, Protocol};
@@ -51,6 +50,7 @@ use crate::server_conn::{
     ConnectionLimits, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT,
 };
 use crate::server_metrics::ServerMetrics;
+use crate::warm::{RebuildPolicy, WarmEngine};
 use wasm_hooks_core::{AuditLog, Event, EventName};
 
 /// The default request body limit: 1 MiB.
@@ -66,7 +66,7 @@ const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(15);
 pub struct HookServer {
     served: Served,
     /// What answers an event from outside every served project.
-    outside: Option<Arc<ServedEngine>>,
+    outside: Option<Arc<WarmEngine>>,
     protocol: Protocol,
     token: Option<String>,
     max_body: usize,
@@ -93,192 +93,19 @@ pub struct HookServer {
 #[derive(Debug, Clone)]
 enum Served {
     /// One engine answers every event.
-    Any(Arc<ServedEngine>),
+    Any(Arc<WarmEngine>),
     /// Each project's engine answers the events from inside it.
-    Projects(Vec<(PathBuf, Arc<ServedEngine>)>),
-}
-
-/// An engine as served: built once, and built again (between requests,
-/// never during one) when one of its inputs changed ([`InputStamps`]),
-/// on SIGHUP, or when the project's trust is no longer what it was built
-/// with (checked on every request: a revoked trust, a new one, a changed
-/// script). A build that fails keeps the last good engine answering, and
-/// says so (`/ready`, `/metrics`); a project whose first build failed
-/// answers every event as a failure of its hooks (a guard blocks) until
-/// its files load.
-#[derive(Debug)]
-pub(crate) struct ServedEngine {
-    /// The project, for messages and metrics (`-` for a server of one
-    /// engine).
-    pub(crate) name: String,
-    /// Shared by every request answering with it: never copied.
-    engine: std::sync::RwLock<Option<Arc<HookEngine>>>,
-    builder: Option<HookEngineBuilder>,
-    /// The inputs of the engine (or, after a failed build, of the files
-    /// that would make one) as they were read.
-    stamps: std::sync::Mutex<InputStamps>,
-    /// Why the last build failed, while it stands.
-    problem: std::sync::RwLock<Option<String>>,
-}
-
-/// What a reload did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Reloaded {
-    /// No input changed.
-    Unchanged,
-    /// A new engine answers.
-    Built,
-    /// The build failed; the last good engine (if any) answers.
-    Failed(String),
-}
-
-impl ServedEngine {
-    /// An engine served as it is: without a builder it is never built
-    /// again, so its inputs are not stamped.
-    fn new(name: &str, engine: HookEngine) -> Arc<Self> {
-        Arc::new(Self {
-            name: name.to_owned(),
-            engine: std::sync::RwLock::new(Some(Arc::new(engine))),
-            builder: None,
-            stamps: std::sync::Mutex::new(InputStamps::default()),
-            problem: std::sync::RwLock::new(None),
-        })
-    }
-
-    /// A project's engine built from `builder`; when its files do not
-    /// load, none yet, and the problem kept.
-    fn built(name: &Path, builder: HookEngineBuilder) -> Arc<Self> {
-        let served = Self {
-            name: name.display().to_string(),
-            engine: std::sync::RwLock::new(None),
-            builder: Some(builder),
-            stamps: std::sync::Mutex::new(InputStamps::default()),
-            problem: std::sync::RwLock::new(None),
-        };
-        served.reload(true);
-        Arc::new(served)
-    }
-
-    fn engine(&self) -> Option<Arc<HookEngine>> {
-        self.engine
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
-    }
-
-    /// Why the engine is not built from every file as it is, if it is
-    /// not: its last build failed, or a project file that does not load
-    /// was left out of it.
-    pub(crate) fn not_ready(&self) -> Option<String> {
-        if let Some(problem) = self.problem() {
-            return Some(problem);
-        }
-        let left_out: Vec<String> = self
-            .engine()?
-            .left_out()
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        (!left_out.is_empty()).then(|| format!("left out: {}", left_out.join("; ")))
-    }
-
-    /// Why the last build failed, while it stands.
-    pub(crate) fn problem(&self) -> Option<String> {
-        self.problem
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
-    }
-
-    /// The engine to answer with now; or why there is none.
-    fn current(&self) -> Result<Arc<HookEngine>, String> {
-        let Some(engine) = self.engine() else {
-            return Err(format!(
-                "the hooks of {} do not load: {}",
-                self.name,
-                self.problem().unwrap_or_default()
-            ));
-        };
-        if engine.trust_is_current() {
-            return Ok(engine);
-        }
-        if self.builder.is_none() {
-            return Err(
-                "the project's trust changed since this server started; restart it".to_owned(),
-            );
-        }
-        tracing::info!(project = %self.name, "the project's trust changed: building its engine again");
-        match self.reload(true) {
-            Reloaded::Failed(why) => Err(format!(
-                "the project's trust changed, and its hooks do not load: {why}"
-            )),
-            Reloaded::Built | Reloaded::Unchanged => self
-                .engine()
-                .ok_or_else(|| "the project's trust changed, and its hooks do not load".to_owned()),
-        }
-    }
-
-    /// Build the engine again when an input changed (or `force`): the new
-    /// one answers the next requests; on a failure the last good one goes
-    /// on answering, and the problem is kept.
-    pub(crate) fn reload(&self, force: bool) -> Reloaded {
-        let Some(builder) = &self.builder else {
-            return Reloaded::Unchanged;
-        };
-        let mut stamps = self
-            .stamps
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if !force && stamps.changed().is_none() {
-            return Reloaded::Unchanged;
-        }
-        let (built, stamped) = builder.build_stamped(stamps.paths().map(Path::to_owned));
-        *stamps = stamped;
-        match built {
-            Ok(engine) => {
-                *self
-                    .engine
-                    .write()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Arc::new(engine));
-                *self
-                    .problem
-                    .write()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
-                Reloaded::Built
-            }
-            Err(e) => {
-                let why = e.to_string();
-                tracing::warn!(project = %self.name, "its hooks do not load; the last good engine answers: {why}");
-                *self
-                    .problem
-                    .write()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(why.clone());
-                Reloaded::Failed(why)
-            }
-        }
-    }
-
-    /// The directories of every input, to watch.
-    pub(crate) fn watched_dirs(&self) -> Vec<PathBuf> {
-        let stamps = self
-            .stamps
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut dirs: Vec<PathBuf> = stamps
-            .paths()
-            .filter_map(|p| p.parent().map(Path::to_owned))
-            .collect();
-        dirs.sort();
-        dirs.dedup();
-        dirs
-    }
+    Projects(Vec<(PathBuf, Arc<WarmEngine>)>),
 }
 
 impl HookServer {
     /// Answer every event with `engine`'s hooks, in `protocol`, with no
     /// token and a 1 MiB body limit.
     pub fn new(engine: HookEngine, protocol: Protocol) -> Self {
-        Self::serving(Served::Any(ServedEngine::new("-", engine)), protocol)
+        Self::serving(
+            Served::Any(Arc::new(WarmEngine::fixed("-", engine))),
+            protocol,
+        )
     }
 
     /// Answer an event with the hooks of the project (directory, engine)
@@ -288,7 +115,7 @@ impl HookServer {
         let projects = projects
             .into_iter()
             .map(|(dir, engine)| {
-                let served = ServedEngine::new(&dir.display().to_string(), engine);
+                let served = Arc::new(WarmEngine::fixed(&dir.display().to_string(), engine));
                 (dir, served)
             })
             .collect();
@@ -310,7 +137,11 @@ impl HookServer {
         let projects = projects
             .into_iter()
             .map(|(dir, builder)| {
-                let served = ServedEngine::built(&dir, builder);
+                let served = Arc::new(WarmEngine::build(
+                    &dir.display().to_string(),
+                    builder,
+                    RebuildPolicy::KeepLastGood,
+                ));
                 (dir, served)
             })
             .collect();
@@ -323,23 +154,24 @@ impl HookServer {
     /// projects' are. Without it, such an event gets the hooks' failure (a
     /// block on a guard event).
     pub fn outside_projects(mut self, builder: HookEngineBuilder) -> Self {
-        self.outside = Some(ServedEngine::built(
-            Path::new("(outside the served projects)"),
+        self.outside = Some(Arc::new(WarmEngine::build(
+            "(outside the served projects)",
             builder,
-        ));
+            RebuildPolicy::KeepLastGood,
+        )));
         self
     }
 
     /// Every served engine, the one for events from outside the projects
     /// included.
-    pub(crate) fn engines(&self) -> Vec<Arc<ServedEngine>> {
+    pub(crate) fn engines(&self) -> Vec<Arc<WarmEngine>> {
         let mut engines = self.project_engines();
         engines.extend(self.outside.clone());
         engines
     }
 
     /// The served projects' engines.
-    fn project_engines(&self) -> Vec<Arc<ServedEngine>> {
+    fn project_engines(&self) -> Vec<Arc<WarmEngine>> {
         match &self.served {
             Served::Any(engine) => vec![Arc::clone(engine)],
             Served::Projects(projects) => projects.iter().map(|(_, e)| Arc::clone(e)).collect(),
@@ -529,7 +361,7 @@ impl HookServer {
     /// The engine whose hooks answer an event from `cwd`, and its project
     /// directory (none when one engine answers everything), or why none
     /// does.
-    fn engine_for(&self, cwd: Option<&str>) -> Result<(&ServedEngine, Option<&Path>), String> {
+    fn engine_for(&self, cwd: Option<&str>) -> Result<(&Arc<WarmEngine>, Option<&Path>), String> {
         let projects = match &self.served {
             Served::Any(engine) => return Ok((engine, None)),
             Served::Projects(projects) => projects,
@@ -546,8 +378,8 @@ impl HookServer {
                     .filter(|(dir, _)| place.starts_with(dir))
                     .max_by_key(|(dir, _)| dir.components().count())
             })
-            .map(|(dir, engine)| (&**engine, Some(dir.as_path())))
-            .or_else(|| self.outside.as_deref().map(|engine| (engine, None)))
+            .map(|(dir, engine)| (engine, Some(dir.as_path())))
+            .or_else(|| self.outside.as_ref().map(|engine| (engine, None)))
             .ok_or_else(|| {
                 format!(
                     "the event's cwd `{cwd}` is in no project this server serves (start it with --project for that directory)"
@@ -860,9 +692,14 @@ async fn hook_answer(
         }
         Err(why) => return blocked(server, protocol, Some(&event), &why, record),
     };
-    record.project.clone_from(&served.name);
-    let answer = match served.current() {
-        Ok(engine) => {
+    record.project = served.name().to_owned();
+    let answer = match served.refreshed().await {
+        Ok((engine, rebuilt)) => {
+            if rebuilt != crate::warm::Reloaded::Unchanged {
+                server
+                    .metrics
+                    .reloaded(served.name(), served.not_ready().is_none());
+            }
             let traced = server.traces.then(|| {
                 headers
                     .get("traceparent")
@@ -870,7 +707,7 @@ async fn hook_answer(
                     .map(str::to_owned)
             });
             let (answer, decided) =
-                answer(engine, event, protocol, server, (&served.name, traced)).await;
+                answer(engine, event, protocol, server, (served.name(), traced)).await;
             (record.decision, record.decided_by) = decided;
             answer
         }
@@ -976,7 +813,7 @@ async fn ready(State(server): State<Arc<HookServer>>, headers: HeaderMap) -> Res
         .iter()
         .filter_map(|e| {
             e.not_ready()
-                .map(|why| (e.name.clone(), Value::String(why)))
+                .map(|why| (e.name().to_owned(), Value::String(why)))
         })
         .collect();
     if not_ready.is_empty() {

@@ -11,20 +11,20 @@ use std::time::Duration;
 
 use notify::{RecursiveMode, Watcher as _};
 
-use crate::server::{Reloaded, ServedEngine};
 use crate::server_metrics::ServerMetrics;
+use crate::warm::{Reloaded, WarmEngine};
 
 /// How long a burst of changes is waited out before one reload.
 const SETTLE: Duration = Duration::from_millis(50);
 
 /// Reload `engines` as their inputs change, until aborted.
 pub(crate) async fn reload_loop(
-    engines: Vec<Arc<ServedEngine>>,
+    engines: Vec<Arc<WarmEngine>>,
     metrics: Arc<ServerMetrics>,
     every: Duration,
 ) {
     for engine in &engines {
-        metrics.set_ready(&engine.name, engine.not_ready().is_none());
+        metrics.set_ready(engine.name(), engine.not_ready().is_none());
     }
     let (changed, mut seen) = tokio::sync::mpsc::channel::<()>(1);
     // Kept alive while the loop runs: dropping it stops the watching.
@@ -56,12 +56,12 @@ pub(crate) async fn reload_loop(
                 match engine.reload(force) {
                     Reloaded::Unchanged => {}
                     Reloaded::Built => {
-                        tracing::info!(project = %engine.name, "reloaded its hooks");
-                        counted.reloaded(&engine.name, engine.not_ready().is_none());
+                        tracing::info!(project = %engine.name(), "reloaded its hooks");
+                        counted.reloaded(engine.name(), engine.not_ready().is_none());
                         any = true;
                     }
                     Reloaded::Failed(_) => {
-                        counted.reloaded(&engine.name, false);
+                        counted.reloaded(engine.name(), false);
                         any = true;
                     }
                 }
@@ -81,7 +81,7 @@ pub(crate) async fn reload_loop(
 /// exist), telling `changed`; none when the system has no watcher (the
 /// periodic check still runs).
 fn watch(
-    engines: &[Arc<ServedEngine>],
+    engines: &[Arc<WarmEngine>],
     changed: &tokio::sync::mpsc::Sender<()>,
 ) -> Option<notify::RecommendedWatcher> {
     let tell = changed.clone();

@@ -1,11 +1,11 @@
-//! The engines a daemon keeps: one per command line, project and caller's
-//! variables (what a `hook` process builds its engine from) and worker
-//! thread, built once and checked before every event against the stamps
-//! of every input it was built from ([`InputStamps`]: hook files,
+//! The engines a daemon keeps: one [`WarmEngine`] per command line,
+//! project and caller's variables (what a `hook` process builds its engine
+//! from) and worker thread, built once and checked before every event
+//! against the stamps of every input it was built from (hook files,
 //! settings, the trust record, what the hooks run). When one changed it is
 //! built again. A build that fails is that event's failure, as it would be
-//! in a process of its own: a daemon never answers from an engine whose
-//! files are no longer what they were.
+//! in a process of its own ([`RebuildPolicy::Fail`]): a daemon never
+//! answers from an engine whose files are no longer what they were.
 //!
 //! Each worker thread keeps its own: what an engine keeps across events
 //! (an HTTP hook's pooled connections, an MCP server's session) belongs
@@ -14,9 +14,11 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use wasm_hooks::{HookEngine, HookEngineBuilder, InputStamps, RequestEnv, WasmRuntime};
+use wasm_hooks::{
+    HookEngine, HookEngineBuilder, RebuildPolicy, RequestEnv, WarmEngine, WasmRuntime,
+};
 
 /// Engines kept at once; past it, one is dropped for each new one (an
 /// agent's events name a handful).
@@ -59,25 +61,19 @@ impl Built {
     }
 }
 
-/// What a build gave (the engine, or why the files do not load), with the
-/// stamps of what it was built from.
-type Stamped = (Result<Arc<HookEngine>, String>, InputStamps);
-
-#[derive(Default)]
-struct Kept {
-    /// The builder, once made, with what it last built.
-    state: Mutex<Option<(Arc<HookEngineBuilder>, Option<Stamped>)>>,
-}
-/// Every engine a daemon keeps.
+/// Every engine a daemon keeps, each a [`WarmEngine`] that fails (never
+/// answers from the last good one) when a build fails.
 #[derive(Default)]
 pub(crate) struct KeptEngines {
-    kept: Mutex<HashMap<EngineKey, Arc<Kept>>>,
+    kept: Mutex<HashMap<EngineKey, Arc<OnceLock<WarmEngine>>>>,
 }
 
 impl KeptEngines {
     /// The engine for `key`: the kept one when none of its inputs changed
-    /// (the trust record is one), else one built now (by a
-    /// builder `make` makes the first time).
+    /// (the trust record is one), else one built now (by a builder `make`
+    /// makes the first time). The daemon stands in for a process per
+    /// event, which would build on every event: it builds on the event
+    /// that finds a change.
     ///
     /// # Errors
     /// When the builder cannot be made, or the hook files do not load.
@@ -97,46 +93,28 @@ impl KeptEngines {
             }
             Arc::clone(all.entry(key.clone()).or_default())
         };
-        let mut state = kept.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let (builder, built) = match &mut *state {
-            Some(state) => state,
-            empty @ None => empty.insert((Arc::new(make()?), None)),
-        };
-        // The trust record and every file the hooks run are among the
-        // stamped inputs: a trust given, revoked or outdated is a change.
-        // A build that failed fails every event until one changes.
-        if let Some((engine, stamps)) = built {
-            match stamps.changed() {
-                None => {
-                    return engine.clone().map(|engine| Built {
-                        builder: Arc::clone(builder),
-                        engine,
-                    });
-                }
-                Some(path) => tracing::info!(
-                    project = %key.project.display(),
-                    "building the engine again: {} changed",
-                    path.display()
-                ),
+        let name = key.project.display().to_string();
+        let warm = match kept.get() {
+            Some(warm) => {
+                warm.reload(false);
+                warm
             }
-        }
-        let before = built
-            .take()
-            .map(|(_, stamps)| stamps.paths().map(Path::to_owned).collect::<Vec<_>>())
-            .unwrap_or_default();
-        let (engine, stamps) = builder.build_stamped(before);
-        let engine = engine
-            .map(Arc::new)
-            .map_err(|e| format!("the hook files do not load: {e}"));
-        match &engine {
-            Ok(_) => tracing::info!(project = %key.project.display(), "engine built"),
-            Err(why) => tracing::info!(project = %key.project.display(), "engine not built: {why}"),
-        }
-        *built = Some((engine.clone(), stamps));
-        engine.map(|engine| Built {
-            builder: Arc::clone(builder),
-            engine,
-        })
+            None => {
+                let builder = make()?;
+                kept.get_or_init(|| WarmEngine::build(&name, builder, RebuildPolicy::Fail))
+            }
+        };
+        let engine = warm.engine().ok_or_else(|| {
+            format!(
+                "the hook files do not load: {}",
+                warm.problem().unwrap_or_default()
+            )
+        })?;
+        let builder = warm
+            .builder()
+            .map(Arc::clone)
+            .ok_or("a kept engine has its builder")?;
+        Ok(Built { builder, engine })
     }
 }
 
@@ -146,11 +124,7 @@ impl KeptEngines {
         let all = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
         all.iter()
             .filter(|(key, _)| key.thread == thread)
-            .filter_map(|(_, kept)| {
-                let state = kept.state.lock().unwrap_or_else(PoisonError::into_inner);
-                let (_, built) = state.as_ref()?;
-                built.as_ref()?.0.as_ref().ok().map(Arc::clone)
-            })
+            .filter_map(|(_, kept)| kept.get()?.engine())
             .collect()
     }
 }
