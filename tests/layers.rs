@@ -50,3 +50,183 @@ fn each_crate_depends_only_on_the_layers_below_it() {
     assert_eq!(ours(&dependencies("cli")), ["wasm-hooks"]);
     assert!(dependencies("wasm").iter().any(|d| d == "wasmtime"));
 }
+
+/// The `.rs` files of a crate's `src`, by module path (`handlers::kind`).
+fn modules(krate: &str) -> std::collections::BTreeMap<String, std::path::PathBuf> {
+    let src = workspace_root().join("host").join(krate).join("src");
+    let mut found = std::collections::BTreeMap::new();
+    let mut pending = vec![src.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let relative = path.strip_prefix(&src).unwrap().with_extension("");
+                let mut parts: Vec<String> = relative
+                    .iter()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .collect();
+                if matches!(
+                    parts.last().map(String::as_str),
+                    Some("mod" | "lib" | "main")
+                ) {
+                    parts.pop();
+                }
+                found.insert(parts.join("::"), path);
+            }
+        }
+    }
+    found
+}
+
+/// The modules of `krate` each file names (`crate::a::b`, `super::c`,
+/// `self::d`), resolved to the longest module path that is a file: the
+/// import graph, files by module path.
+fn imports(krate: &str) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    let modules = modules(krate);
+    let path = regex::Regex::new(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)").unwrap();
+    let mut graph = std::collections::BTreeMap::new();
+    for (module, file) in &modules {
+        let text = std::fs::read_to_string(file).unwrap();
+        // Tests may reach anywhere.
+        let text = text.split("#[cfg(test)]").next().unwrap_or_default();
+        let here: Vec<&str> = if module.is_empty() {
+            vec![]
+        } else {
+            module.split("::").collect()
+        };
+        let is_dir_module = file
+            .file_stem()
+            .is_some_and(|s| s == "mod" || s == "lib" || s == "main");
+        let mut named = std::collections::BTreeSet::new();
+        for caps in path.captures_iter(text) {
+            let mut parts: Vec<&str> = match &caps[1] {
+                "crate" => vec![],
+                // `super` of a file module is its folder's module; of a
+                // folder's `mod.rs`, the folder's parent.
+                "super" if is_dir_module => here[..here.len().saturating_sub(1)].to_vec(),
+                "super" => here[..here.len().saturating_sub(1)].to_vec(),
+                _ if is_dir_module => here.clone(),
+                _ => here[..here.len().saturating_sub(1)].to_vec(),
+            };
+            let mut rest: Vec<&str> = caps[2].trim_start_matches("::").split("::").collect();
+            while rest.first() == Some(&"super") {
+                rest.remove(0);
+                parts.pop();
+            }
+            parts.extend(rest);
+            let target = (0..=parts.len())
+                .rev()
+                .map(|n| parts[..n].join("::"))
+                .find(|m| modules.contains_key(m));
+            if let Some(target) = target.filter(|t| t != module && !t.is_empty()) {
+                named.insert(target);
+            }
+        }
+        graph.insert(module.clone(), named);
+    }
+    graph
+}
+
+/// The circles of the graph (strongly connected sets of two or more
+/// files), each sorted.
+fn circles(
+    graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+) -> Vec<Vec<String>> {
+    let reaches = |from: &str| {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut pending = vec![from.to_owned()];
+        while let Some(node) = pending.pop() {
+            for next in graph.get(&node).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    pending.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reach: std::collections::BTreeMap<&String, _> =
+        graph.keys().map(|m| (m, reaches(m))).collect();
+    let mut found: Vec<Vec<String>> = Vec::new();
+    for module in graph.keys() {
+        let circle: Vec<String> = graph
+            .keys()
+            .filter(|other| {
+                *other == module
+                    || (reach[module].contains(*other) && reach[other].contains(module))
+            })
+            .cloned()
+            .collect();
+        if circle.len() > 1 && !found.contains(&circle) {
+            found.push(circle);
+        }
+    }
+    found
+}
+
+/// No new import circle between files: each circle left is named here,
+/// and may only shrink (#46). A change that closes a new one, or grows one
+/// of these, fails.
+#[test]
+fn no_new_import_circle_between_files() {
+    let allowed: &[(&str, &[&str])] = &[
+        ("wasm", &["plugin", "runtime"]),
+        ("wasm", &["refusals", "state"]),
+        (
+            "lib",
+            &[
+                "config",
+                "handlers",
+                "handlers::command",
+                "handlers::http",
+                "handlers::kind",
+                "handlers::mcp",
+                "handlers::model",
+                "handlers::prompt",
+                "handlers::runs",
+                "handlers::wasm",
+            ],
+        ),
+        (
+            "cli",
+            &[
+                "bench::cases",
+                "bench::guests",
+                "bench::replay",
+                "bench::serve",
+                "bench::soak",
+                "bench::tiers",
+            ],
+        ),
+        (
+            "cli",
+            &[
+                "daemon",
+                "daemon::client",
+                "explain",
+                "hook",
+                "install",
+                "run",
+                "speaks",
+            ],
+        ),
+    ];
+    let mut unexpected = Vec::new();
+    for krate in ["core", "wasm", "lib", "cli"] {
+        for circle in circles(&imports(krate)) {
+            let known = allowed
+                .iter()
+                .filter(|(k, _)| *k == krate)
+                .any(|(_, files)| circle.iter().all(|m| files.contains(&m.as_str())));
+            if !known {
+                unexpected.push(format!("{krate}: {}", circle.join(" <-> ")));
+            }
+        }
+    }
+    assert!(
+        unexpected.is_empty(),
+        "import circles:\n{}",
+        unexpected.join("\n")
+    );
+}

@@ -64,11 +64,13 @@ impl CacheArgs {
     /// pooling allocator (its set-up costs more than it saves in a process
     /// that handles a few events; `serve` turns it back on), and a plugin
     /// the cache does not hold run on Winch's code while a detached process
-    /// compiles it with Cranelift (`compile::detached`; the daemon and
+    /// compiles it with Cranelift (`background_compile::detached`; the daemon and
     /// `serve` compile on a thread of their own).
     pub(crate) fn runtime_options(&self) -> WasmRuntimeBuilder {
         let mut options = WasmRuntime::builder();
-        options.pooling(false).tiering(super::compile::detached());
+        options
+            .pooling(false)
+            .tiering(super::background_compile::detached());
         if self.no_cache {
             options.no_cache();
         } else if let Some(dir) = &self.cache_dir {

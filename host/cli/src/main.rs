@@ -4,6 +4,7 @@
 //! in its own file.
 
 mod audit;
+mod background_compile;
 mod bench;
 mod build;
 mod cache;

@@ -412,17 +412,6 @@ fn resolved(path: &Path) -> Option<PathBuf> {
     plain.then(|| path.to_owned())
 }
 
-/// Whether two secrets are equal, in a time that does not depend on where
-/// they differ.
-pub(crate) fn same_secret(given: &[u8], expected: &[u8]) -> bool {
-    given.len() == expected.len()
-        && given
-            .iter()
-            .zip(expected)
-            .fold(0u8, |diff, (a, b)| diff | (a ^ b))
-            == 0
-}
-
 fn error(status: StatusCode, message: String) -> Response {
     (status, Json(json!({ "error": message }))).into_response()
 }
@@ -872,7 +861,7 @@ fn unauthorized(server: &HookServer, headers: &HeaderMap) -> Option<Refusal> {
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "));
-    (!given.is_some_and(|given| same_secret(given.as_bytes(), token.as_bytes()))).then(|| {
+    (!given.is_some_and(|given| crate::observe::page::same_secret(given.as_bytes(), token.as_bytes()))).then(|| {
         Refusal::new(
             StatusCode::UNAUTHORIZED,
             "the request carries no bearer token, or the wrong one: set the server's token (WASM_HOOKS_TOKEN) where the agent runs",

@@ -79,7 +79,7 @@ fn refusal(state: &PageState, headers: &HeaderMap) -> Option<(StatusCode, &'stat
         .filter_map(|pair| pair.trim().strip_prefix(COOKIE)?.strip_prefix('='))
         .next();
     let given = bearer.or(cookie);
-    (!given.is_some_and(|given| crate::server::same_secret(given.as_bytes(), token.as_bytes())))
+    (!given.is_some_and(|given| same_secret(given.as_bytes(), token.as_bytes())))
         .then_some((
             StatusCode::UNAUTHORIZED,
             "no token, or the wrong one: open the address `wasm-hooks serve` or `wasm-hooks ui` printed (`/ui?token=…`)",
@@ -93,7 +93,7 @@ async fn page(State(state): State<Arc<PageState>>, uri: Uri, headers: HeaderMap)
         .flat_map(|q| q.split('&'))
         .find_map(|pair| pair.strip_prefix("token="));
     if let (Some(given), Some(token)) = (given, &state.token) {
-        if !crate::server::same_secret(given.as_bytes(), token.as_bytes()) {
+        if !same_secret(given.as_bytes(), token.as_bytes()) {
             return (StatusCode::UNAUTHORIZED, "the wrong token").into_response();
         }
         let cookie = format!("{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/");
@@ -205,6 +205,17 @@ async fn replay(State(state): State<Arc<PageState>>, headers: HeaderMap) -> Resp
         )
             .into_response(),
     }
+}
+
+/// Whether two secrets are equal, in a time that does not depend on where
+/// they differ.
+pub(crate) fn same_secret(given: &[u8], expected: &[u8]) -> bool {
+    given.len() == expected.len()
+        && given
+            .iter()
+            .zip(expected)
+            .fold(0u8, |diff, (a, b)| diff | (a ^ b))
+            == 0
 }
 
 #[cfg(test)]
