@@ -230,3 +230,134 @@ fn no_new_import_circle_between_files() {
         unexpected.join("\n")
     );
 }
+
+/// Every file of the host crates whose code (not its comments or tests)
+/// names `agent`'s protocol (`Protocol::Gemini`, `gemini::`, `"gemini"`).
+fn naming(variant: &str, module: &str) -> std::collections::BTreeSet<String> {
+    let names =
+        regex::Regex::new(&format!(r#"Protocol::{variant}\b|\b{module}::|"{module}""#)).unwrap();
+    let root = workspace_root();
+    let mut found = std::collections::BTreeSet::new();
+    for krate in ["core", "wasm", "lib", "cli"] {
+        for path in modules(krate).into_values() {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            if code
+                .lines()
+                .filter(|line| !line.trim_start().starts_with("//"))
+                .any(|line| names.is_match(line))
+            {
+                let relative = path.strip_prefix(&root).unwrap();
+                found.insert(relative.display().to_string());
+            }
+        }
+    }
+    found
+}
+
+/// An agent is one file (#46): its wire format, events and facts are in
+/// its own module (`host/lib/src/protocol/<agent>.rs`), and its name is in
+/// code only there and in the places listed here — the table of agents,
+/// the dispatch, its session log's reader, and what the CLI does for it
+/// alone. A new place that names an agent fails here: put it in the
+/// agent's module (or its facts) instead, or add it with why.
+#[test]
+fn an_agent_is_named_in_code_only_in_its_own_places() {
+    let shared = [
+        "host/lib/src/protocol/mod.rs",   // decode/encode dispatch
+        "host/lib/src/protocol/facts.rs", // the one table of agents
+    ];
+    let own: &[(&str, &str, &[&str])] = &[
+        (
+            "Claude",
+            "claude",
+            &[
+                "host/lib/src/protocol/claude.rs",
+                // Codex and Copilot CLI speak Claude Code's format.
+                "host/lib/src/protocol/codex.rs",
+                "host/lib/src/protocol/copilot.rs",
+                "host/lib/src/protocol/settings.rs",
+                "host/lib/src/observe/replay/logs/claude.rs",
+                "host/lib/src/observe/replay/logs/mod.rs",
+                // The default protocol of `hook`, `serve` and the fuzz.
+                "host/cli/src/hook.rs",
+                "host/cli/src/serve.rs",
+                "host/cli/src/deadline.rs",
+                "host/cli/src/fallback_answer.rs",
+                "host/lib/src/fail_closed_fuzz.rs",
+                "host/lib/src/config/mod.rs",
+                "host/lib/src/protocol/import.rs",
+            ],
+        ),
+        (
+            "Codex",
+            "codex",
+            &[
+                "host/lib/src/protocol/codex.rs",
+                "host/lib/src/protocol/settings.rs",
+                "host/lib/src/observe/replay/logs/codex.rs",
+                "host/lib/src/observe/replay/logs/mod.rs",
+                "host/cli/src/fallback_answer.rs",
+            ],
+        ),
+        (
+            "Gemini",
+            "gemini",
+            &[
+                "host/lib/src/protocol/gemini.rs",
+                "host/lib/src/protocol/settings.rs",
+                "host/lib/src/protocol/import.rs",
+                "host/lib/src/config/mod.rs",
+                "host/lib/src/observe/replay/logs/gemini.rs",
+                "host/lib/src/observe/replay/logs/mod.rs",
+                "host/cli/src/import.rs",
+            ],
+        ),
+        (
+            "Copilot",
+            "copilot",
+            &[
+                "host/lib/src/protocol/copilot.rs",
+                // Copilot CLI also sends Claude Code's format.
+                "host/lib/src/protocol/claude.rs",
+                "host/lib/src/protocol/settings.rs",
+                "host/lib/src/observe/replay/logs/copilot.rs",
+                "host/lib/src/observe/replay/logs/mod.rs",
+                "host/cli/src/fallback_answer.rs",
+            ],
+        ),
+        (
+            "Cursor",
+            "cursor",
+            &[
+                "host/lib/src/protocol/cursor.rs",
+                "host/lib/src/protocol/settings.rs",
+            ],
+        ),
+        (
+            "OpenCode",
+            "opencode",
+            &[
+                "host/lib/src/protocol/opencode.rs",
+                "host/lib/src/protocol/settings.rs",
+                // Its hook is a plugin `install` writes.
+                "host/cli/src/install.rs",
+                "host/cli/src/doctor.rs",
+                "host/cli/src/opencode_plugin.rs",
+            ],
+        ),
+    ];
+    let mut elsewhere = Vec::new();
+    for (variant, module, places) in own {
+        for file in naming(variant, module) {
+            if !shared.contains(&file.as_str()) && !places.contains(&file.as_str()) {
+                elsewhere.push(format!("{variant}: {file}"));
+            }
+        }
+    }
+    assert!(
+        elsewhere.is_empty(),
+        "an agent named outside its places:\n{}",
+        elsewhere.join("\n")
+    );
+}

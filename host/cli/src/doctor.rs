@@ -71,25 +71,23 @@ impl Report {
     }
 }
 
-/// The version each agent was driven at (`scripts/agents`): what
-/// wasm-hooks knows its events and answers from.
-const DRIVEN: &[(Agent, &str, &str)] = &[
-    (Agent::Claude, "claude", "2.1.332"),
-    (Agent::Codex, "codex", "0.171"),
-    (Agent::Gemini, "gemini", "0.61"),
-    (Agent::Copilot, "copilot", "1.0.102"),
-    (Agent::Cursor, "cursor-agent", ""),
-    (Agent::Opencode, "opencode", "1.18.33"),
-];
-
 pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<Exit> {
     let mut report = Report::default();
     let project = match args.hook_files.project_dir() {
         Some(dir) => dir.to_owned(),
         None => std::env::current_dir()?,
     };
-    for (agent, program, driven) in DRIVEN {
-        agent_findings(&mut report, *agent, program, driven, &project);
+    // Each agent's program and the version driven (`scripts/agents`):
+    // what wasm-hooks knows its events and answers from.
+    for protocol in wasm_hooks::Protocol::AGENTS {
+        let facts = protocol.facts();
+        agent_findings(
+            &mut report,
+            Agent(protocol),
+            facts.program,
+            facts.driven,
+            &project,
+        );
     }
     daemon_findings(&mut report);
     let mut builder = args.hook_files.builder(&[])?;
@@ -184,7 +182,7 @@ fn installed_findings(report: &mut Report, agent: Agent, at: &str, text: &str, f
         .into_iter()
         .filter(|event| !on.iter().any(|e| e == event))
         .collect();
-    if !matches!(agent, Agent::Opencode) {
+    if agent.0 != wasm_hooks::Protocol::OpenCode {
         report.add(
             Level::Ok,
             at,
@@ -240,7 +238,7 @@ fn installed_findings(report: &mut Report, agent: Agent, at: &str, text: &str, f
 /// Whether `text` (a settings file of `agent`) runs wasm-hooks.
 fn is_ours(agent: Agent, text: &str) -> bool {
     match agent {
-        Agent::Opencode => super::opencode_plugin::is_ours(text),
+        Agent(wasm_hooks::Protocol::OpenCode) => super::opencode_plugin::is_ours(text),
         _ => !wasm_hooks::installed_on(text, agent.protocol())
             .unwrap_or_default()
             .is_empty(),

@@ -28,7 +28,7 @@ pub(crate) struct HookArgs {
     /// The agent whose protocol to speak, or `canonical` (`none`):
     /// wasm-hooks' own, the canonical event in and the whole outcome out,
     /// for a program that is none of the agents.
-    #[arg(long, value_enum, default_value_t = Speaks::Agent(Agent::Claude))]
+    #[arg(long, value_enum, default_value_t = Speaks::Agent(Agent(Protocol::Claude)))]
     protocol: Speaks,
 
     #[command(flatten)]

@@ -80,7 +80,7 @@ impl ImportArgs {
 
     /// The settings files to read, each with the hook file it goes to.
     fn moves(&self) -> anyhow::Result<Vec<Move>> {
-        if matches!(self.agent, Agent::Copilot | Agent::Cursor | Agent::Opencode) {
+        if !self.agent.0.facts().importable {
             bail!(
                 "{} keeps no command hooks wasm-hooks can import; `import` reads Claude Code, Codex and Gemini CLI",
                 self.agent.name()
@@ -153,7 +153,7 @@ impl ImportArgs {
             if imported.moved == 0 {
                 continue;
             }
-            if matches!(self.agent, Agent::Gemini) {
+            if self.agent.0 == wasm_hooks::Protocol::Gemini {
                 plan.notes.push_str(&format!(
                     "warning: {}: the moved hooks will see Claude Code's names (`hook_event_name: \"PreToolUse\"`, `tool_name: \"Bash\"`), not Gemini CLI's (`BeforeTool`, `run_shell_command`; those stay in `agent_event_name` and `agent_tool_name`): check that their scripts do not test the old names\n",
                     from.display()

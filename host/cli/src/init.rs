@@ -123,8 +123,10 @@ pub(crate) fn run(args: InitArgs) -> anyhow::Result<Exit> {
 /// The agents whose project settings (shared or local) hold command hooks
 /// `import` would move.
 fn importable(project: &Path) -> Vec<Agent> {
-    [Agent::Claude, Agent::Codex, Agent::Gemini]
+    wasm_hooks::Protocol::AGENTS
         .into_iter()
+        .filter(|protocol| protocol.facts().importable)
+        .map(Agent)
         .filter(|agent| ImportArgs::offered_by_init(*agent, project.to_owned(), false).would_move())
         .collect()
 }

@@ -59,154 +59,76 @@ pub(crate) struct InstallArgs {
     project_dir: Option<PathBuf>,
 }
 
-/// The agents wasm-hooks installs into.
-#[derive(Debug, Clone, Copy, ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum Agent {
-    /// Claude Code.
-    Claude,
-    /// Codex.
-    Codex,
-    /// Gemini CLI.
-    Gemini,
-    /// GitHub Copilot CLI (its own hook files).
-    Copilot,
-    /// Cursor.
-    Cursor,
-    /// OpenCode (a plugin that runs wasm-hooks).
-    Opencode,
+/// An agent `install` knows, as a command names it (`claude`, `codex`…):
+/// one of [`Protocol::AGENTS`], whose [`wasm_hooks::AgentFacts`] say the
+/// rest (its settings files, events, next step).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(transparent)]
+pub(crate) struct Agent(pub(crate) Protocol);
+
+impl ValueEnum for Agent {
+    fn value_variants<'a>() -> &'a [Self] {
+        const AGENTS: [Agent; 6] = [
+            Agent(Protocol::AGENTS[0]),
+            Agent(Protocol::AGENTS[1]),
+            Agent(Protocol::AGENTS[2]),
+            Agent(Protocol::AGENTS[3]),
+            Agent(Protocol::AGENTS[4]),
+            Agent(Protocol::AGENTS[5]),
+        ];
+        &AGENTS
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.word()).help(self.0.facts().name))
+    }
 }
 
 impl Agent {
     pub(crate) fn protocol(self) -> Protocol {
-        match self {
-            Agent::Claude => Protocol::Claude,
-            Agent::Codex => Protocol::Codex,
-            Agent::Gemini => Protocol::Gemini,
-            Agent::Copilot => Protocol::Copilot,
-            Agent::Cursor => Protocol::Cursor,
-            Agent::Opencode => Protocol::OpenCode,
-        }
+        self.0
     }
 
     pub(crate) fn name(self) -> &'static str {
-        match self {
-            Agent::Claude => "Claude Code",
-            Agent::Codex => "Codex",
-            Agent::Gemini => "Gemini CLI",
-            Agent::Copilot => "Copilot CLI",
-            Agent::Cursor => "Cursor",
-            Agent::Opencode => "OpenCode",
-        }
+        self.0.facts().name
     }
 
     /// The agent's paths to a shell that no hook of it can reach, said
     /// plainly by `install` and `explain` (docs/agents.md has the table).
     pub(crate) fn unguarded(self) -> Option<&'static str> {
-        match self {
-            Agent::Copilot => Some(
-                "Copilot CLI's interactive `!command` runs in your shell with no hook, and its HTTP hooks let the tool run when the server fails (this command install blocks instead)",
-            ),
-            Agent::Opencode => Some(
-                "OpenCode's `!`-commands inside a custom command's template (`` !`cmd` ``) and its terminals (PTY) run with no hook",
-            ),
-            _ => None,
-        }
+        self.0.facts().unguarded
     }
 
     /// The `--protocol` word of `wasm-hooks hook`.
     pub(crate) fn word(self) -> &'static str {
-        match self {
-            Agent::Claude => "claude",
-            Agent::Codex => "codex",
-            Agent::Gemini => "gemini",
-            Agent::Copilot => "copilot",
-            Agent::Cursor => "cursor",
-            Agent::Opencode => "opencode",
-        }
+        self.0.word()
     }
 
-    /// The settings file under a project (`.claude/settings.json`), or
-    /// under the user's home.
+    /// The settings file under a project (`.claude/settings.json`).
     pub(crate) fn file_in(self, dir: &Path) -> PathBuf {
-        match self {
-            Agent::Claude => dir.join(".claude/settings.json"),
-            Agent::Codex => dir.join(".codex/hooks.json"),
-            Agent::Gemini => dir.join(".gemini/settings.json"),
-            Agent::Copilot => dir.join(".github/hooks/wasm-hooks.json"),
-            Agent::Cursor => dir.join(".cursor/hooks.json"),
-            Agent::Opencode => dir.join(".opencode/plugin/wasm-hooks.js"),
-        }
+        self.0.facts().settings_in(dir)
     }
 
     /// The uncommitted file beside a project's `settings` the agent also
     /// reads, where it has one (for a machine's absolute path).
     pub(crate) fn local_file(self, settings: &Path) -> Option<PathBuf> {
-        match self {
-            Agent::Claude => Some(settings.with_file_name("settings.local.json")),
-            Agent::Copilot => Some(settings.with_file_name("wasm-hooks.local.json")),
-            Agent::Opencode => Some(settings.with_file_name("wasm-hooks.local.js")),
-            Agent::Codex | Agent::Gemini | Agent::Cursor => None,
-        }
+        self.0.facts().local_settings_beside(settings)
     }
 
-    /// What the person still has to do before the agent runs the hooks
-    /// (read from Codex 0.169 and Gemini CLI 0.61 themselves).
+    /// What the person still has to do before the agent runs the hooks.
     fn next_step(self, user: bool) -> &'static str {
-        match (self, user) {
-            (Agent::Claude, _) => {
-                "next: Claude Code reads the hooks when a session starts; `/hooks` in Claude Code lists them"
-            }
-            (Agent::Codex, false) => {
-                "next: Codex runs a project's hooks only in a trusted project, and each hook only once you trust it: start `codex` here, trust the project, and trust the wasm-hooks entries in `/hooks` (by hash: again after any change)"
-            }
-            (Agent::Codex, true) => {
-                "next: Codex runs each hook only once you trust it: start `codex` and trust the wasm-hooks entries in `/hooks` (by hash: again after any change)"
-            }
-            (Agent::Gemini, _) => {
-                "next: Gemini CLI runs hooks only in a trusted folder: trust the folder when Gemini CLI asks, or with `/permissions trust`"
-            }
-            (Agent::Copilot, false) => {
-                "next: Copilot CLI reads the repository's hooks when a session starts (in `copilot -p`, only with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true); note: a hook that times out lets the tool run there, so keep slow hooks under the deadline"
-            }
-            (Agent::Copilot, true) => {
-                "next: Copilot CLI reads the hooks when a session starts; note: a hook that times out lets the tool run there, so keep slow hooks under the deadline"
-            }
-            (Agent::Cursor, _) => {
-                "next: Cursor runs a project's hooks only in a trusted workspace; its Hooks settings list them"
-            }
-            (Agent::Opencode, _) => {
-                "next: OpenCode loads the plugin when it starts; a tool call or prompt wasm-hooks cannot answer is blocked"
-            }
-        }
+        let (project, user_install) = self.0.facts().next_step;
+        if user { user_install } else { project }
     }
 }
 
-/// The agent's settings file in the user's home (or `$CODEX_HOME`,
-/// `$COPILOT_HOME`).
+/// The agent's settings file in the user's home (or where `$CODEX_HOME`,
+/// `$COPILOT_HOME`, `$XDG_CONFIG_HOME` move it).
 pub(crate) fn user_file(agent: Agent) -> anyhow::Result<PathBuf> {
-    match (
-        agent,
-        std::env::var_os("CODEX_HOME"),
-        std::env::var_os("COPILOT_HOME"),
-    ) {
-        (Agent::Codex, Some(home), _) => return Ok(PathBuf::from(home).join("hooks.json")),
-        (Agent::Copilot, _, Some(home)) => {
-            return Ok(PathBuf::from(home).join("hooks/wasm-hooks.json"));
-        }
-        (Agent::Copilot, _, None) => {
-            let home = std::env::var_os("HOME").context("--user: HOME is not set")?;
-            return Ok(PathBuf::from(home).join(".copilot/hooks/wasm-hooks.json"));
-        }
-        (Agent::Opencode, _, _) => {
-            let config = wasm_hooks::xdg_dir("XDG_CONFIG_HOME", ".config")
-                .context("--user: neither XDG_CONFIG_HOME nor HOME is set")?;
-            return Ok(config.join("opencode/plugin/wasm-hooks.js"));
-        }
-        _ => {}
-    }
     let home = std::env::var_os("HOME").context("--user: HOME is not set")?;
-    Ok(agent.file_in(Path::new(&home)))
+    Ok(agent.0.facts().user_settings_in(Path::new(&home), |name| {
+        std::env::var(name).ok().filter(|v| !v.is_empty())
+    }))
 }
 
 /// Where the hook goes and what it runs.
@@ -264,7 +186,7 @@ impl InstallArgs {
     fn plan(&self) -> anyhow::Result<Plan> {
         let agent = self.agent;
         if let Some(url) = &self.http {
-            if !matches!(agent, Agent::Claude) {
+            if !agent.0.facts().http_hooks {
                 bail!(
                     "{} has no HTTP hooks: install the command hook",
                     agent.name()
@@ -358,7 +280,7 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<Exit> {
         Some(new) => {
             let backup = write(&plan.file, &text, &new)?;
             let what = match args.agent {
-                Agent::Opencode => "a plugin".to_owned(),
+                Agent(Protocol::OpenCode) => "a plugin".to_owned(),
                 _ => format!("{} events", protocol.installed_events().len()),
             };
             format!(
@@ -432,7 +354,7 @@ pub(crate) fn installs_in(project: &Path) -> Vec<String> {
             )
         };
         let what = match agent {
-            Agent::Opencode => "a plugin".to_owned(),
+            Agent(Protocol::OpenCode) => "a plugin".to_owned(),
             _ => format!("{count} events"),
         };
         lines.push(format!(
@@ -659,7 +581,7 @@ pub(crate) fn uninstall(args: InstallArgs) -> anyhow::Result<Exit> {
 /// `text`, the agent's settings (or OpenCode's plugin), with `hook`
 /// installed; `None` when it already is.
 fn installed(agent: Agent, text: &str, hook: &InstalledHook) -> anyhow::Result<Option<String>> {
-    if let Agent::Opencode = agent {
+    if let Agent(Protocol::OpenCode) = agent {
         if !text.is_empty() && !opencode_plugin::is_ours(text) {
             bail!(
                 "a plugin of that name that `wasm-hooks install` did not write is there: left alone"
@@ -678,7 +600,7 @@ fn removed(
     text: &str,
     hook: &InstalledHook,
 ) -> anyhow::Result<Option<(String, usize)>> {
-    if let Agent::Opencode = agent {
+    if let Agent(Protocol::OpenCode) = agent {
         return Ok(opencode_plugin::is_ours(text).then(|| (String::new(), 1)));
     }
     Ok(wasm_hooks::uninstall_hooks(text, hook)?)

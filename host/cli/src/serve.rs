@@ -224,7 +224,10 @@ impl Settings {
         Ok(Self {
             listen: listen.unwrap_or_else(|| "127.0.0.1:8787".parse().expect("an address")),
             socket,
-            protocol: args.protocol.or(file.protocol).unwrap_or(Agent::Claude),
+            protocol: args
+                .protocol
+                .or(file.protocol)
+                .unwrap_or(Agent(wasm_hooks::Protocol::Claude)),
             token_env: args.token_env.clone().or(file.token_env),
             no_token: args.no_token || (args.token_env.is_none() && file.no_token),
             allow_hosts: args

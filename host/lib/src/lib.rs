@@ -92,9 +92,9 @@ pub use observe::stats::{AuditStats, Elapsed, HookStats};
 pub use policy::{Expectation, ExpectedDecision, Mismatch, PolicyTest, read_fixtures};
 pub use project_trust::{HookChange, ProjectTrust, SkippedHook};
 pub use protocol::{
-    AGENT_TIMEOUT_SECS, Answer, Imported, InstalledHook, Protocol, SettingsError, TOKEN_VARIABLE,
-    add_hook_groups, event_json, failing_open, install as install_hooks, installed_on,
-    installed_programs, take_command_hooks, uninstall as uninstall_hooks,
+    AGENT_TIMEOUT_SECS, AgentFacts, Answer, Imported, InstalledHook, Protocol, SettingsError,
+    TOKEN_VARIABLE, add_hook_groups, event_json, failing_open, install as install_hooks,
+    installed_on, installed_programs, take_command_hooks, uninstall as uninstall_hooks,
 };
 pub use request_env::RequestEnv;
 pub use server::{DEFAULT_MAX_BODY, HookServer};

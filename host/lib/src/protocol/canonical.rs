@@ -7,6 +7,7 @@
 //! read), else a proceed with the reason among `system_messages`. The
 //! answer is always the JSON; the exit code is 0.
 
+use super::facts::AgentFacts;
 use serde_json::Value;
 use wasm_hooks_core::{Attributed, Event, EventError, EventName, HookId, Outcome};
 
@@ -48,3 +49,21 @@ pub(super) fn failure(event: Option<EventName>, message: &str, fail_open: bool) 
         ..encode(&outcome)
     }
 }
+
+/// The canonical protocol as [`AgentFacts`]: no agent's, so nothing to
+/// install, find or drive.
+pub(super) const FACTS: AgentFacts = AgentFacts {
+    name: "a program of your own (the canonical protocol)",
+    program: "",
+    driven: "",
+    settings: "",
+    local_settings: None,
+    user_settings: "",
+    user_settings_variable: None,
+    events: &[],
+    entries_fail_closed: true,
+    next_step: ("", ""),
+    unguarded: None,
+    importable: false,
+    http_hooks: false,
+};

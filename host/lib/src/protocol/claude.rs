@@ -27,6 +27,7 @@
 //!   reads it; `continue: false` + `stopReason`; `systemMessage`;
 //!   `suppressOutput`.
 
+use super::facts::AgentFacts;
 use serde_json::Value;
 use wasm_hooks_core::{Event, EventName, Outcome, Requests, Verdict, plain_text};
 
@@ -381,6 +382,42 @@ fn pre_tool_use(event: &Event, outcome: &Outcome, dialect: Dialect, specific: &m
         specific.updated_input = rewritten.cloned();
     }
 }
+
+/// the events a guard or an audit needs, not the ones that fire per displayed chunk or file change.
+const EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PreSkillShellCommand",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "SessionStart",
+    "SessionEnd",
+    "Notification",
+    "PreCompact",
+];
+
+/// What wasm-hooks knows of Claude Code as a program (see [`AgentFacts`]).
+pub(super) const FACTS: AgentFacts = AgentFacts {
+    name: "Claude Code",
+    program: "claude",
+    driven: "2.1.332",
+    settings: ".claude/settings.json",
+    local_settings: Some("settings.local.json"),
+    user_settings: ".claude/settings.json",
+    user_settings_variable: None,
+    events: EVENTS,
+    entries_fail_closed: true,
+    next_step: (
+        "next: Claude Code reads the hooks when a session starts; `/hooks` in Claude Code lists them",
+        "next: Claude Code reads the hooks when a session starts; `/hooks` in Claude Code lists them",
+    ),
+    unguarded: None,
+    importable: true,
+    http_hooks: true,
+};
 
 #[cfg(test)]
 mod tests {

@@ -10,6 +10,7 @@
 //! `response_id`). Codex acts on no answer to them (it only logs one), so a
 //! hook there observes; one that denies is told so on stderr.
 
+use super::facts::AgentFacts;
 use serde_json::Value;
 use wasm_hooks_core::{Event, EventError, EventName, Outcome, Verdict};
 
@@ -86,6 +87,26 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
     }
     answer
 }
+
+/// What wasm-hooks knows of Codex as a program (see [`AgentFacts`]).
+pub(super) const FACTS: AgentFacts = AgentFacts {
+    name: "Codex",
+    program: "codex",
+    driven: "0.171",
+    settings: ".codex/hooks.json",
+    local_settings: None,
+    user_settings: ".codex/hooks.json",
+    user_settings_variable: Some(("CODEX_HOME", "hooks.json")),
+    events: EVENTS,
+    entries_fail_closed: false,
+    next_step: (
+        "next: Codex runs a project's hooks only in a trusted project, and each hook only once you trust it: start `codex` here, trust the project, and trust the wasm-hooks entries in `/hooks` (by hash: again after any change)",
+        "next: Codex runs each hook only once you trust it: start `codex` and trust the wasm-hooks entries in `/hooks` (by hash: again after any change)",
+    ),
+    unguarded: None,
+    importable: true,
+    http_hooks: false,
+};
 
 #[cfg(test)]
 mod tests {

@@ -24,6 +24,7 @@
 //! `preToolUse`, `postToolUse`, `postToolUseFailure`,
 //! `userPromptSubmitted`, `sessionStart`, `subagentStart`).
 
+use super::facts::AgentFacts;
 use std::borrow::Cow;
 
 use serde::Serialize;
@@ -476,6 +477,44 @@ fn pre_tool_use(event: &Event, outcome: &Outcome, answer: &mut CopilotAnswer) {
     answer.permission_decision = Some(word);
     answer.permission_decision_reason = reason;
 }
+
+/// Copilot CLI 1.0.102's events, by its own names, but the two that only report (`userPromptTransformed`, `errorOccurred`).
+const INSTALLED_EVENTS: &[&str] = &[
+    "preToolUse",
+    "permissionRequest",
+    "postToolUse",
+    "postToolUseFailure",
+    "userPromptSubmitted",
+    "agentStop",
+    "subagentStart",
+    "subagentStop",
+    "sessionStart",
+    "sessionEnd",
+    "preCompact",
+    "notification",
+];
+
+/// What wasm-hooks knows of Copilot CLI as a program (see [`AgentFacts`]).
+pub(super) const FACTS: AgentFacts = AgentFacts {
+    name: "Copilot CLI",
+    program: "copilot",
+    driven: "1.0.102",
+    settings: ".github/hooks/wasm-hooks.json",
+    local_settings: Some("wasm-hooks.local.json"),
+    user_settings: ".copilot/hooks/wasm-hooks.json",
+    user_settings_variable: Some(("COPILOT_HOME", "hooks/wasm-hooks.json")),
+    events: INSTALLED_EVENTS,
+    entries_fail_closed: true,
+    next_step: (
+        "next: Copilot CLI reads the repository's hooks when a session starts (in `copilot -p`, only with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true); note: a hook that times out lets the tool run there, so keep slow hooks under the deadline",
+        "next: Copilot CLI reads the hooks when a session starts; note: a hook that times out lets the tool run there, so keep slow hooks under the deadline",
+    ),
+    unguarded: Some(
+        "Copilot CLI's interactive `!command` runs in your shell with no hook, and its HTTP hooks let the tool run when the server fails (this command install blocks instead)",
+    ),
+    importable: false,
+    http_hooks: false,
+};
 
 #[cfg(test)]
 mod tests {

@@ -19,6 +19,7 @@
 //! agent go on); `additional_context` on `sessionStart` and `postToolUse`;
 //! exit code 0.
 
+use super::facts::AgentFacts;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -267,6 +268,46 @@ fn permission(agent: &str, outcome: &Outcome, answer: &mut CursorAnswer) {
     answer.agent_message.clone_from(&reason);
     answer.user_message = reason;
 }
+
+/// Cursor's events (documented), but those that fire per displayed response, thought or Tab edit.
+const EVENTS: &[&str] = &[
+    "preToolUse",
+    "postToolUse",
+    "postToolUseFailure",
+    "beforeShellExecution",
+    "afterShellExecution",
+    "beforeMCPExecution",
+    "afterMCPExecution",
+    "beforeReadFile",
+    "afterFileEdit",
+    "beforeSubmitPrompt",
+    "stop",
+    "subagentStart",
+    "subagentStop",
+    "sessionStart",
+    "sessionEnd",
+    "preCompact",
+];
+
+/// What wasm-hooks knows of Cursor as a program (see [`AgentFacts`]).
+pub(super) const FACTS: AgentFacts = AgentFacts {
+    name: "Cursor",
+    program: "cursor-agent",
+    driven: "",
+    settings: ".cursor/hooks.json",
+    local_settings: None,
+    user_settings: ".cursor/hooks.json",
+    user_settings_variable: None,
+    events: EVENTS,
+    entries_fail_closed: true,
+    next_step: (
+        "next: Cursor runs a project's hooks only in a trusted workspace; its Hooks settings list them",
+        "next: Cursor runs a project's hooks only in a trusted workspace; its Hooks settings list them",
+    ),
+    unguarded: None,
+    importable: false,
+    http_hooks: false,
+};
 
 #[cfg(test)]
 mod tests {

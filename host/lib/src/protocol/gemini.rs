@@ -10,6 +10,7 @@
 //! a rewritten AfterTool output and `additionalContext` for context, exit
 //! code 0.
 
+use super::facts::AgentFacts;
 use serde_json::Value;
 
 use wasm_hooks_core::{Event, EventError, EventName, Outcome, Verdict, plain_text};
@@ -132,6 +133,38 @@ fn model_text(output: &Value) -> String {
         _ => plain_text(output).into_owned(),
     }
 }
+
+/// Gemini CLI 0.61's events, by its own names, but those that fire per model call (`BeforeModel`, `AfterModel`, `BeforeToolSelection`).
+const EVENTS: &[&str] = &[
+    "BeforeTool",
+    "AfterTool",
+    "BeforeAgent",
+    "AfterAgent",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompress",
+    "Notification",
+];
+
+/// What wasm-hooks knows of Gemini CLI as a program (see [`AgentFacts`]).
+pub(super) const FACTS: AgentFacts = AgentFacts {
+    name: "Gemini CLI",
+    program: "gemini",
+    driven: "0.61",
+    settings: ".gemini/settings.json",
+    local_settings: None,
+    user_settings: ".gemini/settings.json",
+    user_settings_variable: None,
+    events: EVENTS,
+    entries_fail_closed: true,
+    next_step: (
+        "next: Gemini CLI runs hooks only in a trusted folder: trust the folder when Gemini CLI asks, or with `/permissions trust`",
+        "next: Gemini CLI runs hooks only in a trusted folder: trust the folder when Gemini CLI asks, or with `/permissions trust`",
+    ),
+    unguarded: None,
+    importable: true,
+    http_hooks: false,
+};
 
 #[cfg(test)]
 mod tests {

@@ -15,6 +15,7 @@ mod claude;
 mod codex;
 mod copilot;
 mod cursor;
+mod facts;
 mod gemini;
 mod import;
 mod mcp_names;
@@ -22,6 +23,7 @@ mod opencode;
 mod settings;
 mod text;
 
+pub use facts::AgentFacts;
 pub use text::event_json;
 
 pub(crate) use answer::{
@@ -452,5 +454,47 @@ fn blocking_reason(verdict: &Verdict, agent: &str) -> Option<String> {
             approval.prompt
         )),
         _ => None,
+    }
+}
+
+impl Protocol {
+    /// The agents `install` knows, in the order they are listed.
+    pub const AGENTS: [Protocol; 6] = [
+        Protocol::Claude,
+        Protocol::Codex,
+        Protocol::Gemini,
+        Protocol::Copilot,
+        Protocol::Cursor,
+        Protocol::OpenCode,
+    ];
+
+    /// The agent's facts (the canonical protocol's: a program of the
+    /// person's own, with no settings and no events to install).
+    pub fn facts(self) -> &'static AgentFacts {
+        match self {
+            Protocol::Claude => &claude::FACTS,
+            Protocol::Codex => &codex::FACTS,
+            Protocol::Gemini => &gemini::FACTS,
+            Protocol::Copilot => &copilot::FACTS,
+            Protocol::Cursor => &cursor::FACTS,
+            Protocol::OpenCode => &opencode::FACTS,
+            Protocol::Canonical => &canonical::FACTS,
+        }
+    }
+}
+
+impl std::fmt::Display for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Protocol {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let word = String::deserialize(deserializer)?;
+        Protocol::from_word(&word).ok_or_else(|| {
+            let known: Vec<&str> = Protocol::ALL.iter().map(|p| p.word()).collect();
+            serde::de::Error::custom(format!("`{word}` is none of {}", known.join(", ")))
+        })
     }
 }

@@ -31,6 +31,7 @@
 //! session goes on with this prompt), and `{"messages": […]}` for the
 //! person.
 
+use super::facts::AgentFacts;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -267,6 +268,28 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
     draft.unsaid_stop();
     draft.finish(&answer)
 }
+
+/// What wasm-hooks knows of OpenCode as a program (see [`AgentFacts`]).
+pub(super) const FACTS: AgentFacts = AgentFacts {
+    name: "OpenCode",
+    program: "opencode",
+    driven: "1.18.33",
+    settings: ".opencode/plugin/wasm-hooks.js",
+    local_settings: Some("wasm-hooks.local.js"),
+    user_settings: ".config/opencode/plugin/wasm-hooks.js",
+    user_settings_variable: Some(("XDG_CONFIG_HOME", "opencode/plugin/wasm-hooks.js")),
+    events: &[],
+    entries_fail_closed: true,
+    next_step: (
+        "next: OpenCode loads the plugin when it starts; a tool call or prompt wasm-hooks cannot answer is blocked",
+        "next: OpenCode loads the plugin when it starts; a tool call or prompt wasm-hooks cannot answer is blocked",
+    ),
+    unguarded: Some(
+        "OpenCode's `!`-commands inside a custom command's template (`` !`cmd` ``) and its terminals (PTY) run with no hook",
+    ),
+    importable: false,
+    http_hooks: false,
+};
 
 #[cfg(test)]
 mod tests {

@@ -21,74 +21,6 @@ use crate::DEFAULT_STOP_LOOP_LIMIT;
 
 use super::Protocol;
 
-/// The Claude Code events wasm-hooks is installed on: those a guard or an
-/// audit needs, not the ones that fire per displayed chunk or file change.
-const CLAUDE_EVENTS: &[EventName] = &[
-    EventName::PreToolUse,
-    EventName::PreSkillShellCommand,
-    EventName::PermissionRequest,
-    EventName::PostToolUse,
-    EventName::PostToolUseFailure,
-    EventName::UserPromptSubmit,
-    EventName::Stop,
-    EventName::SubagentStop,
-    EventName::SessionStart,
-    EventName::SessionEnd,
-    EventName::Notification,
-    EventName::PreCompact,
-];
-
-/// Gemini CLI 0.61's events, by its own names, but those that fire per
-/// model call (`BeforeModel`, `AfterModel`, `BeforeToolSelection`).
-const GEMINI_EVENTS: &[&str] = &[
-    "BeforeTool",
-    "AfterTool",
-    "BeforeAgent",
-    "AfterAgent",
-    "SessionStart",
-    "SessionEnd",
-    "PreCompress",
-    "Notification",
-];
-
-/// Copilot CLI 1.0.102's events, by its own names, but the two that only
-/// report (`userPromptTransformed`, `errorOccurred`).
-const COPILOT_EVENTS: &[&str] = &[
-    "preToolUse",
-    "permissionRequest",
-    "postToolUse",
-    "postToolUseFailure",
-    "userPromptSubmitted",
-    "agentStop",
-    "subagentStart",
-    "subagentStop",
-    "sessionStart",
-    "sessionEnd",
-    "preCompact",
-    "notification",
-];
-
-/// Cursor's events (documented), but those that fire per displayed
-/// response, thought or Tab edit.
-const CURSOR_EVENTS: &[&str] = &[
-    "preToolUse",
-    "postToolUse",
-    "postToolUseFailure",
-    "beforeShellExecution",
-    "afterShellExecution",
-    "beforeMCPExecution",
-    "afterMCPExecution",
-    "beforeReadFile",
-    "afterFileEdit",
-    "beforeSubmitPrompt",
-    "stop",
-    "subagentStart",
-    "subagentStop",
-    "sessionStart",
-    "sessionEnd",
-    "preCompact",
-];
-
 /// The hook timeout `install` writes, in seconds, where the agent takes
 /// one: longer than `hook --deadline` (50 s by default), so that a slow
 /// guard is answered by wasm-hooks' failure answer (a block) before the
@@ -110,14 +42,7 @@ impl Protocol {
     /// the agent's own names (none for OpenCode, which has no hook
     /// settings: `install opencode` writes a plugin).
     pub fn installed_events(self) -> Vec<&'static str> {
-        match self {
-            Protocol::OpenCode | Protocol::Canonical => Vec::new(),
-            Protocol::Claude => CLAUDE_EVENTS.iter().map(|e| e.as_str()).collect(),
-            Protocol::Codex => super::codex::EVENTS.to_vec(),
-            Protocol::Gemini => GEMINI_EVENTS.to_vec(),
-            Protocol::Copilot => COPILOT_EVENTS.to_vec(),
-            Protocol::Cursor => CURSOR_EVENTS.to_vec(),
-        }
+        self.facts().events.to_vec()
     }
 
     /// How its settings hold entries; `None` for OpenCode, which has no
@@ -157,7 +82,7 @@ impl Protocol {
     /// `BeforeTool` and (Gemini CLI) `BeforeAgent`. Codex has no such
     /// setting and runs the tool.
     pub fn entries_fail_closed(self) -> bool {
-        !matches!(self, Protocol::Codex)
+        self.facts().entries_fail_closed
     }
 }
 
@@ -724,7 +649,7 @@ mod tests {
         )
         .unwrap()
         .unwrap();
-        assert_eq!(count, CLAUDE_EVENTS.len());
+        assert_eq!(count, Protocol::Claude.facts().events.len());
         let gemini = install("", Protocol::Gemini, &ours()).unwrap().unwrap();
         let value = value_of(&gemini);
         assert_eq!(value["hooks"]["BeforeTool"][0]["matcher"], "*");
