@@ -891,10 +891,14 @@ async fn a_burst_of_requests_after_a_trust_change_builds_the_engine_once_off_the
     wasm_hooks(&["trust", "--yes"]);
     let mut command = wasm_hooks_as(home.path());
     command.current_dir(repo.path());
+    // No reloading beside the requests (`--reload-ms 0`): the requests
+    // alone find the trust change.
     command
         .args([
             "serve",
             "--no-token",
+            "--reload-ms",
+            "0",
             "--listen",
             "127.0.0.1:0",
             "--project",

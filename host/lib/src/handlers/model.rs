@@ -159,7 +159,7 @@ impl ModelApi {
             return serde_json::from_str(&text).map_err(|_| HookError::BadResult {
                 hook: hook.clone(),
                 message: format!(
-                    "the provider's response is not JSON: {}",
+                    "the provider's response has no text (it is not JSON): {}",
                     error_message(&text)
                 ),
             });
