@@ -101,6 +101,9 @@ pub(crate) fn run(args: HookArgs, verbose: u8) -> anyhow::Result<Exit> {
     }
     report::print(&reply.stdout)?;
     Stderr.write_all(reply.stderr.as_bytes())?;
+    // The agent has its answer: now the engine this process built goes
+    // (its runtime, its plugins' memory, an MCP server it started).
+    DROPPED_AFTER_ANSWER.with_borrow_mut(Option::take);
     if let Some(place) = start_daemon
         && let Err(why) = client::start(&place)
     {
@@ -291,16 +294,25 @@ fn answer(
             Built::now(builder)?
         }
     };
-    ASYNC_RUNTIME.with(|runtime| {
+    let answer = ASYNC_RUNTIME.with(|runtime| {
         let runtime = (**runtime)
             .as_ref()
             .map_err(|e| format!("starting the async runtime: {e}"))?;
         let outcome = run_hooks(args, &place, &built.builder, &built.engine, event, runtime);
         Ok(protocol.encode(event, &outcome))
-    })
+    });
+    DROPPED_AFTER_ANSWER.set(Some(built));
+    answer
 }
 
 thread_local! {
+    /// The engine that answered, dropped once the answer is written
+    /// ([`run`]): a process answering one event does not make the agent
+    /// wait for its teardown. A daemon's worker drops it at its next
+    /// answer (the daemon keeps its engines anyway).
+    static DROPPED_AFTER_ANSWER: std::cell::RefCell<Option<Built>> =
+        const { std::cell::RefCell::new(None) };
+
     /// This thread's async runtime, made on first use: a process answers
     /// once, a daemon's worker thread many times, with the engines it
     /// keeps (their connections and sessions are this runtime's). Never

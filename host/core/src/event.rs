@@ -645,7 +645,7 @@ impl Event {
     /// The record as JSON text.
     pub fn to_json_string(&self) -> String {
         // A map of JSON values always serializes.
-        serde_json::to_string(&self.record).unwrap_or_default()
+        serde_json::to_string(&*self.record).unwrap_or_default()
     }
 }
 

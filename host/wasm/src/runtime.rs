@@ -87,7 +87,7 @@ pub(super) struct Runtime {
     /// (another engine on this runtime) takes no work.
     linked: Mutex<HashMap<String, Arc<Compiled>>>,
     /// The empty directory every call sees as `/`.
-    sandbox_root: SandboxRoot,
+    sandbox_root: Arc<SandboxRoot>,
     /// See [`WasmRuntimeBuilder::like_a_process`].
     like_a_process: bool,
 }
@@ -327,9 +327,7 @@ impl WasmRuntimeBuilder {
                 optimizing_now: Mutex::default(),
                 plugins: Mutex::default(),
                 linked: Mutex::default(),
-                sandbox_root: SandboxRoot::new().map_err(|e| Error::Runtime {
-                    source: format!("making the sandbox's empty root directory: {e}").into(),
-                })?,
+                sandbox_root: Arc::default(),
                 like_a_process: self.like_a_process,
             }),
             kv: Arc::new(match &self.session_store {
@@ -389,7 +387,7 @@ impl WasmRuntime {
     }
 
     /// The empty directory every call sees as `/`.
-    pub(super) fn sandbox_root(&self) -> &SandboxRoot {
+    pub(super) fn sandbox_root(&self) -> &Arc<SandboxRoot> {
         &self.inner.sandbox_root
     }
 
