@@ -813,53 +813,87 @@ async fn m5_a_client_that_sends_slowly_is_cut_off() {
     assert_eq!(post(&server, bash("ls").to_string()).await.0, 200);
 }
 
+/// A trusted project whose command hook (`sh guard.sh`) denies, served by
+/// `serve` with `extra` flags; the person's home beside it.
+struct TrustedServe {
+    home: tempfile::TempDir,
+    repo: tempfile::TempDir,
+    server: Server,
+}
+
+impl TrustedServe {
+    fn start(extra: &[&str]) -> Self {
+        let home = tempfile::tempdir().unwrap();
+        let repo = guarded_by(&json!({"type": "command", "command": "sh guard.sh"}));
+        std::fs::write(
+            repo.path().join("guard.sh"),
+            "#!/bin/sh\necho 'no rm' >&2\nexit 2\n",
+        )
+        .unwrap();
+        wasm_hooks_in(home.path(), repo.path(), &["trust", "--yes"]);
+        let mut command = wasm_hooks_as(home.path());
+        command
+            .current_dir(repo.path())
+            .args(["serve", "--no-token", "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .arg("--project")
+            .arg(repo.path());
+        Self {
+            server: Server::start(command),
+            home,
+            repo,
+        }
+    }
+
+    /// `wasm-hooks ARGS` as the person, in the project.
+    fn wasm_hooks(&self, args: &[&str]) {
+        wasm_hooks_in(self.home.path(), self.repo.path(), args);
+    }
+
+    /// A Bash `ls` from inside the project.
+    fn event(&self) -> String {
+        let mut event = bash("ls");
+        event["cwd"] = json!(self.repo.path());
+        event.to_string()
+    }
+}
+
+/// `wasm-hooks ARGS` as the person whose home is `home`, in `dir`.
+fn wasm_hooks_in(home: &Path, dir: &Path, args: &[&str]) {
+    let mut cmd = wasm_hooks_as(home);
+    cmd.args(args).current_dir(dir);
+    assert!(cmd.output().unwrap().status.success(), "{args:?}");
+}
+
+fn denied(body: &Value) -> bool {
+    body["hookSpecificOutput"]["permissionDecision"] == "deny"
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_served_project_stops_running_its_script_after_trust_revoke_or_a_change() {
-    let home = tempfile::tempdir().unwrap();
-    let repo = guarded_by(&json!({"type": "command", "command": "sh guard.sh"}));
-    let script = repo.path().join("guard.sh");
-    std::fs::write(&script, "#!/bin/sh\necho 'no rm' >&2\nexit 2\n").unwrap();
-    let wasm_hooks = |args: &[&str]| {
-        let mut cmd = wasm_hooks_as(home.path());
-        cmd.args(args).current_dir(repo.path());
-        assert!(cmd.output().unwrap().status.success(), "{args:?}");
-    };
-    wasm_hooks(&["trust", "--yes"]);
-    let mut command = wasm_hooks_as(home.path());
-    command.current_dir(repo.path());
-    command
-        .args([
-            "serve",
-            "--no-token",
-            "--listen",
-            "127.0.0.1:0",
-            "--project",
-        ])
-        .arg(repo.path());
-    let server = Server::start(command);
-    let event = || {
-        let mut event = bash("ls");
-        event["cwd"] = json!(repo.path());
-        event.to_string()
-    };
-    let denied = |body: &Value| body["hookSpecificOutput"]["permissionDecision"] == "deny";
-    let (status, body) = post(&server, event()).await;
+    let served = TrustedServe::start(&[]);
+    let (server, event) = (&served.server, || served.event());
+    let (status, body) = post(server, event()).await;
     assert_eq!(status, 200);
     assert!(denied(&body), "trusted, the script runs: {body}");
     // Revoked: the next request is answered as by an untrusted project.
-    wasm_hooks(&["trust", "--revoke"]);
-    let (_, body) = post(&server, event()).await;
+    served.wasm_hooks(&["trust", "--revoke"]);
+    let (_, body) = post(server, event()).await;
     assert!(
         !denied(&body),
         "after --revoke the script must not run: {body}"
     );
     // Trusted again: it runs again, without a restart.
-    wasm_hooks(&["trust", "--yes"]);
-    let (_, body) = post(&server, event()).await;
+    served.wasm_hooks(&["trust", "--yes"]);
+    let (_, body) = post(server, event()).await;
     assert!(denied(&body), "trusted again: {body}");
     // The script changed: it must not run as trusted.
-    std::fs::write(&script, "#!/bin/sh\nexit 2 # changed\n").unwrap();
-    let (_, body) = post(&server, event()).await;
+    std::fs::write(
+        served.repo.path().join("guard.sh"),
+        "#!/bin/sh\nexit 2 # changed\n",
+    )
+    .unwrap();
+    let (_, body) = post(server, event()).await;
     assert!(!denied(&body), "a changed script must not run: {body}");
 }
 
@@ -880,40 +914,16 @@ async fn builds(server: &Server) -> u64 {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_burst_of_requests_after_a_trust_change_builds_the_engine_once_off_the_async_workers() {
-    let home = tempfile::tempdir().unwrap();
-    let repo = guarded_by(&json!({"type": "command", "command": "sh guard.sh"}));
-    std::fs::write(repo.path().join("guard.sh"), "#!/bin/sh\nexit 2\n").unwrap();
-    let wasm_hooks = |args: &[&str]| {
-        let mut cmd = wasm_hooks_as(home.path());
-        cmd.args(args).current_dir(repo.path());
-        assert!(cmd.output().unwrap().status.success(), "{args:?}");
-    };
-    wasm_hooks(&["trust", "--yes"]);
-    let mut command = wasm_hooks_as(home.path());
-    command.current_dir(repo.path());
     // No reloading beside the requests (`--reload-ms 0`): the requests
     // alone find the trust change.
-    command
-        .args([
-            "serve",
-            "--no-token",
-            "--reload-ms",
-            "0",
-            "--listen",
-            "127.0.0.1:0",
-            "--project",
-        ])
-        .arg(repo.path());
-    let server = Server::start(command);
-    let mut event = bash("ls");
-    event["cwd"] = json!(repo.path());
-    let denied = |body: &Value| body["hookSpecificOutput"]["permissionDecision"] == "deny";
-    assert!(denied(&post(&server, event.to_string()).await.1));
-    let before = builds(&server).await;
-    wasm_hooks(&["trust", "--revoke"]);
+    let served = TrustedServe::start(&["--reload-ms", "0"]);
+    let (server, event) = (&served.server, served.event());
+    assert!(denied(&post(server, event.clone()).await.1));
+    let before = builds(server).await;
+    served.wasm_hooks(&["trust", "--revoke"]);
     let mut burst = tokio::task::JoinSet::new();
     for _ in 0..8 {
-        let (address, body) = (server.address.clone(), event.to_string());
+        let (address, body) = (server.address.clone(), event.clone());
         burst.spawn(async move {
             let response = reqwest::Client::new()
                 .post(format!("{address}/hook"))
@@ -930,7 +940,7 @@ async fn a_burst_of_requests_after_a_trust_change_builds_the_engine_once_off_the
         assert!(!denied(&body), "revoked, the script must not run: {body}");
     }
     assert_eq!(
-        builds(&server).await,
+        builds(server).await,
         before + 1,
         "eight requests waiting on one trust change build the engine once"
     );
