@@ -52,21 +52,12 @@ fn engine(server: &Server, provider: &str, extra: Value) -> HookEngine {
     } else {
         server.url("")
     };
-    let mut entry = json!({
+    let entry = json!({
         "type": "prompt", "provider": provider, "base_url": base, "model": "test-model",
         "api_key_env": KEY_VAR, "max_tokens": 64,
         "prompt": "Tool {{tool_name}} wants {{tool_args}}. Is that safe?",
     });
-    entry
-        .as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}));
-    HookEngine::builder()
-        .hook_file(&file.path)
-        .hook_secrets([KEY_VAR.to_owned()])
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"))
+    support::engine_of_one_hook(entry, &extra, KEY_VAR)
 }
 
 fn bash(command: &str, session: &str) -> Event {

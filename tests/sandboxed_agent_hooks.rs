@@ -104,22 +104,13 @@ fn engine(server: &Server, provider: &str, project: &Project, extra: Value) -> H
     } else {
         server.url("")
     };
-    let mut entry = json!({
+    let entry = json!({
         "type": "agent", "name": "verifier", "provider": provider, "base_url": base,
         "model": "test-model", "api_key_env": KEY_VAR,
         "prompt": "Does this change keep the public API? $ARGUMENTS",
         "allow_read": [project.dir()],
     });
-    entry
-        .as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    let file = support::write_hook_file(&json!({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}));
-    HookEngine::builder()
-        .hook_file(&file.path)
-        .hook_secrets([KEY_VAR.to_owned()])
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"))
+    support::engine_of_one_hook(entry, &extra, KEY_VAR)
 }
 
 fn edit(project: &Project, transcript: &str) -> Event {

@@ -259,6 +259,21 @@ pub fn engine_on(runtime: wasm_hooks::WasmRuntime, file: &HookFile) -> wasm_hook
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// An engine of one PreToolUse hook: `entry` with `extra`'s fields over
+/// it, which may send the key in the variable `secret` (a model hook's).
+pub fn engine_of_one_hook(mut entry: Value, extra: &Value, secret: &str) -> wasm_hooks::HookEngine {
+    entry
+        .as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    let file = write_hook_file(&serde_json::json!({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}));
+    wasm_hooks::HookEngine::builder()
+        .hook_file(&file.path)
+        .hook_secrets([secret.to_owned()])
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// A hook file with exactly this JSON.
 pub fn write_hook_file(doc: &Value) -> HookFile {
     let dir = tempfile::tempdir().expect("temporary directory");

@@ -75,16 +75,17 @@ pub struct Answer {
 }
 
 impl Protocol {
-    /// Every protocol.
-    pub const ALL: [Protocol; 7] = [
-        Protocol::Claude,
-        Protocol::Codex,
-        Protocol::Gemini,
-        Protocol::Copilot,
-        Protocol::Cursor,
-        Protocol::OpenCode,
-        Protocol::Canonical,
-    ];
+    /// Every protocol: the agents' ([`Protocol::AGENTS`]), then the
+    /// canonical one.
+    pub const ALL: [Protocol; 7] = {
+        let mut all = [Protocol::Canonical; 7];
+        let mut i = 0;
+        while i < Protocol::AGENTS.len() {
+            all[i] = Protocol::AGENTS[i];
+            i += 1;
+        }
+        all
+    };
 
     /// Its one-word name, as `hook --protocol` and the language bindings
     /// take it: `claude`, `codex`, `gemini`, `copilot`, `cursor`,
