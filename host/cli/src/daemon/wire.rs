@@ -103,7 +103,9 @@ pub(crate) fn exchange(place: &Place, request: &Request<'_>) -> std::io::Result<
     // send fails, and its reply, if any, is still read.
     let _ = send(&mut stream, request);
     let _ = stream.shutdown(std::net::Shutdown::Write);
-    let mut bytes = Vec::new();
+    // Sized as a request's buffer: a reply is read in one or two calls,
+    // not grown from 32 bytes a call at a time.
+    let mut bytes = Vec::with_capacity(RECEIVE_BUFFER);
     let _ = stream.read_to_end(&mut bytes);
     if bytes.is_empty() {
         return Ok(None);
