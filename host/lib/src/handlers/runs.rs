@@ -513,11 +513,12 @@ fn expand(word: &str, place: &Place<'_>) -> String {
         .replace_all(word, |caps: &regex::Captures<'_>| {
             let name = http::referenced(caps);
             match name {
-                "CLAUDE_PROJECT_DIR"
-                | "GEMINI_PROJECT_DIR"
-                | "PROJECT_DIR"
-                | "PWD"
-                | "WASM_HOOKS_WORKING_DIR" => place.project.to_string_lossy().into_owned(),
+                // The project's root, where a project's hook runs from
+                // (`CommandHook::in_project`). Not `WASM_HOOKS_WORKING_DIR`:
+                // that is the event's `cwd`, which follows the agent's `cd`.
+                "CLAUDE_PROJECT_DIR" | "GEMINI_PROJECT_DIR" | "PROJECT_DIR" | "PWD" => {
+                    place.project.to_string_lossy().into_owned()
+                }
                 _ => place
                     .env
                     .iter()
@@ -819,6 +820,10 @@ mod tests {
         let dir = project(&[]);
         let says = |line: &str| Runs::of_shell(line, dir.path(), dir.path(), &[]).unpinned;
         assert!(says("$RUNNER check")[0].contains("names a variable"));
+        assert!(
+            says("\"$WASM_HOOKS_WORKING_DIR\"/x.sh")[0].contains("names a variable"),
+            "the event's cwd is not the project's root: a script under it is not pinned"
+        );
         assert!(says("npx some-tool")[0].contains("package"));
         assert!(says("BASH_ENV=./x.sh true")[0].contains("BASH_ENV"));
         assert!(says("python3 -m black .")[0].contains("installed module"));

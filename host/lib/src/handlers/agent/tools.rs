@@ -345,7 +345,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join("project");
         std::fs::create_dir_all(dir.join("src")).unwrap();
-        std::fs::write(dir.join("src/main.rs"), "fn main() {\n    todo!()\n}\n").unwrap();
+        std::fs::write(dir.join("src/main.rs"), "fn main() {\n    serve()\n}\n").unwrap();
         std::fs::write(dir.join("README.md"), "hello\n").unwrap();
         std::fs::write(root.path().join("secret.txt"), "the secret\n").unwrap();
         let tools = ReadOnlyTools::new(vec![dir], false);
@@ -362,7 +362,7 @@ mod tests {
                 "read_file",
                 json!({"path": "src/main.rs", "offset": 2, "limit": 1})
             ),
-            "    todo!()"
+            "    serve()"
         );
         assert_eq!(
             run("list", json!({"path": dir.display().to_string()})),
@@ -373,8 +373,8 @@ mod tests {
             dir.join("src/main.rs").display().to_string()
         );
         assert_eq!(
-            run("grep", json!({"pattern": "todo!", "glob": "*.rs"})),
-            format!("{}:2:     todo!()", dir.join("src/main.rs").display())
+            run("grep", json!({"pattern": "serve\\(", "glob": "*.rs"})),
+            format!("{}:2:     serve()", dir.join("src/main.rs").display())
         );
     }
 
