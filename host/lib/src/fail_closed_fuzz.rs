@@ -271,8 +271,7 @@ fn answers_fail_closed(
     std::fs::write(project.join(".wasm-hooks/config.yaml"), project_settings).unwrap();
     std::fs::write(user.join("wasm-hooks/hooks.json"), user_hooks.to_string()).unwrap();
     std::fs::write(user.join("wasm-hooks/config.yaml"), user_settings).unwrap();
-    let protocol = Protocol::Claude;
-    let Ok(event) = protocol.decode(record.clone()) else {
+    let Ok((protocol, event)) = Protocol::Claude.read(record.clone()) else {
         return Ok(());
     };
     let guards = event.name().guards_action();

@@ -99,8 +99,8 @@ proptest! {
     #[test]
     fn every_protocol_answers_any_event_it_decoded(record in event_record()) {
         for protocol in Protocol::ALL {
-            if let Ok(event) = protocol.decode(record.clone()) {
-                let answer = protocol.encode(&event, &Outcome::proceed());
+            if let Ok((sender, event)) = protocol.read(record.clone()) {
+                let answer = sender.encode(&event, &Outcome::proceed());
                 prop_assert!(answer.exit_code == 0);
             }
         }

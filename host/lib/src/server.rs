@@ -552,8 +552,13 @@ struct Unread {
 }
 
 /// The event a request's body holds, read within the time and size
-/// limits; or why not, with what was read.
-async fn read_event(server: &HookServer, protocol: Protocol, body: Body) -> Result<Event, Unread> {
+/// limits, and the protocol of the agent that sent it
+/// ([`Protocol::read`]); or why not, with what was read.
+async fn read_event(
+    server: &HookServer,
+    protocol: Protocol,
+    body: Body,
+) -> Result<(Protocol, Event), Unread> {
     let body = read_body(server, body).await?;
     let value = std::str::from_utf8(&body)
         .map_err(|e| e.to_string())
@@ -562,7 +567,7 @@ async fn read_event(server: &HookServer, protocol: Protocol, body: Body) -> Resu
             why: format!("the body is not JSON: {e}"),
             head: body.clone(),
         })?;
-    protocol.decode(value).map_err(|e| Unread {
+    protocol.read(value).map_err(|e| Unread {
         why: format!("the body is not an event: {e}"),
         head: body,
     })
@@ -656,11 +661,12 @@ async fn hook_answer(
     record: &mut AccessRecord,
 ) -> Response {
     let refusal = refused(server, headers).or_else(|| unauthorized(server, headers));
-    let mut event = match (refusal, read_event(server, protocol, body).await) {
-        (None, Ok(event)) => event,
+    // From here on, the protocol of the agent that sent it.
+    let (protocol, mut event) = match (refusal, read_event(server, protocol, body).await) {
+        (None, Ok(read)) => read,
         (Some(refusal), read) => {
             let event = read
-                .map(Some)
+                .map(|(_, event)| Some(event))
                 .unwrap_or_else(|unread| named_event(protocol, &unread.head));
             return blocked(server, protocol, event.as_ref(), &refusal.why, record);
         }

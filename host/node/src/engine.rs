@@ -278,8 +278,8 @@ pub(crate) fn read_event(event: Value, agent: Option<&str>) -> napi::Result<(Pro
             ))
         })?,
     };
-    let event = protocol
-        .decode(event)
+    let (protocol, event) = protocol
+        .read(event)
         .map_err(|e| event_error(format!("the event ({}): {e}", protocol.word())))?;
     Ok((protocol, event))
 }

@@ -266,8 +266,8 @@ pub(crate) fn read_event(
     };
     let value: Value = depythonize(event)
         .map_err(|e| event_error(py, format!("the event is not JSON data: {e}")))?;
-    let event = protocol
-        .decode(value)
+    let (protocol, event) = protocol
+        .read(value)
         .map_err(|e| event_error(py, format!("the event ({}): {e}", protocol.word())))?;
     Ok((protocol, event))
 }

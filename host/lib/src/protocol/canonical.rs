@@ -66,4 +66,5 @@ pub(super) const FACTS: AgentFacts = AgentFacts {
     unguarded: None,
     importable: false,
     http_hooks: false,
+    hook_file: None,
 };

@@ -27,7 +27,7 @@
 //!   reads it; `continue: false` + `stopReason`; `systemMessage`;
 //!   `suppressOutput`.
 
-use super::facts::AgentFacts;
+use super::facts::{AgentFacts, HookFile, SettingsShape};
 use serde_json::Value;
 use wasm_hooks_core::{Event, EventName, Outcome, Requests, Verdict, plain_text};
 
@@ -91,7 +91,7 @@ pub(super) fn encode(event: &Event, outcome: &Outcome, dialect: Dialect) -> Answ
     let mut specific = ClaudeSpecific::default();
     match name {
         EventName::PreToolUse | EventName::PreModelSwitch => {
-            pre_tool_use(event, outcome, dialect, &mut specific);
+            pre_tool_use(outcome, dialect, &mut specific);
         }
         EventName::PreSkillShellCommand => skill_shell_command(outcome, &mut specific),
         EventName::PermissionRequest => permission_request(outcome, &mut specific),
@@ -335,14 +335,8 @@ fn skill_shell_command(outcome: &Outcome, specific: &mut ClaudeSpecific) {
     specific.permission_decision_reason = Some(reason);
 }
 
-fn pre_tool_use(event: &Event, outcome: &Outcome, dialect: Dialect, specific: &mut ClaudeSpecific) {
-    // In the tool's own shape (Copilot CLI's text typed into a shell, read
-    // as a Bash `command`, goes back as its `input`).
-    let rewritten = outcome
-        .updated_input
-        .as_ref()
-        .map(|input| super::copilot::as_the_tool_takes_it(event, input));
-    let rewritten = rewritten.as_deref();
+fn pre_tool_use(outcome: &Outcome, dialect: Dialect, specific: &mut ClaudeSpecific) {
+    let rewritten = outcome.updated_input.as_ref();
     // A rewrite no hook approved as it finally is: the agent's own
     // permission flow decides (Claude Code applies an `updatedInput` sent
     // with no decision and runs its own check on the new input; Codex runs
@@ -399,6 +393,20 @@ const EVENTS: &[&str] = &[
     "PreCompact",
 ];
 
+/// The command entry `install` writes: `onFailure: "block"` on a guard
+/// event (Claude Code 2.1.330 on; `tests/fixtures/settings-tolerance.md`).
+fn command_entry(command: &str, _event: &str, guards: bool) -> Vec<(&'static str, Value)> {
+    let mut fields = vec![
+        ("type", "command".into()),
+        ("command", command.into()),
+        ("timeout", super::settings::AGENT_TIMEOUT_SECS.into()),
+    ];
+    if guards {
+        fields.push(("onFailure", "block".into()));
+    }
+    fields
+}
+
 /// What wasm-hooks knows of Claude Code as a program (see [`AgentFacts`]).
 pub(super) const FACTS: AgentFacts = AgentFacts {
     name: "Claude Code",
@@ -417,6 +425,18 @@ pub(super) const FACTS: AgentFacts = AgentFacts {
     unguarded: None,
     importable: true,
     http_hooks: true,
+    hook_file: Some(HookFile {
+        shape: SettingsShape::Grouped {
+            tool_events: &[
+                "PreToolUse",
+                "PreSkillShellCommand",
+                "PermissionRequest",
+                "PostToolUse",
+                "PostToolUseFailure",
+            ],
+        },
+        command_entry,
+    }),
 };
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! `response_id`). Codex acts on no answer to them (it only logs one), so a
 //! hook there observes; one that denies is told so on stderr.
 
-use super::facts::AgentFacts;
+use super::facts::{AgentFacts, HookFile, SettingsShape};
 use serde_json::Value;
 use wasm_hooks_core::{Event, EventError, EventName, Outcome, Verdict};
 
@@ -88,6 +88,16 @@ pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
     answer
 }
 
+/// The command entry `install` writes (Codex has no setting that makes a
+/// failure block).
+fn command_entry(command: &str, _event: &str, _guards: bool) -> Vec<(&'static str, Value)> {
+    vec![
+        ("type", "command".into()),
+        ("command", command.into()),
+        ("timeout", super::settings::AGENT_TIMEOUT_SECS.into()),
+    ]
+}
+
 /// What wasm-hooks knows of Codex as a program (see [`AgentFacts`]).
 pub(super) const FACTS: AgentFacts = AgentFacts {
     name: "Codex",
@@ -106,6 +116,12 @@ pub(super) const FACTS: AgentFacts = AgentFacts {
     unguarded: None,
     importable: true,
     http_hooks: false,
+    hook_file: Some(HookFile {
+        shape: SettingsShape::Grouped {
+            tool_events: &["PreToolUse", "PermissionRequest", "PostToolUse"],
+        },
+        command_entry,
+    }),
 };
 
 #[cfg(test)]

@@ -24,7 +24,7 @@
 //! `preToolUse`, `postToolUse`, `postToolUseFailure`,
 //! `userPromptSubmitted`, `sessionStart`, `subagentStart`).
 
-use super::facts::AgentFacts;
+use super::facts::{AgentFacts, HookFile, SettingsShape};
 use std::borrow::Cow;
 
 use serde::Serialize;
@@ -117,7 +117,11 @@ struct CopilotAnswer {
     additional_context: Option<String>,
 }
 
-pub(super) fn decode(value: Value) -> Result<Event, EventError> {
+/// Copilot CLI's payload, in its own shape or in Claude's format (from a
+/// PascalCase key, or its run of Claude Code's hooks), read onto the
+/// catalogue.
+pub(super) fn decode(mut value: Value) -> Result<Event, EventError> {
+    name_own_shape(&mut value);
     let (mut record, agent) = match named(value) {
         Ok(named) => named,
         Err(read) => return read,
@@ -133,8 +137,7 @@ pub(super) fn decode(value: Value) -> Result<Event, EventError> {
             .contains_key("sessionId")
             .then(|| EventName::parse(&agent).unwrap_or(EventName::Unlisted))
     }) else {
-        // A Claude-format payload (from a PascalCase entry).
-        return Event::from_agent_json(Value::Object(record));
+        return Event::from_agent_json(in_claude_format(record));
     };
     record.insert("agent_event_name".into(), agent.into());
     for (camel, snake) in FIELDS {
@@ -162,52 +165,46 @@ pub(super) fn decode(value: Value) -> Result<Event, EventError> {
 }
 
 /// Copilot CLI's own camelCase input on its Claude path (the repository's
-/// `.claude/settings.json`): its PermissionRequest (`hookName`) and
-/// SubagentStart (`agentName`, no name at all) come that way. `Ok` with
-/// the event named, ready for [`decode`]; anything else back as `Err`.
-pub(super) fn own_shape_in_claude_path(mut value: Value) -> Result<Value, Value> {
-    let Value::Object(record) = &mut value else {
-        return Err(value);
+/// `.claude/settings.json`), named: its PermissionRequest (`hookName`) and
+/// SubagentStart (`agentName`, no name at all) come that way.
+fn name_own_shape(value: &mut Value) {
+    let Value::Object(record) = value else {
+        return;
     };
     if record.contains_key("hook_event_name") || !record.contains_key("sessionId") {
-        return Err(value);
+        return;
     }
     let name = match record.get("hookName").and_then(Value::as_str) {
         Some(name) => name.to_owned(),
         None if record.contains_key("agentName") => "subagentStart".to_owned(),
-        None => return Err(value),
+        None => return,
     };
     record.insert("hook_event_name".into(), name.into());
-    Ok(value)
 }
 
-/// Whether `event` was read from Copilot CLI's own shape (by [`decode`]).
-pub(super) fn read_as_copilot(event: &Event) -> bool {
-    let name = agent_name(event);
-    EVENTS.iter().any(|(copilot, _)| *copilot == name)
+/// Whether `event` was read from Copilot CLI's own shape (by [`decode`],
+/// which keeps its name), not its Claude format.
+fn in_own_shape(event: &Event) -> bool {
+    event.record().contains_key("agent_event_name")
 }
 
-/// A Claude-format payload as Copilot CLI sends it to the repository's
-/// `.claude/settings.json` hooks, made whole: its PostToolUse's
-/// `tool_result` is also the `tool_response` Claude Code sends, and its
-/// Stop (which has Copilot's `stop_reason`) gets the last assistant message
-/// from the transcript. Any other payload is left as it is.
-pub(super) fn in_claude_format(mut value: Value) -> Value {
-    let Value::Object(record) = &mut value else {
-        return value;
-    };
+/// Copilot CLI's Claude-format payload made whole: its PostToolUse's
+/// `tool_result` is also the `tool_response` Claude Code sends, text typed
+/// into a shell is a Bash `command`, and its Stop (which has its own
+/// `stop_reason`) gets the last assistant message from the transcript.
+fn in_claude_format(mut record: Map<String, Value>) -> Value {
     if !record.contains_key("tool_response")
         && let Some(result) = record.get("tool_result").cloned()
     {
         record.insert("tool_response".into(), result);
     }
-    typed_into_a_shell(record);
+    typed_into_a_shell(&mut record);
     if record.get("hook_event_name").is_some_and(|n| n == "Stop")
         && record.contains_key("stop_reason")
     {
-        last_assistant_message(record);
+        last_assistant_message(&mut record);
     }
-    value
+    Value::Object(record)
 }
 
 /// The most of a transcript's end read for its last assistant message.
@@ -224,7 +221,7 @@ const TRANSCRIPT_WAIT: std::time::Duration = std::time::Duration::from_millis(20
 /// `assistant.message` after the last `user.message`. Nothing when the
 /// record has one, or the file cannot be read or holds none (after a few
 /// short waits for it to be written).
-pub(super) fn last_assistant_message(record: &mut Map<String, Value>) {
+fn last_assistant_message(record: &mut Map<String, Value>) {
     if record.contains_key("last_assistant_message") {
         return;
     }
@@ -352,7 +349,7 @@ const SHELL_INPUT_TOOLS: &[&str] = &["write_bash", "write_powershell"];
 /// Read a call typing into a running shell as the `Bash` call it is, with
 /// the text typed as its `command`, so that a Bash guard sees it (the
 /// original name stays in `agent_tool_name`, the input's own fields stay).
-pub(super) fn typed_into_a_shell(record: &mut Map<String, Value>) {
+fn typed_into_a_shell(record: &mut Map<String, Value>) {
     let Some(tool) = record
         .get("tool_name")
         .and_then(Value::as_str)
@@ -373,7 +370,7 @@ pub(super) fn typed_into_a_shell(record: &mut Map<String, Value>) {
 
 /// A rewritten input as Copilot CLI's tool takes it: for a call typing
 /// into a shell, the rewritten `command` is what is typed.
-pub(super) fn as_the_tool_takes_it<'a>(event: &Event, input: &'a Value) -> Cow<'a, Value> {
+fn as_the_tool_takes_it<'a>(event: &Event, input: &'a Value) -> Cow<'a, Value> {
     let tool = event
         .record()
         .get("agent_tool_name")
@@ -400,7 +397,24 @@ pub(super) fn as_the_tool_takes_it<'a>(event: &Event, input: &'a Value) -> Cow<'
     Cow::Owned(input)
 }
 
+/// Copilot CLI's answer to `event`: in its own shape, or, to its
+/// Claude-format payloads, Claude Code's answer with a rewritten input in
+/// the tool's own shape.
 pub(super) fn encode(event: &Event, outcome: &Outcome) -> Answer {
+    if !in_own_shape(event) {
+        let rewritten = outcome
+            .updated_input
+            .as_ref()
+            .map(|input| as_the_tool_takes_it(event, input));
+        if let Some(Cow::Owned(input)) = rewritten {
+            let outcome = Outcome {
+                updated_input: Some(input),
+                ..outcome.clone()
+            };
+            return super::claude::encode(event, &outcome, super::claude::Dialect::Claude);
+        }
+        return super::claude::encode(event, outcome, super::claude::Dialect::Claude);
+    }
     let name = event.name();
     let agent = agent_name(event);
     let mut draft = Draft::new(outcome, agent);
@@ -494,6 +508,23 @@ const INSTALLED_EVENTS: &[&str] = &[
     "notification",
 ];
 
+/// The command entry `install` writes: no shell, the program and its
+/// arguments word by word, told the event (which its input does not name).
+fn command_entry(command: &str, event: &str, _guards: bool) -> Vec<(&'static str, Value)> {
+    let mut words = shlex::split(command).unwrap_or_default().into_iter();
+    let program = words.next().unwrap_or_default();
+    let args: Vec<Value> = words
+        .chain(["--agent-event".to_owned(), event.to_owned()])
+        .map(Value::from)
+        .collect();
+    vec![
+        ("type", "command".into()),
+        ("exec", program.into()),
+        ("args", args.into()),
+        ("timeoutSec", super::settings::AGENT_TIMEOUT_SECS.into()),
+    ]
+}
+
 /// What wasm-hooks knows of Copilot CLI as a program (see [`AgentFacts`]).
 pub(super) const FACTS: AgentFacts = AgentFacts {
     name: "Copilot CLI",
@@ -514,11 +545,62 @@ pub(super) const FACTS: AgentFacts = AgentFacts {
     ),
     importable: false,
     http_hooks: false,
+    hook_file: Some(HookFile {
+        shape: SettingsShape::Flat,
+        command_entry,
+    }),
 };
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every JSON payload under `tests/fixtures/<dir>`.
+    fn payloads(dir: &str) -> Vec<(std::path::PathBuf, Value)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures")
+            .join(dir);
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "json") {
+                let value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                found.push((path, value));
+            }
+        }
+        assert!(!found.is_empty(), "no payloads in {}", dir.display());
+        found
+    }
+
+    /// The Claude Code path is read by two agents: each payload goes to its
+    /// sender's code, and a Claude Code payload is read as it came.
+    #[test]
+    fn a_claude_code_event_never_passes_through_copilots_code() {
+        use crate::Protocol;
+        for version in [
+            "claude-code-2.1.197",
+            "claude-code-2.1.330",
+            "claude-code-2.1.332",
+        ] {
+            for (path, payload) in payloads(version) {
+                let (sender, event) = Protocol::Claude.read(payload.clone()).unwrap();
+                assert_eq!(sender, Protocol::Claude, "{}", path.display());
+                // As it came, but for the time of reading every event is
+                // given.
+                let mut read = event.record().clone();
+                assert!(read.remove("timestamp").is_some(), "{}", path.display());
+                assert_eq!(Some(&read), payload.as_object(), "{}", path.display());
+            }
+        }
+        for (path, payload) in payloads("copilot-1.0.102/claude-format") {
+            assert_eq!(
+                Protocol::Claude.sender(&payload),
+                Protocol::Copilot,
+                "{}",
+                path.display()
+            );
+        }
+    }
 
     #[test]
     fn copilots_own_payload_is_read_onto_the_catalogue() {
@@ -555,21 +637,23 @@ mod tests {
         let request = json!({"hookName": "permissionRequest", "sessionId": "s",
             "timestamp": 1_795_629_415_274_u64, "cwd": "/p", "toolName": "bash",
             "toolInput": {"command": "rm -rf victim"}, "permissionSuggestions": []});
-        let event = Protocol::Claude.decode(request).unwrap();
+        let (protocol, event) = Protocol::Claude.read(request).unwrap();
+        assert_eq!(protocol, Protocol::Copilot);
         assert_eq!(event.name(), EventName::PermissionRequest);
         assert_eq!(event.tool_name(), Some("Bash"));
         let deny = Outcome::denied("no");
         assert_eq!(
-            Protocol::Claude.encode(&event, &deny).body,
+            protocol.encode(&event, &deny).body,
             json!({"behavior": "deny", "message": "no"})
         );
         let subagent = json!({"sessionId": "s", "timestamp": 1_u64, "cwd": "/p",
             "agentName": "explore", "agent_id": "a1", "agent_type": "explore"});
-        let event = Protocol::Claude.decode(subagent).unwrap();
+        let (_, event) = Protocol::Claude.read(subagent).unwrap();
         assert_eq!(event.name(), EventName::SubagentStart);
-        let claude = Protocol::Claude
-            .decode(
+        let (_, claude) = Protocol::Claude
+            .read(
                 json!({"hook_event_name": "PostToolUse", "tool_name": "Bash",
+                "timestamp": "2026-11-25T17:56:55.241Z",
                 "tool_result": {"result_type": "success", "text_result_for_llm": "hi"}}),
             )
             .unwrap();
@@ -594,13 +678,19 @@ mod tests {
             encode(&typed, &rewritten).body,
             json!({"modifiedArgs": {"shellId": "7", "input": "ls\n"}})
         );
-        let claude_path = crate::Protocol::Claude
-            .decode(
+        let (protocol, claude_path) = crate::Protocol::Claude
+            .read(
                 json!({"hook_event_name": "PreToolUse", "tool_name": "write_bash",
+                "timestamp": "2026-11-25T17:56:55.241Z",
                 "tool_input": {"shellId": "7", "input": "rm -rf victim\n"}}),
             )
             .unwrap();
         assert_eq!(claude_path.tool_name(), Some("Bash"));
+        // Answered as Claude Code is, with the rewrite typed into the shell.
+        assert_eq!(
+            protocol.encode(&claude_path, &rewritten).body["hookSpecificOutput"]["updatedInput"],
+            json!({"shellId": "7", "input": "ls\n"})
+        );
     }
 
     #[test]

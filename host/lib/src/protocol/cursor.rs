@@ -19,7 +19,7 @@
 //! agent go on); `additional_context` on `sessionStart` and `postToolUse`;
 //! exit code 0.
 
-use super::facts::AgentFacts;
+use super::facts::{AgentFacts, HookFile, SettingsShape};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -289,6 +289,22 @@ const EVENTS: &[&str] = &[
     "preCompact",
 ];
 
+/// The command entry `install` writes: `failClosed` on a guard event, and
+/// its own loop limit on a stop.
+fn command_entry(command: &str, event: &str, guards: bool) -> Vec<(&'static str, Value)> {
+    let mut fields = vec![
+        ("command", command.into()),
+        ("timeout", super::settings::AGENT_TIMEOUT_SECS.into()),
+    ];
+    if guards {
+        fields.push(("failClosed", true.into()));
+    }
+    if matches!(event, "stop" | "subagentStop") {
+        fields.push(("loop_limit", crate::DEFAULT_STOP_LOOP_LIMIT.into()));
+    }
+    fields
+}
+
 /// What wasm-hooks knows of Cursor as a program (see [`AgentFacts`]).
 pub(super) const FACTS: AgentFacts = AgentFacts {
     name: "Cursor",
@@ -307,6 +323,10 @@ pub(super) const FACTS: AgentFacts = AgentFacts {
     unguarded: None,
     importable: false,
     http_hooks: false,
+    hook_file: Some(HookFile {
+        shape: SettingsShape::Flat,
+        command_entry,
+    }),
 };
 
 #[cfg(test)]

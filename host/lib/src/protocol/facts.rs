@@ -6,8 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
 /// One agent's facts; see the module's documentation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub struct AgentFacts {
     /// Its name for people (`Claude Code`).
@@ -42,6 +44,38 @@ pub struct AgentFacts {
     /// Whether `install --http` writes an HTTP hook for it (one posting
     /// to `wasm-hooks serve`).
     pub http_hooks: bool,
+    /// How `install` writes its hook settings; `None` for an agent with
+    /// none (OpenCode's hook is a plugin).
+    pub hook_file: Option<HookFile>,
+}
+
+/// How an agent's hook settings hold the entry `install` writes.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct HookFile {
+    /// How the file holds its entries.
+    pub shape: SettingsShape,
+    /// The fields of the command entry on `event` (by the agent's name)
+    /// running `command`, which guards an action or not: the agent's own
+    /// timeout, and the setting that makes a failure block, where it has
+    /// one.
+    pub command_entry: fn(command: &str, event: &str, guards: bool) -> Vec<(&'static str, Value)>,
+}
+
+/// How an agent's hook file holds its entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SettingsShape {
+    /// `{"hooks": {"<Event>": [{"matcher": …, "hooks": [entry]}]}}`
+    /// (Claude Code, Codex, Gemini CLI); the group of one of `tool_events`
+    /// gets a matcher for every tool.
+    Grouped {
+        /// The events about one tool call, by the agent's names.
+        tool_events: &'static [&'static str],
+    },
+    /// `{"version": 1, "hooks": {"<event>": [entry]}}` (Copilot CLI,
+    /// Cursor).
+    Flat,
 }
 
 impl AgentFacts {

@@ -10,7 +10,7 @@
 //! a rewritten AfterTool output and `additionalContext` for context, exit
 //! code 0.
 
-use super::facts::AgentFacts;
+use super::facts::{AgentFacts, HookFile, SettingsShape};
 use serde_json::Value;
 
 use wasm_hooks_core::{Event, EventError, EventName, Outcome, Verdict, plain_text};
@@ -146,6 +146,19 @@ const EVENTS: &[&str] = &[
     "Notification",
 ];
 
+/// The command entry `install` writes (its timeout in milliseconds; it
+/// blocks a failing guard event by itself).
+fn command_entry(command: &str, _event: &str, _guards: bool) -> Vec<(&'static str, Value)> {
+    vec![
+        ("type", "command".into()),
+        ("command", command.into()),
+        (
+            "timeout",
+            (super::settings::AGENT_TIMEOUT_SECS * 1000).into(),
+        ),
+    ]
+}
+
 /// What wasm-hooks knows of Gemini CLI as a program (see [`AgentFacts`]).
 pub(super) const FACTS: AgentFacts = AgentFacts {
     name: "Gemini CLI",
@@ -164,6 +177,12 @@ pub(super) const FACTS: AgentFacts = AgentFacts {
     unguarded: None,
     importable: true,
     http_hooks: false,
+    hook_file: Some(HookFile {
+        shape: SettingsShape::Grouped {
+            tool_events: &["BeforeTool", "AfterTool"],
+        },
+        command_entry,
+    }),
 };
 
 #[cfg(test)]

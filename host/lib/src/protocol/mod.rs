@@ -23,7 +23,7 @@ mod opencode;
 mod settings;
 mod text;
 
-pub use facts::AgentFacts;
+pub use facts::{AgentFacts, HookFile, SettingsShape};
 pub use text::event_json;
 
 pub(crate) use answer::{
@@ -123,6 +123,34 @@ impl Protocol {
             .chain(opencode::GUARD_EVENTS.iter().copied())
     }
 
+    /// The agent that sent `payload` to a hook of this protocol's files,
+    /// whose code reads and answers it. Copilot CLI runs Claude Code's
+    /// hooks too (`.claude/settings.json`), in its own shape (`sessionId`)
+    /// or in Claude's format with a `timestamp`, which Claude Code never
+    /// sends (`tests/fixtures/copilot-1.0.102/README.md`): such a payload
+    /// is Copilot's. Every other protocol's payloads are its own.
+    pub fn sender(self, payload: &Value) -> Protocol {
+        match (self, payload) {
+            (Protocol::Claude, Value::Object(record))
+                if record.contains_key("sessionId") || record.contains_key("timestamp") =>
+            {
+                Protocol::Copilot
+            }
+            _ => self,
+        }
+    }
+
+    /// [`Protocol::decode`] by the agent that sent `payload`
+    /// ([`Protocol::sender`]): the event, and the protocol that answers it
+    /// ([`Protocol::encode`]).
+    ///
+    /// # Errors
+    /// When it is not an event record.
+    pub fn read(self, payload: Value) -> Result<(Protocol, Event), EventError> {
+        let sender = self.sender(&payload);
+        Ok((sender, sender.decode(payload)?))
+    }
+
     /// Read the agent's event JSON; an event the catalogue does not know
     /// is [`EventName::Unlisted`] (see [`Event::from_agent_json`]).
     ///
@@ -130,10 +158,7 @@ impl Protocol {
     /// When it is not an event record.
     pub fn decode(self, value: Value) -> Result<Event, EventError> {
         match self {
-            Protocol::Claude => match copilot::own_shape_in_claude_path(value) {
-                Ok(copilot) => copilot::decode(copilot),
-                Err(value) => Event::from_agent_json(copilot::in_claude_format(value)),
-            },
+            Protocol::Claude => Event::from_agent_json(value),
             Protocol::Codex => codex::decode(value),
             Protocol::Gemini => gemini::decode(value),
             Protocol::Copilot => copilot::decode(value),
@@ -153,9 +178,6 @@ impl Protocol {
             return unlisted(event, outcome);
         }
         match self {
-            // Copilot CLI's own shape, met on its Claude path: answered in
-            // that shape too.
-            Protocol::Claude if copilot::read_as_copilot(event) => copilot::encode(event, outcome),
             Protocol::Claude => claude::encode(event, outcome, claude::Dialect::Claude),
             Protocol::Codex => codex::encode(event, outcome),
             Protocol::Gemini => gemini::encode(event, outcome),

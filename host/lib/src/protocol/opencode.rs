@@ -289,6 +289,7 @@ pub(super) const FACTS: AgentFacts = AgentFacts {
     ),
     importable: false,
     http_hooks: false,
+    hook_file: None,
 };
 
 #[cfg(test)]

@@ -17,9 +17,8 @@ use serde_json::Value;
 
 use wasm_hooks_core::EventName;
 
-use crate::DEFAULT_STOP_LOOP_LIMIT;
-
 use super::Protocol;
+use super::facts::SettingsShape;
 
 /// The hook timeout `install` writes, in seconds, where the agent takes
 /// one: longer than `hook --deadline` (50 s by default), so that a slow
@@ -27,45 +26,12 @@ use super::Protocol;
 /// agent's timeout, which lets the tool through, fires.
 pub const AGENT_TIMEOUT_SECS: u64 = 60;
 
-/// How an agent's hook file holds its entries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    /// `{"hooks": {"<Event>": [{"matcher": …, "hooks": [entry]}]}}`:
-    /// Claude Code, Codex, Gemini CLI.
-    Grouped,
-    /// `{"version": 1, "hooks": {"<event>": [entry]}}`: Copilot CLI, Cursor.
-    Flat,
-}
-
 impl Protocol {
     /// The events wasm-hooks is installed on in this agent's settings, by
     /// the agent's own names (none for OpenCode, which has no hook
     /// settings: `install opencode` writes a plugin).
     pub fn installed_events(self) -> Vec<&'static str> {
         self.facts().events.to_vec()
-    }
-
-    /// How its settings hold entries; `None` for OpenCode, which has no
-    /// hook settings.
-    fn shape(self) -> Option<Shape> {
-        match self {
-            Protocol::Claude | Protocol::Codex | Protocol::Gemini => Some(Shape::Grouped),
-            Protocol::Copilot | Protocol::Cursor => Some(Shape::Flat),
-            Protocol::OpenCode | Protocol::Canonical => None,
-        }
-    }
-
-    /// Whether the agent's `event` is about one tool call (its group gets
-    /// a matcher for every tool).
-    fn is_tool_event(self, event: &str) -> bool {
-        match self {
-            Protocol::Gemini => matches!(event, "BeforeTool" | "AfterTool"),
-            Protocol::Claude | Protocol::Codex => EventName::parse(event)
-                .is_ok_and(|e| e.has_tool() || e == EventName::PermissionRequest),
-            Protocol::Copilot | Protocol::Cursor | Protocol::OpenCode | Protocol::Canonical => {
-                false
-            }
-        }
     }
 
     /// Whether the agent's `event` guards an action, by its own name.
@@ -106,59 +72,14 @@ impl InstalledHook {
     fn entry(&self, agent: Protocol, event: &str) -> Vec<(String, CstInputValue)> {
         let guard = agent.guards(event);
         let fields: Vec<(&str, CstInputValue)> = match self {
-            InstalledHook::Command(command) => match agent {
-                // No shell: the program and its arguments, word by word.
-                Protocol::Copilot => {
-                    let mut words = shlex::split(command).unwrap_or_default().into_iter();
-                    let program = words.next().unwrap_or_default();
-                    let args = words
-                        .chain(["--agent-event".to_owned(), event.to_owned()])
-                        .map(CstInputValue::from)
-                        .collect();
-                    vec![
-                        ("type", "command".into()),
-                        ("exec", program.into()),
-                        ("args", CstInputValue::Array(args)),
-                        ("timeoutSec", AGENT_TIMEOUT_SECS.into()),
-                    ]
-                }
-                Protocol::Cursor => {
-                    let mut fields = vec![
-                        ("command", command.as_str().into()),
-                        ("timeout", AGENT_TIMEOUT_SECS.into()),
-                    ];
-                    if guard {
-                        fields.push(("failClosed", true.into()));
-                    }
-                    if matches!(event, "stop" | "subagentStop") {
-                        fields.push(("loop_limit", u64::from(DEFAULT_STOP_LOOP_LIMIT).into()));
-                    }
-                    fields
-                }
-                Protocol::Gemini => vec![
-                    ("type", "command".into()),
-                    ("command", command.as_str().into()),
-                    ("timeout", (AGENT_TIMEOUT_SECS * 1000).into()),
-                ],
-                Protocol::Codex => vec![
-                    ("type", "command".into()),
-                    ("command", command.as_str().into()),
-                    ("timeout", AGENT_TIMEOUT_SECS.into()),
-                ],
-                // No settings to hold an entry (see `install`).
-                Protocol::OpenCode | Protocol::Canonical => Vec::new(),
-                Protocol::Claude => {
-                    let mut fields = vec![
-                        ("type", "command".into()),
-                        ("command", command.as_str().into()),
-                        ("timeout", AGENT_TIMEOUT_SECS.into()),
-                    ];
-                    if guard {
-                        fields.push(("onFailure", "block".into()));
-                    }
-                    fields
-                }
-            },
+            InstalledHook::Command(command) => agent
+                .facts()
+                .hook_file
+                .map(|file| (file.command_entry)(command, event, guard))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(name, value)| (name, cst_value(value)))
+                .collect(),
             // `wasm-hooks serve` wants a token; Claude Code sends it from
             // the variable the person sets where both run. `onFailure:
             // "block"` on a guard event: Claude Code 2.1.332 takes a
@@ -264,6 +185,20 @@ fn is_us(program: &str, args: &[String]) -> bool {
     }
 }
 
+/// A JSON value as the settings' syntax tree takes it.
+fn cst_value(value: Value) -> CstInputValue {
+    match value {
+        Value::Null => CstInputValue::Null,
+        Value::Bool(b) => CstInputValue::Bool(b),
+        Value::Number(n) => CstInputValue::Number(n.to_string()),
+        Value::String(s) => CstInputValue::String(s),
+        Value::Array(items) => CstInputValue::Array(items.into_iter().map(cst_value).collect()),
+        Value::Object(fields) => {
+            CstInputValue::Object(fields.into_iter().map(|(k, v)| (k, cst_value(v))).collect())
+        }
+    }
+}
+
 /// A settings file that is not a JSON object.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -309,14 +244,15 @@ pub fn install(
     agent: Protocol,
     hook: &InstalledHook,
 ) -> Result<Option<String>, SettingsError> {
-    let Some(shape) = agent.shape() else {
-        return Err(SettingsError(
-            "OpenCode has no hook settings: `wasm-hooks install opencode` writes its plugin".into(),
-        ));
+    let Some(shape) = agent.facts().hook_file.map(|file| file.shape) else {
+        return Err(SettingsError(format!(
+            "{} has no hook settings: `wasm-hooks install {agent}` writes its hook",
+            agent.facts().name
+        )));
     };
     let (root, settings) = parse(text)?;
     let mut changed = false;
-    if shape == Shape::Flat && settings.get("version").is_none() {
+    if shape == SettingsShape::Flat && settings.get("version").is_none() {
         settings.insert(0, "version", 1.into());
         changed = true;
     }
@@ -331,12 +267,12 @@ pub fn install(
         if ours.is_empty() {
             let entry = CstInputValue::Object(wanted);
             match shape {
-                Shape::Flat => {
+                SettingsShape::Flat => {
                     list.append(entry);
                 }
-                Shape::Grouped => {
+                SettingsShape::Grouped { tool_events } => {
                     let mut group = Vec::new();
-                    if agent.is_tool_event(event) {
+                    if tool_events.contains(&event) {
                         group.push(("matcher".to_owned(), "*".into()));
                     }
                     group.push(("hooks".to_owned(), CstInputValue::Array(vec![entry])));
@@ -360,7 +296,7 @@ pub fn install(
 /// # Errors
 /// When the settings are not a JSON object.
 fn our_entries(text: &str, agent: Protocol) -> Result<Vec<(String, Vec<Value>)>, SettingsError> {
-    let Some(shape) = agent.shape() else {
+    let Some(shape) = agent.facts().hook_file.map(|file| file.shape) else {
         return Ok(Vec::new());
     };
     let (_, settings) = parse(text)?;
@@ -393,7 +329,19 @@ fn our_entries(text: &str, agent: Protocol) -> Result<Vec<(String, Vec<Value>)>,
 /// # Errors
 /// When the settings are not a JSON object.
 pub fn failing_open(text: &str, agent: Protocol) -> Result<Vec<String>, SettingsError> {
-    let lets_through = |entry: &Value| {
+    // The fields the agent's entry has on a guard event only: its
+    // fail-closed setting, where it has one.
+    let closing = |event: &str| -> Vec<(&'static str, Value)> {
+        let Some(file) = agent.facts().hook_file else {
+            return Vec::new();
+        };
+        let open = (file.command_entry)("", event, false);
+        (file.command_entry)("", event, true)
+            .into_iter()
+            .filter(|field| !open.contains(field))
+            .collect()
+    };
+    let lets_through = |event: &str, entry: &Value| {
         let words: Vec<&str> = [&entry["command"], &entry["bash"], &entry["exec"]]
             .into_iter()
             .chain(entry["args"].as_array().into_iter().flatten())
@@ -403,16 +351,19 @@ pub fn failing_open(text: &str, agent: Protocol) -> Result<Vec<String>, Settings
         let told_open = words.contains(&"--fail-open")
             || words.contains(&"--deadline=0")
             || words.windows(2).any(|w| w == ["--deadline", "0"]);
+        let closing = closing(event);
         told_open
-            || match agent {
-                Protocol::Claude => entry["onFailure"] != "block",
-                Protocol::Cursor => entry["failClosed"] != true,
-                _ => !agent.entries_fail_closed(),
+            || if closing.is_empty() {
+                !agent.entries_fail_closed()
+            } else {
+                closing.iter().any(|(field, value)| entry[field] != *value)
             }
     };
     Ok(our_entries(text, agent)?
         .into_iter()
-        .filter(|(name, entries)| agent.guards(name) && entries.iter().any(lets_through))
+        .filter(|(name, entries)| {
+            agent.guards(name) && entries.iter().any(|entry| lets_through(name, entry))
+        })
         .map(|(name, _)| name)
         .collect())
 }
@@ -495,14 +446,14 @@ fn input_to_value(value: &CstInputValue) -> Value {
 
 /// The hook entries of one event's list: its elements (flat), or the
 /// elements of each group's `hooks` (grouped).
-fn entries(list: &CstArray, shape: Shape) -> Vec<CstObject> {
+fn entries(list: &CstArray, shape: SettingsShape) -> Vec<CstObject> {
     match shape {
-        Shape::Flat => list
+        SettingsShape::Flat => list
             .elements()
             .iter()
             .filter_map(CstNode::as_object)
             .collect(),
-        Shape::Grouped => list
+        SettingsShape::Grouped { .. } => list
             .elements()
             .iter()
             .filter_map(|group| group.as_object()?.array_value("hooks"))

@@ -25,7 +25,6 @@ use std::str::FromStr;
 use std::time::SystemTime;
 
 use serde_json::Value;
-use wasm_hooks_core::Event;
 
 use super::{Happened, Recorded, SourceRead};
 use crate::observe::lines::{self, Line};
@@ -163,7 +162,7 @@ impl Out<'_> {
     /// `payload`, the agent's own hook input, as `protocol` decodes it,
     /// recorded here; `None` when it does not decode.
     fn recorded(&self, protocol: Protocol, payload: Value, time: Option<&str>) -> Option<Recorded> {
-        let event: Event = protocol.decode(payload).ok()?;
+        let (_, event) = protocol.read(payload).ok()?;
         Some(Recorded {
             event,
             happened: Happened::Unknown,
