@@ -674,7 +674,7 @@ fn audit_log_of_the_hook_command() {
     }
     let verified = wasm_hooks::verify_audit_log(&log, None).unwrap();
     assert_eq!(verified, wasm_hooks::Verification::Intact { lines: 4 });
-    let lines = wasm_hooks::read_audit_log(std::fs::File::open(&log).unwrap()).unwrap();
+    let lines = wasm_hooks_core::read_audit_log(std::fs::File::open(&log).unwrap()).unwrap();
     assert_eq!(
         lines[0].session,
         support::fixture("PreToolUse")["session_id"]

@@ -682,7 +682,7 @@ fn a_hooks_compile_outlives_its_process_even_one_cut_by_the_deadline() {
             .env_remove("RUST_LOG");
         support::output_fed(&mut command, &event)
     };
-    let sha256 = wasm_hooks::PluginInfo::read(&plugin).unwrap().sha256;
+    let sha256 = wasm_hooks_wasm::PluginInfo::read(&plugin).unwrap().sha256;
     let entry = runtime_with_cache(cache.path())
         .cache_entry(&sha256)
         .unwrap();

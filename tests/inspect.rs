@@ -9,7 +9,7 @@ use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 use serde_json::Value;
 use support::plugin;
-use wasm_hooks::PluginInfo;
+use wasm_hooks_wasm::PluginInfo;
 
 fn wasm_hooks() -> Command {
     Command::cargo_bin("wasm-hooks").unwrap()

@@ -461,8 +461,9 @@ fn an_older_install_by_bare_name_is_warned_of_and_moved_to_the_absolute_path_onc
     // What an older wasm-hooks wrote when it was on PATH: the bare name,
     // in the committed file, which a repository's `env.PATH` can turn into
     // its own program.
-    let bare = wasm_hooks::InstalledHook::Command("wasm-hooks hook --protocol claude".into());
-    let older = wasm_hooks::install_hooks("{}", wasm_hooks::Protocol::Claude, &bare)
+    let bare =
+        wasm_hooks::agents::InstalledHook::Command("wasm-hooks hook --protocol claude".into());
+    let older = wasm_hooks::agents::install("{}", wasm_hooks::Protocol::Claude, &bare)
         .unwrap()
         .unwrap();
     std::fs::write(project.path().join(".claude/settings.json"), older).unwrap();

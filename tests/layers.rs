@@ -165,70 +165,17 @@ fn circles(
     found
 }
 
-/// No new import circle between files: each circle left is named here,
-/// and may only shrink (#46). A change that closes a new one, or grows one
-/// of these, fails.
+/// No import circle between files (#46): a file never reaches, through
+/// the files it names, back to itself.
 #[test]
-fn no_new_import_circle_between_files() {
-    let allowed: &[(&str, &[&str])] = &[
-        ("wasm", &["plugin", "runtime"]),
-        ("wasm", &["refusals", "state"]),
-        (
-            "lib",
-            &[
-                "config",
-                "handlers",
-                "handlers::command",
-                "handlers::http",
-                "handlers::kind",
-                "handlers::mcp",
-                "handlers::model",
-                "handlers::prompt",
-                "handlers::runs",
-                "handlers::wasm",
-            ],
-        ),
-        (
-            "cli",
-            &[
-                "bench::cases",
-                "bench::guests",
-                "bench::replay",
-                "bench::serve",
-                "bench::soak",
-                "bench::tiers",
-            ],
-        ),
-        (
-            "cli",
-            &[
-                "daemon",
-                "daemon::client",
-                "explain",
-                "hook",
-                "install",
-                "run",
-                "speaks",
-            ],
-        ),
-    ];
-    let mut unexpected = Vec::new();
+fn no_import_circle_between_files() {
+    let mut found = Vec::new();
     for krate in ["core", "wasm", "lib", "cli"] {
         for circle in circles(&imports(krate)) {
-            let known = allowed
-                .iter()
-                .filter(|(k, _)| *k == krate)
-                .any(|(_, files)| circle.iter().all(|m| files.contains(&m.as_str())));
-            if !known {
-                unexpected.push(format!("{krate}: {}", circle.join(" <-> ")));
-            }
+            found.push(format!("{krate}: {}", circle.join(" <-> ")));
         }
     }
-    assert!(
-        unexpected.is_empty(),
-        "import circles:\n{}",
-        unexpected.join("\n")
-    );
+    assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
 }
 
 /// Every file of the host crates whose code (not its comments or tests)
@@ -276,17 +223,13 @@ fn an_agent_is_named_in_code_only_in_its_own_places() {
                 // Codex and Copilot CLI speak Claude Code's format.
                 "host/lib/src/protocol/codex.rs",
                 "host/lib/src/protocol/copilot.rs",
-                "host/lib/src/protocol/settings.rs",
                 "host/lib/src/observe/replay/logs/claude.rs",
                 "host/lib/src/observe/replay/logs/mod.rs",
                 // The default protocol of `hook`, `serve` and the fuzz.
                 "host/cli/src/hook.rs",
                 "host/cli/src/serve.rs",
-                "host/cli/src/deadline.rs",
                 "host/cli/src/fallback_answer.rs",
                 "host/lib/src/fail_closed_fuzz.rs",
-                "host/lib/src/config/mod.rs",
-                "host/lib/src/protocol/import.rs",
             ],
         ),
         (
@@ -294,7 +237,6 @@ fn an_agent_is_named_in_code_only_in_its_own_places() {
             "codex",
             &[
                 "host/lib/src/protocol/codex.rs",
-                "host/lib/src/protocol/settings.rs",
                 "host/lib/src/observe/replay/logs/codex.rs",
                 "host/lib/src/observe/replay/logs/mod.rs",
                 "host/cli/src/fallback_answer.rs",
@@ -304,10 +246,8 @@ fn an_agent_is_named_in_code_only_in_its_own_places() {
             "Gemini",
             "gemini",
             &[
-                "host/lib/src/protocol/gemini.rs",
-                "host/lib/src/protocol/settings.rs",
                 "host/lib/src/protocol/import.rs",
-                "host/lib/src/config/mod.rs",
+                "host/lib/src/protocol/gemini.rs",
                 "host/lib/src/observe/replay/logs/gemini.rs",
                 "host/lib/src/observe/replay/logs/mod.rs",
                 "host/cli/src/import.rs",
@@ -318,41 +258,35 @@ fn an_agent_is_named_in_code_only_in_its_own_places() {
             "copilot",
             &[
                 "host/lib/src/protocol/copilot.rs",
-                // Copilot CLI also sends Claude Code's format.
-                "host/lib/src/protocol/claude.rs",
-                "host/lib/src/protocol/settings.rs",
                 "host/lib/src/observe/replay/logs/copilot.rs",
                 "host/lib/src/observe/replay/logs/mod.rs",
                 "host/cli/src/fallback_answer.rs",
             ],
         ),
-        (
-            "Cursor",
-            "cursor",
-            &[
-                "host/lib/src/protocol/cursor.rs",
-                "host/lib/src/protocol/settings.rs",
-            ],
-        ),
+        ("Cursor", "cursor", &[]),
         (
             "OpenCode",
             "opencode",
             &[
                 "host/lib/src/protocol/opencode.rs",
-                "host/lib/src/protocol/settings.rs",
                 // Its hook is a plugin `install` writes.
                 "host/cli/src/install.rs",
                 "host/cli/src/doctor.rs",
-                "host/cli/src/opencode_plugin.rs",
             ],
         ),
     ];
     let mut elsewhere = Vec::new();
     for (variant, module, places) in own {
-        for file in naming(variant, module) {
+        let named = naming(variant, module);
+        for file in &named {
             if !shared.contains(&file.as_str()) && !places.contains(&file.as_str()) {
                 elsewhere.push(format!("{variant}: {file}"));
             }
+        }
+        // The list shrinks with the code: a place that no longer names the
+        // agent is struck off.
+        for place in places.iter().filter(|p| !named.contains(**p)) {
+            elsewhere.push(format!("{variant}: {place} (listed, but names it no more)"));
         }
     }
     assert!(

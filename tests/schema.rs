@@ -149,7 +149,7 @@ fn schema_errors_name_the_field_not_any_of_the_given_schemas() {
 /// the agent's other keys (`env`, `permissions`) alone; it is shipped.
 #[test]
 fn the_agent_settings_schema_tolerates_env_and_permissions() {
-    let schema = wasm_hooks::agent_settings_schema();
+    let schema = wasm_hooks::schema::agent_settings_schema();
     let shipped =
         support::read_json(&support::workspace_root().join("schemas/agent-settings.schema.json"));
     assert_eq!(
@@ -167,7 +167,7 @@ fn the_agent_settings_schema_tolerates_env_and_permissions() {
     let typo = json!({"env": {}, "hooks": {"PreToolUze": []}});
     assert!(!errors(&schema, &typo).is_empty());
     assert!(
-        errors(&wasm_hooks::hook_file_schema(), &settings)
+        errors(&wasm_hooks::schema::hook_file_schema(), &settings)
             .iter()
             .any(|e| e.contains("'env'"))
     );

@@ -161,7 +161,7 @@ fn a_config_the_plugins_schema_refuses_is_a_load_error_at_the_hook_files_line() 
     let mut bytes = std::fs::read(support::plugin("deny-dangerous-commands")).unwrap();
     let schema = json!({"type": "object", "additionalProperties": false,
         "properties": {"patterns": {"type": "array", "items": {"type": "string"}}}});
-    wasm_hooks::embed_config_schema(&mut bytes, &schema.to_string());
+    wasm_hooks_wasm::embed_config_schema(&mut bytes, &schema.to_string());
     let plugin = dir.path().join("guard.wasm");
     std::fs::write(&plugin, bytes).unwrap();
     let write = |config: serde_json::Value| {

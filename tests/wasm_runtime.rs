@@ -457,7 +457,7 @@ async fn a_reused_instance_is_replaced_after_a_trap_and_after_its_last_call() {
         "{trapped:#?}"
     );
     assert_eq!(remembered(&warm, "ls").await, "call 1", "a fresh instance");
-    for n in 2..=wasm_hooks::MAX_INSTANCE_CALLS {
+    for n in 2..=wasm_hooks_wasm::MAX_INSTANCE_CALLS {
         assert_eq!(remembered(&warm, "ls").await, format!("call {n}"));
     }
     assert_eq!(remembered(&warm, "ls").await, "call 1", "replaced");

@@ -25,7 +25,7 @@ fn plant_allow_all_artifact(cache: &Path, plugin: &Path) {
         .unwrap();
     let allow_all = runtime.load(&support::plugin("protect-paths")).unwrap();
     let made = runtime.cache_entry(&allow_all.sha256()).unwrap();
-    let guard_sha = wasm_hooks::PluginInfo::read(plugin).unwrap().sha256;
+    let guard_sha = wasm_hooks_wasm::PluginInfo::read(plugin).unwrap().sha256;
     let planted = cache.join(
         runtime
             .cache_entry(&guard_sha)

@@ -8,7 +8,8 @@ use crate::support;
 
 use serde_json::json;
 use support::{plugin, write_hook_file};
-use wasm_hooks::{Event, HookEngine, PluginInfo, TraceStatus, Verdict};
+use wasm_hooks::{Event, HookEngine, TraceStatus, Verdict};
+use wasm_hooks_wasm::PluginInfo;
 
 fn engine_for(package: &str) -> (HookEngine, support::HookFile) {
     let file = write_hook_file(&json!({"hooks": {"*": [{"hooks": [

@@ -31,7 +31,7 @@ async fn the_audit_log_records_dispatches_injections_and_approvals() {
         .await
         .unwrap();
     let log = std::fs::File::open(&path).unwrap();
-    let lines = wasm_hooks::read_audit_log(log).unwrap();
+    let lines = wasm_hooks_core::read_audit_log(log).unwrap();
     let kinds: Vec<(&str, Option<&str>)> = lines
         .iter()
         .map(|l| (l.kind.as_str(), l.hook.as_deref()))

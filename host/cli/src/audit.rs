@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde_json::Value;
-use wasm_hooks::{
-    AuditKey, AuditLine, CheckedLine, EventName, HookEngineBuilder, Verification, escape_controls,
-};
+use wasm_hooks::cli_support::AuditLine;
+use wasm_hooks::cli_support::CheckedLine;
+use wasm_hooks::cli_support::escape_controls;
+use wasm_hooks::{AuditKey, EventName, HookEngineBuilder, Verification};
 
 use super::{Exit, report};
 
@@ -182,7 +183,7 @@ pub(crate) fn run(args: AuditArgs) -> anyhow::Result<Exit> {
 }
 
 fn read_checked(file: &Path, key: Option<&AuditKey>) -> anyhow::Result<Vec<CheckedLine>> {
-    wasm_hooks::read_checked_audit_log(file, key)
+    wasm_hooks::cli_support::read_checked_audit_log(file, key)
         .with_context(|| format!("reading {}", file.display()))
 }
 

@@ -13,7 +13,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use wasm_hooks::{AuditStats, TrustStatus};
+use wasm_hooks::TrustStatus;
+use wasm_hooks::observe::AuditStats;
 
 use super::audit::AuditLogArg;
 use super::hook_files::HookFileArgs;
@@ -176,7 +177,7 @@ fn agent_findings(report: &mut Report, agent: Agent, program: &str, driven: &str
 /// What one settings file of `agent` with wasm-hooks' entries says.
 fn installed_findings(report: &mut Report, agent: Agent, at: &str, text: &str, fix: &str) {
     let protocol = agent.protocol();
-    let on = wasm_hooks::installed_on(text, protocol).unwrap_or_default();
+    let on = wasm_hooks::agents::installed_on(text, protocol).unwrap_or_default();
     let missing: Vec<&str> = protocol
         .installed_events()
         .into_iter()
@@ -198,13 +199,13 @@ fn installed_findings(report: &mut Report, agent: Agent, at: &str, text: &str, f
             Some(fix.to_owned()),
         );
     }
-    for program in wasm_hooks::installed_programs(text, protocol).unwrap_or_default() {
+    for program in wasm_hooks::agents::installed_programs(text, protocol).unwrap_or_default() {
         match installed_program_problem(&program) {
             Some(problem) => report.add(Level::Problem, at, problem, Some(fix.to_owned())),
             None => report.add(Level::Ok, at, format!("runs {program}"), None),
         }
     }
-    let open = wasm_hooks::failing_open(text, protocol).unwrap_or_default();
+    let open = wasm_hooks::agents::failing_open(text, protocol).unwrap_or_default();
     if !protocol.entries_fail_closed() {
         report.add(
             Level::Note,
@@ -239,7 +240,7 @@ fn installed_findings(report: &mut Report, agent: Agent, at: &str, text: &str, f
 fn is_ours(agent: Agent, text: &str) -> bool {
     match agent {
         Agent(wasm_hooks::Protocol::OpenCode) => super::opencode_plugin::is_ours(text),
-        _ => !wasm_hooks::installed_on(text, agent.protocol())
+        _ => !wasm_hooks::agents::installed_on(text, agent.protocol())
             .unwrap_or_default()
             .is_empty(),
     }

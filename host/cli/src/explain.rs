@@ -11,8 +11,8 @@ use clap::Args;
 use serde::Serialize;
 use wasm_hooks::{Event, Explanation, Fate, HookEngineBuilder};
 
+use super::event_args::EventArgs;
 use super::hook_files::HookFileArgs;
-use super::run::{EventArgs, exit_of};
 use super::{Exit, report};
 
 /// Arguments of `wasm-hooks explain`.
@@ -134,7 +134,7 @@ pub(crate) fn run(args: ExplainArgs) -> anyhow::Result<Exit> {
     }
     report::print(&text)?;
     runtime.block_on(engine.wait_for_background());
-    Ok(exit_of(&explanation.outcome))
+    Ok(Exit::of_outcome(&explanation.outcome))
 }
 
 /// The explanation for a person, or as JSON.
@@ -172,10 +172,9 @@ pub(crate) fn render(
         return Ok(serde_json::to_string_pretty(&report)? + "\n");
     }
     let mut out = String::new();
-    let subject = explanation
-        .subject
-        .as_deref()
-        .map_or(String::new(), |s| format!(" (`{}`)", wasm_hooks::Shown(s)));
+    let subject = explanation.subject.as_deref().map_or(String::new(), |s| {
+        format!(" (`{}`)", wasm_hooks::cli_support::Shown(s))
+    });
     let _ = writeln!(out, "event:    {}{subject}", explanation.event);
     let _ = writeln!(out, "project:  {}", place.dir.display());
     let _ = writeln!(out, "          chosen by {}", place.why);
@@ -232,10 +231,10 @@ fn write_hooks(out: &mut String, explanation: &Explanation) {
             out,
             "  {word:<9} {}: {}",
             hook.hook,
-            wasm_hooks::Shown(&detail)
+            wasm_hooks::cli_support::Shown(&detail)
         );
         for line in produced {
-            let _ = writeln!(out, "            {}", wasm_hooks::Shown(&line));
+            let _ = writeln!(out, "            {}", wasm_hooks::cli_support::Shown(&line));
         }
         let _ = writeln!(out, "            ({})", hook.source);
     }

@@ -189,7 +189,8 @@ pub(crate) fn failure(stdin: &[u8], args: &[OsString], message: &str) -> Fallbac
 #[cfg(test)]
 mod tests {
     use super::*;
-    use wasm_hooks::{CATALOGUE, Protocol};
+    use wasm_hooks::Protocol;
+    use wasm_hooks::cli_support::CATALOGUE;
 
     #[test]
     fn the_guard_events_are_the_catalogues() {

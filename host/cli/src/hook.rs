@@ -11,7 +11,7 @@ use serde_json::Value;
 use wasm_hooks::{Answer, DEFAULT_STOP_LOOP_LIMIT, Event, HookEngineBuilder, Protocol};
 
 use super::daemon::client::{self, Forwarded};
-use super::daemon::{Built, FromDaemon};
+use super::daemon::engines::{Built, FromDaemon};
 use super::install::Agent;
 use super::speaks::Speaks;
 use super::stderr::Stderr;
@@ -75,7 +75,7 @@ pub(crate) struct HookArgs {
 // The deadline comes before the agent timeout `install` writes: else the
 // agent's timeout, which lets the tool through, would decide a slow guard
 // before wasm-hooks' failure answer could.
-const _: () = assert!(deadline::DEFAULT_SECONDS < wasm_hooks::AGENT_TIMEOUT_SECS);
+const _: () = assert!(deadline::DEFAULT_SECONDS < wasm_hooks::agents::AGENT_TIMEOUT_SECS);
 
 pub(crate) fn run(args: HookArgs, verbose: u8) -> anyhow::Result<Exit> {
     let input = read_stdin();
@@ -84,7 +84,15 @@ pub(crate) fn run(args: HookArgs, verbose: u8) -> anyhow::Result<Exit> {
     deadline::watch(args.deadline, stdin, &argv);
     let mut start_daemon = None;
     let reply = match input.as_deref().map(|text| client::forward(text, verbose)) {
-        Ok(Forwarded::Answered(reply)) => reply,
+        Ok(Forwarded::Answered {
+            stdout,
+            stderr,
+            exit,
+        }) => HookReply {
+            stdout,
+            stderr,
+            exit,
+        },
         Ok(Forwarded::Failed(why)) => failed(&args, input.as_deref(), &why),
         Ok(Forwarded::InProcess { start }) => {
             start_daemon = start;
@@ -181,7 +189,7 @@ fn respond_as(
         .map_err(Clone::clone)
         .and_then(|text| read_event(args, protocol, text))
     {
-        Ok(mut event) => {
+        Ok((sender, mut event)) => {
             let name = event.name();
             let _armed = arm_last_words.then(|| {
                 last_words::arm(HookReply::of(&protocol.failure(
@@ -193,7 +201,7 @@ fn respond_as(
             // A panic anywhere in answering is the hooks' failure, never
             // an exit without an answer (which an agent takes for "go on").
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                answer(args, protocol, &mut event, daemon)
+                answer(args, sender, &mut event, daemon)
             }))
             .unwrap_or_else(|panic| Err(format!("wasm-hooks failed: {}", panic_text(&*panic))))
             .unwrap_or_else(|message| protocol.failure(Some(name), &message, args.fail_open))
@@ -218,7 +226,7 @@ fn failed(args: &HookArgs, input: Result<&str, &String>, why: &str) -> HookReply
     let event = input
         .ok()
         .and_then(|text| read_event(args, protocol, text).ok());
-    HookReply::of(&protocol.failure(event.as_ref().map(Event::name), why, args.fail_open))
+    HookReply::of(&protocol.failure(event.map(|(_, event)| event.name()), why, args.fail_open))
 }
 
 /// Everything on stdin, or why it could not be read.
@@ -240,12 +248,18 @@ impl HookArgs {
 /// The user's state directory for wasm-hooks: `$XDG_STATE_HOME/wasm-hooks`,
 /// else `~/.local/state/wasm-hooks`.
 fn state_dir() -> Option<PathBuf> {
-    wasm_hooks::xdg_dir("XDG_STATE_HOME", ".local/state").map(|dir| dir.join("wasm-hooks"))
+    wasm_hooks::cli_support::xdg_dir("XDG_STATE_HOME", ".local/state")
+        .map(|dir| dir.join("wasm-hooks"))
 }
 
 /// The agent's event, read from stdin (one the catalogue does not know,
-/// from a newer agent, reaches `*` hooks only, and is never blocked).
-fn read_event(args: &HookArgs, protocol: Protocol, text: &str) -> Result<Event, String> {
+/// from a newer agent, reaches `*` hooks only, and is never blocked), and
+/// the protocol of the agent that sent it ([`Protocol::read`]).
+fn read_event(
+    args: &HookArgs,
+    protocol: Protocol,
+    text: &str,
+) -> Result<(Protocol, Event), String> {
     let mut value: Value =
         wasm_hooks::event_json(text).map_err(|e| format!("the event on stdin is not JSON: {e}"))?;
     if let (Some(name), Value::Object(record)) = (&args.agent_event, &mut value) {
@@ -254,7 +268,7 @@ fn read_event(args: &HookArgs, protocol: Protocol, text: &str) -> Result<Event, 
             .or_insert_with(|| name.as_str().into());
     }
     protocol
-        .decode(value)
+        .read(value)
         .map_err(|e| format!("the event on stdin: {e}"))
 }
 

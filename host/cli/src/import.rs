@@ -87,7 +87,7 @@ impl ImportArgs {
             );
         }
         if self.user {
-            let config = wasm_hooks::xdg_dir("XDG_CONFIG_HOME", ".config")
+            let config = wasm_hooks::cli_support::xdg_dir("XDG_CONFIG_HOME", ".config")
                 .context("no config directory: neither XDG_CONFIG_HOME nor HOME is set")?;
             return Ok(vec![Move {
                 from: install::user_file(self.agent)?,
@@ -141,7 +141,7 @@ impl ImportArgs {
         };
         for Move { from, to } in self.moves()? {
             let text = install::read(&from)?;
-            let Some(imported) = wasm_hooks::take_command_hooks(&text, protocol)
+            let Some(imported) = wasm_hooks::agents::take_command_hooks(&text, protocol)
                 .with_context(|| from.display().to_string())?
             else {
                 continue;
@@ -161,7 +161,7 @@ impl ImportArgs {
             }
             plan.moved += imported.moved;
             let hook_file = install::read(&to)?;
-            let with_hooks = wasm_hooks::add_hook_groups(&hook_file, &imported.hooks)
+            let with_hooks = wasm_hooks::agents::add_hook_groups(&hook_file, &imported.hooks)
                 .with_context(|| {
                     format!("{}: import writes into a JSON hook file", to.display())
                 })?;
@@ -255,7 +255,7 @@ fn trust_moved(project: &std::path::Path, changes: &[Change]) -> anyhow::Result<
             .as_ref()
             .and_then(|r| r.text(&change.file))
             .unwrap_or_default();
-        let text = wasm_hooks::add_hook_groups(trusted, moved)
+        let text = wasm_hooks::agents::add_hook_groups(trusted, moved)
             .with_context(|| format!("{}: the version you trusted", change.file.display()))?;
         builder
             .trust_hook_file_as(&change.file, &text)

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 use serde::Serialize;
-use wasm_hooks::{PluginInfo, WIT_PACKAGE};
+use wasm_hooks::cli_support::PluginInfo;
+use wasm_hooks::cli_support::WIT_PACKAGE;
 
 use super::hook_files::CacheArgs;
 use super::{Exit, report};

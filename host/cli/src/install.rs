@@ -25,7 +25,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
-use wasm_hooks::{HookEngineBuilder, InstalledHook, Protocol};
+use wasm_hooks::agents::InstalledHook;
+use wasm_hooks::{HookEngineBuilder, Protocol};
 
 use super::hook_files::{CacheArgs, HookFileArgs};
 use super::{Exit, compile, opencode_plugin, report};
@@ -60,7 +61,7 @@ pub(crate) struct InstallArgs {
 }
 
 /// An agent `install` knows, as a command names it (`claude`, `codex`…):
-/// one of [`Protocol::AGENTS`], whose [`wasm_hooks::AgentFacts`] say the
+/// one of [`Protocol::AGENTS`], whose [`wasm_hooks::agents::AgentFacts`] say the
 /// rest (its settings files, events, next step).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(transparent)]
@@ -251,7 +252,7 @@ impl Program {
     /// itself (without a daemon the client would only start it).
     fn for_exe(exe: &Path) -> Self {
         let client = exe.with_file_name("wasm-hooks-hook");
-        if super::daemon::runtime_dir().is_some() && is_executable(&client) {
+        if super::daemon::place::runtime_dir().is_some() && is_executable(&client) {
             return Self {
                 path: client,
                 subcommand: "",
@@ -313,7 +314,7 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<Exit> {
     if args.http.is_some() {
         message.push_str(&format!(
             "next: start the server with a token, and set the same variable where Claude Code runs: `export {var}=$(openssl rand -hex 16); wasm-hooks serve --token-env {var}`\n",
-            var = wasm_hooks::TOKEN_VARIABLE
+            var = wasm_hooks::agents::TOKEN_VARIABLE
         ));
     }
     if !args.user {
@@ -338,7 +339,7 @@ pub(crate) fn installs_in(project: &Path) -> Vec<String> {
         };
         // Entry by entry: an older install, or a command told to fail
         // open, is named, never vouched for.
-        let open = wasm_hooks::failing_open(&text, agent.protocol()).unwrap_or_default();
+        let open = wasm_hooks::agents::failing_open(&text, agent.protocol()).unwrap_or_default();
         let failing = if !agent.protocol().entries_fail_closed() {
             format!(
                 "a failing or missing wasm-hooks lets the tool run: {} has no setting to block on a hook's failure",
@@ -397,7 +398,7 @@ fn agent_settings(project: &Path) -> Vec<(Agent, PathBuf, String)> {
 /// What is wrong with the programs `agent`'s settings `text` run for
 /// wasm-hooks, each with the command that mends it.
 fn install_problems(agent: Agent, text: &str) -> Vec<String> {
-    wasm_hooks::installed_programs(text, agent.protocol())
+    wasm_hooks::agents::installed_programs(text, agent.protocol())
         .unwrap_or_default()
         .iter()
         .filter_map(|program| installed_program_problem(program))
@@ -590,7 +591,7 @@ fn installed(agent: Agent, text: &str, hook: &InstalledHook) -> anyhow::Result<O
         let plugin = opencode_plugin::text(hook)?;
         return Ok((plugin != text).then_some(plugin));
     }
-    Ok(wasm_hooks::install_hooks(text, agent.protocol(), hook)?)
+    Ok(wasm_hooks::agents::install(text, agent.protocol(), hook)?)
 }
 
 /// `text` without `hook`'s entries (OpenCode's plugin: nothing, when it is
@@ -603,7 +604,7 @@ fn removed(
     if let Agent(Protocol::OpenCode) = agent {
         return Ok(opencode_plugin::is_ours(text).then(|| (String::new(), 1)));
     }
-    Ok(wasm_hooks::uninstall_hooks(text, hook)?)
+    Ok(wasm_hooks::agents::uninstall(text, hook)?)
 }
 
 fn backup_note(backup: Option<&Path>) -> String {
@@ -630,12 +631,14 @@ fn write_new(path: &Path, text: &str) -> anyhow::Result<()> {
 
 /// The settings text; empty when the file does not exist yet.
 pub(crate) fn read(file: &Path) -> anyhow::Result<String> {
-    let bytes = match wasm_hooks::read_regular_file(file, MAX_SETTINGS_BYTES) {
+    let bytes = match wasm_hooks::cli_support::read_regular_file(file, MAX_SETTINGS_BYTES) {
         Ok(bytes) => bytes,
-        Err(wasm_hooks::ReadRefused::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(wasm_hooks::cli_support::ReadRefused::Io(e))
+            if e.kind() == std::io::ErrorKind::NotFound =>
+        {
             return Ok(String::new());
         }
-        Err(e @ wasm_hooks::ReadRefused::TooLarge { .. }) => {
+        Err(e @ wasm_hooks::cli_support::ReadRefused::TooLarge { .. }) => {
             bail!(
                 "{}: {e} an agent's settings file may have (MAX_SETTINGS_BYTES)",
                 file.display()

@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 
 use anyhow::Context;
 use clap::Args;
-use wasm_hooks::{Event, EventName, Shown};
+use wasm_hooks::cli_support::Shown;
+use wasm_hooks::{Event, EventName};
 
 use super::hook_files::HookFileArgs;
 use super::{Exit, report};

@@ -12,6 +12,7 @@ mod compile;
 mod daemon;
 mod deadline;
 mod doctor;
+mod event_args;
 mod explain;
 mod fallback_answer;
 mod heap_cap;
@@ -188,6 +189,16 @@ impl Exit {
         }
     }
 
+    /// The exit code an outcome gets.
+    pub(crate) fn of_outcome(outcome: &wasm_hooks::Outcome) -> Self {
+        use wasm_hooks::Verdict;
+        match outcome.verdict {
+            Verdict::Proceed | Verdict::Allow { .. } => Exit::GoOn,
+            Verdict::Deny { .. } => Exit::Denied,
+            Verdict::Ask(_) => Exit::Ask,
+        }
+    }
+
     /// The exit of this number (an unknown one is a failure).
     pub(crate) fn of_code(code: u8) -> Self {
         match code {
@@ -224,7 +235,7 @@ fn main() -> ExitCode {
             // may quote a hook file's text.
             for (i, line) in format!("{e:#}").lines().enumerate() {
                 let prefix = if i == 0 { "wasm-hooks: " } else { "" };
-                eprintln!("{prefix}{}", wasm_hooks::Shown(line));
+                eprintln!("{prefix}{}", wasm_hooks::cli_support::Shown(line));
             }
             Exit::Failed.into()
         }

@@ -3,7 +3,8 @@
 //! filled in) runs `wasm-hooks-hook --protocol opencode` for each of its
 //! hooks and applies the answer (see `wasm_hooks::Protocol::OpenCode`).
 
-use wasm_hooks::{AGENT_TIMEOUT_SECS, InstalledHook};
+use wasm_hooks::agents::AGENT_TIMEOUT_SECS;
+use wasm_hooks::agents::InstalledHook;
 
 /// The plugin, with `__COMMAND__` and `__TIMEOUT_MS__` to fill in.
 const TEMPLATE: &str = include_str!("opencode_plugin.js");

@@ -10,7 +10,11 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use wasm_hooks::{LogFormat, ReplayOptions, ReplayReport, Replayer, Shown};
+use wasm_hooks::cli_support::Shown;
+use wasm_hooks::observe::LogFormat;
+use wasm_hooks::observe::ReplayOptions;
+use wasm_hooks::observe::ReplayReport;
+use wasm_hooks::observe::Replayer;
 
 use super::stats::LookBack;
 use super::{Exit, report};
@@ -59,7 +63,7 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
     for (format, path) in &sources {
         // Each event replayed as it is read: a log of any size is held one
         // line at a time.
-        let read = wasm_hooks::read_session_log(*format, path, |event| {
+        let read = wasm_hooks::observe::read_session_log(*format, path, |event| {
             runtime.block_on(replayer.replay(&event));
         });
         replayer.read(read);
@@ -96,7 +100,7 @@ pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
 
 /// Where the last replay's report is kept, for `wasm-hooks ui`.
 pub(crate) fn last_report() -> Option<PathBuf> {
-    wasm_hooks::xdg_dir("XDG_STATE_HOME", ".local/state")
+    wasm_hooks::cli_support::xdg_dir("XDG_STATE_HOME", ".local/state")
         .map(|dir| dir.join("wasm-hooks").join("last-replay.json"))
 }
 

@@ -6,7 +6,8 @@ use std::io::Write as _;
 use std::time::Duration;
 
 use serde::Serialize;
-use wasm_hooks::{Outcome, Shown, TraceStatus};
+use wasm_hooks::cli_support::Shown;
+use wasm_hooks::{Outcome, TraceStatus};
 
 /// The outcome for a person.
 pub(crate) fn human(outcome: &Outcome, elapsed: Duration) -> String {
@@ -68,7 +69,11 @@ pub(crate) fn human(outcome: &Outcome, elapsed: Duration) -> String {
             .map(String::as_str)
             .chain(output.stderr.lines())
         {
-            let _ = writeln!(out, "      | {}", wasm_hooks::escape_controls(line));
+            let _ = writeln!(
+                out,
+                "      | {}",
+                wasm_hooks::cli_support::escape_controls(line)
+            );
         }
         if output.truncated {
             let _ = writeln!(out, "      | (output cut at the hook's output cap)");

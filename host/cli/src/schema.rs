@@ -20,9 +20,9 @@ pub(crate) struct SchemaArgs {
 
 pub(crate) fn run(args: &SchemaArgs) -> anyhow::Result<Exit> {
     let schema = if args.agent_settings {
-        wasm_hooks::agent_settings_schema()
+        wasm_hooks::schema::agent_settings_schema()
     } else {
-        wasm_hooks::hook_file_schema()
+        wasm_hooks::schema::hook_file_schema()
     };
     report::print(&format!("{}\n", serde_json::to_string_pretty(&schema)?))?;
     Ok(Exit::GoOn)

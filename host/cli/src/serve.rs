@@ -10,10 +10,12 @@ use anyhow::{Context, bail};
 use clap::Args;
 use std::sync::Arc;
 
-use wasm_hooks::{
-    DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT,
-    HookEngineBuilder, HookServer, RedisStore, SessionStore,
-};
+use wasm_hooks::serve::DEFAULT_IDLE_TIMEOUT;
+use wasm_hooks::serve::DEFAULT_MAX_BODY;
+use wasm_hooks::serve::DEFAULT_MAX_CONNECTIONS;
+use wasm_hooks::serve::DEFAULT_REQUEST_TIMEOUT;
+use wasm_hooks::serve::HookServer;
+use wasm_hooks::{HookEngineBuilder, RedisStore, SessionStore};
 
 use super::Exit;
 use super::audit::AuditLogArg;

@@ -11,7 +11,10 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, bail};
 use clap::Args;
-use wasm_hooks::{AuditStats, HookSpec, HookStats, Shown};
+use wasm_hooks::HookSpec;
+use wasm_hooks::cli_support::Shown;
+use wasm_hooks::observe::AuditStats;
+use wasm_hooks::observe::HookStats;
 
 use super::audit::AuditLogArg;
 use super::hook_files::HookFileArgs;

@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde::Serialize;
-use wasm_hooks::{
-    Event, Explanation, Fate, HookEngine, Misfit, Mismatch, PolicyTest, read_fixtures,
-};
+use wasm_hooks::policy::Mismatch;
+use wasm_hooks::policy::PolicyTest;
+use wasm_hooks::policy::read_fixtures;
+use wasm_hooks::{Event, Explanation, Fate, HookEngine, Misfit};
 
 use super::hook_files::HookFileArgs;
 use super::{Exit, report};

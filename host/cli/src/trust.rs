@@ -9,8 +9,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::Args;
+use wasm_hooks::cli_support::Shown;
 use wasm_hooks::{
-    HookEngine, HookEngineBuilder, HookSource, Shown, TrustStatus, TrustStore, UntrustedProjects,
+    HookEngine, HookEngineBuilder, HookSource, TrustStatus, TrustStore, UntrustedProjects,
 };
 
 use super::hook_files::{CacheArgs, HookFileArgs};

@@ -9,7 +9,10 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use wasm_hooks::{AuditLine, AuditNotes, DecisionFeed, PageState};
+use wasm_hooks::cli_support::AuditLine;
+use wasm_hooks::observe::AuditNotes;
+use wasm_hooks::observe::DecisionFeed;
+use wasm_hooks::observe::PageState;
 
 use super::Exit;
 use super::audit::AuditLogArg;
@@ -76,7 +79,7 @@ pub(crate) fn run(args: UiArgs) -> anyhow::Result<Exit> {
         println!("wasm-hooks ui: http://{address}/ui?token={token}");
         println!("(decisions from {}; Ctrl-C to stop)", log.display());
         tokio::spawn(tail(log, feed));
-        axum::serve(listener, wasm_hooks::page_routes(state))
+        axum::serve(listener, wasm_hooks::observe::page_routes(state))
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;
             })

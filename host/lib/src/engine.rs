@@ -15,12 +15,12 @@ use crate::RequestEnv;
 use crate::config::{
     self, EngineSettings, FileHooks, Layer, LoadedHook, Loader, ManagedSettings, Scope,
 };
-use crate::handlers::command::CommandDefaults;
-use crate::handlers::http::{HttpSettings, UrlAllowlist};
+use crate::handlers::defaults::CommandDefaults;
+use crate::handlers::defaults::PromptDefaults;
+use crate::handlers::egress::{HttpSettings, UrlAllowlist};
 use crate::handlers::kind::KindSettings;
-use crate::handlers::mcp::McpServers;
-use crate::handlers::prompt::PromptDefaults;
-use crate::handlers::wasm::{RegistryPlugins, WasmSetup};
+use crate::handlers::mcp_servers::McpServers;
+use crate::handlers::wasm_setup::{RegistryPlugins, WasmSetup};
 use crate::inputs::InputStamps;
 use crate::oci::{Fetcher, PluginStore, SignerPolicy};
 use crate::once::OnceMarks;

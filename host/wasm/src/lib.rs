@@ -13,6 +13,7 @@
 
 mod abi;
 mod cache;
+mod compiled;
 mod digests;
 mod grants;
 mod inspect;
@@ -22,6 +23,7 @@ mod plugin;
 #[cfg(test)]
 mod properties;
 mod refusals;
+mod refused;
 mod runtime;
 mod state;
 mod stdio;
@@ -50,7 +52,7 @@ pub use survey::CacheSurvey;
 pub use tier::{CompileNote, Compiler, OptimizeJob, Tiering};
 pub use warm::{InstancePolicy, MAX_INSTANCE_CALLS};
 
-use self::refusals::{Refusal, Refusals};
+use self::refused::{Refusal, Refusals};
 use self::state::{HostState, Limiter, LogLines};
 use self::stdio::CappedPipe;
 use self::warm::{Prepared, WarmInstance, WarmPool};
@@ -312,7 +314,7 @@ impl WasmHook {
     fn instance_for(
         &self,
         hook: &HookId,
-        compiled: Arc<plugin::Compiled>,
+        compiled: Arc<compiled::Compiled>,
     ) -> Result<WarmInstance, String> {
         let waiting = match &self.warm {
             Some(pool) => pool.take(&compiled),
@@ -327,7 +329,7 @@ impl WasmHook {
     fn fresh_instance(
         &self,
         hook: &HookId,
-        compiled: Arc<plugin::Compiled>,
+        compiled: Arc<compiled::Compiled>,
     ) -> Result<WarmInstance, String> {
         let limits = &self.limits;
         let stdout = CappedPipe::new(limits.output_bytes());

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 
 use super::abi;
+use super::compiled::Compiled;
 use super::digests::FileId;
 use super::runtime::{Reload, WasmRuntime};
 use super::tier::Compiler;
@@ -33,40 +34,7 @@ pub(super) struct PluginInner {
     /// recompiled on every poll).
     seen: Mutex<FileId>,
     /// Itself, for the optimising compile it asks for.
-    me: Weak<PluginInner>,
-}
-
-impl Compiled {
-    /// Its sha256 (hex).
-    pub(super) fn sha256(&self) -> &str {
-        &self.sha256
-    }
-
-    /// The JSON Schema of its `config`, if it carries one.
-    pub(super) fn config_schema(&self) -> Option<&str> {
-        self.config_schema.as_deref()
-    }
-
-    /// The compiler that made it.
-    pub(super) fn compiler(&self) -> Compiler {
-        self.compiler
-    }
-
-    /// The engine its instances live in (its compiler's).
-    pub(super) fn engine(&self) -> &wasmtime::Engine {
-        &self.engine
-    }
-}
-
-/// One compiled version of a plugin.
-pub(super) struct Compiled {
-    pub(super) pre: HookPre,
-    sha256: String,
-    /// The JSON Schema of its `config` it carries, if any.
-    config_schema: Option<Arc<str>>,
-    from_cache: bool,
-    compiler: Compiler,
-    engine: wasmtime::Engine,
+    me: Weak<dyn Reload>,
 }
 
 impl std::fmt::Debug for Plugin {
@@ -101,7 +69,7 @@ impl Plugin {
             runtime,
             current: RwLock::new(compiled.clone()),
             seen: Mutex::new(id),
-            me: me.clone(),
+            me: me.clone() as Weak<dyn Reload>,
         });
         inner.optimize_if_baseline(&compiled);
         Ok(Self { inner })
@@ -163,6 +131,20 @@ impl Plugin {
 }
 
 impl Reload for PluginInner {
+    /// Run `optimized` from now on, if it is Cranelift's code of the
+    /// version in use (a hot reload meanwhile keeps the newer file).
+    fn upgrade_to(&self, optimized: &Arc<Compiled>) {
+        let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
+        if current.sha256 == optimized.sha256 && current.compiler == Compiler::Winch {
+            tracing::debug!(plugin = %self.path.display(), "cranelift's code replaces winch's");
+            *current = optimized.clone();
+        }
+    }
+
+    fn optimized(&self, sha256: &str) -> Result<Arc<Compiled>, Error> {
+        optimized(&self.runtime, &self.path, sha256)
+    }
+
     fn reload_if_changed(&self) -> Result<bool, Error> {
         let path = &self.path;
         let id = FileId::of(path).map_err(|e| read_error(path, &e))?;
@@ -199,16 +181,6 @@ impl PluginInner {
         if compiled.compiler == Compiler::Winch {
             self.runtime
                 .optimize_later(&self.path, &compiled.sha256, self.me.clone());
-        }
-    }
-
-    /// Run `optimized` from now on, if it is Cranelift's code of the
-    /// version in use (a hot reload meanwhile keeps the newer file).
-    pub(super) fn upgrade_to(&self, optimized: &Arc<Compiled>) {
-        let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
-        if current.sha256 == optimized.sha256 && current.compiler == Compiler::Winch {
-            tracing::debug!(plugin = %self.path.display(), "cranelift's code replaces winch's");
-            *current = optimized.clone();
         }
     }
 }
@@ -306,11 +278,7 @@ pub struct CompiledAhead {
 
 /// Cranelift's compile of the plugin at `path`, if its sha256 is still
 /// `sha256`, from the cache or compiled (and cached), linked.
-pub(super) fn optimized(
-    runtime: &WasmRuntime,
-    path: &Path,
-    sha256: &str,
-) -> Result<Arc<Compiled>, Error> {
+fn optimized(runtime: &WasmRuntime, path: &Path, sha256: &str) -> Result<Arc<Compiled>, Error> {
     let (bytes, sha256) = read(path, Some(sha256))?;
     prepare(runtime, path, &bytes, sha256, Some(Compiler::Cranelift))
 }

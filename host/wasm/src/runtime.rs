@@ -16,10 +16,11 @@ use wasmtime::{
 };
 
 use super::cache::{CompileCache, EntryLock};
+use super::compiled::Compiled;
 use super::digests::FileId;
 use super::kv::{KvScope, KvStore};
-use super::plugin::{Compiled, PluginInner};
-use super::refusals::{self, SandboxRoot};
+use super::refusals;
+use super::refused::SandboxRoot;
 use super::state::HostState;
 use super::survey::CacheSurvey;
 use super::tier::{CompileNote, CompileProgress, Compiler, OptimizeJob, Tiering};
@@ -44,6 +45,17 @@ pub(crate) trait Reload: Send + Sync {
     /// # Errors
     /// When the changed file does not load; the old version stays in use.
     fn reload_if_changed(&self) -> Result<bool, Error>;
+
+    /// Run `optimized` from now on, if it is Cranelift's code of the
+    /// version in use (a hot reload meanwhile keeps the newer file).
+    fn upgrade_to(&self, optimized: &Arc<Compiled>);
+
+    /// Cranelift's compile of the plugin, if its sha256 is still `sha256`,
+    /// from the cache or compiled (and cached), linked.
+    ///
+    /// # Errors
+    /// When the file changed or does not compile.
+    fn optimized(&self, sha256: &str) -> Result<Arc<Compiled>, Error>;
 }
 
 /// The process-wide wasm runtime. Cheap to clone; all clones share one
@@ -80,7 +92,7 @@ pub(super) struct Runtime {
     progress: Option<CompileProgress>,
     /// The optimising compiles under way, by sha256, with the plugins
     /// waiting to be swapped onto their result.
-    optimizing_now: Mutex<HashMap<String, Vec<Weak<PluginInner>>>>,
+    optimizing_now: Mutex<HashMap<String, Vec<Weak<dyn Reload>>>>,
     /// Every plugin loaded, for hot reload.
     plugins: Mutex<Vec<Weak<dyn Reload>>>,
     /// Every plugin version linked, by sha256, so that loading it again
@@ -652,7 +664,7 @@ impl WasmRuntime {
     /// plugin and runtime (started before Winch's compile, see
     /// [`WasmRuntime::component`]: so that a process cut short by its
     /// deadline while compiling leaves it under way).
-    pub(super) fn optimize_later(&self, path: &Path, sha256: &str, plugin: Weak<PluginInner>) {
+    pub(super) fn optimize_later(&self, path: &Path, sha256: &str, plugin: Weak<dyn Reload>) {
         let mut now = self
             .inner
             .optimizing_now
@@ -669,12 +681,12 @@ impl WasmRuntime {
                 self.optimize_elsewhere(path, sha256);
             }
             Tiering::Background => {
-                now.insert(sha256.to_owned(), vec![plugin]);
+                now.insert(sha256.to_owned(), vec![plugin.clone()]);
                 drop(now);
-                let (runtime, path, sha256) = (self.clone(), path.to_owned(), sha256.to_owned());
+                let (runtime, sha256) = (self.clone(), sha256.to_owned());
                 let spawned = std::thread::Builder::new()
                     .name("wasm-hooks-optimize".into())
-                    .spawn(move || runtime.optimize_now(&path, &sha256));
+                    .spawn(move || runtime.optimize_now(&plugin, &sha256));
                 if let Err(e) = spawned {
                     tracing::warn!("no thread to compile with cranelift ({e}); winch's code stays");
                 }
@@ -706,10 +718,11 @@ impl WasmRuntime {
         });
     }
 
-    /// Cranelift's compile of the plugin at `path`, swapped into every
-    /// plugin waiting for it (see [`WasmRuntime::optimize_later`]).
-    fn optimize_now(&self, path: &Path, sha256: &str) {
-        let optimized = super::plugin::optimized(self, path, sha256);
+    /// Cranelift's compile of `plugin` (sha256 `sha256`), swapped into
+    /// every plugin waiting for it (see [`WasmRuntime::optimize_later`]);
+    /// none when the plugin is gone.
+    fn optimize_now(&self, plugin: &Weak<dyn Reload>, sha256: &str) {
+        let optimized = plugin.upgrade().map(|plugin| plugin.optimized(sha256));
         let waiting = self
             .inner
             .optimizing_now
@@ -718,12 +731,15 @@ impl WasmRuntime {
             .remove(sha256)
             .unwrap_or_default();
         match optimized {
-            Ok(compiled) => {
+            None => {}
+            Some(Ok(compiled)) => {
                 for plugin in waiting.iter().filter_map(Weak::upgrade) {
                     plugin.upgrade_to(&compiled);
                 }
             }
-            Err(e) => tracing::warn!("compiling with cranelift: {e}; winch's code stays in use"),
+            Some(Err(e)) => {
+                tracing::warn!("compiling with cranelift: {e}; winch's code stays in use");
+            }
         }
     }
 }

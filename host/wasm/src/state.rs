@@ -12,7 +12,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use super::kv::KvScope;
 use super::limits::WasmLimits;
-use super::refusals::Refusals;
+use super::refused::Refusals;
 use wasm_hooks_core::HookId;
 
 /// Everything one call's `Store` holds.

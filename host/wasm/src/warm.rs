@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 use wasmtime::Store;
 
-use super::plugin::Compiled;
+use super::compiled::Compiled;
 use super::state::HostState;
 use super::stdio::CappedPipe;
 use super::world::HookInstance;

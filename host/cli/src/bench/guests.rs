@@ -11,7 +11,7 @@ use serde_json::json;
 use wasm_hooks::Event;
 
 use super::BenchArgs;
-use super::cases::{check, command_case, engine, hook_file, measure, measure_between};
+use super::harness::{check, command_case, engine, hook_file, measure, measure_between};
 use super::stats::Summary;
 
 /// The Python twin: `app.py`'s `Handler` on the event from stdin.

@@ -4,6 +4,7 @@
 
 mod cases;
 mod guests;
+mod harness;
 mod replay;
 mod serve;
 mod soak;

@@ -8,9 +8,11 @@ use std::time::Instant;
 
 use anyhow::Context;
 use serde_json::json;
-use wasm_hooks::{LogFormat, ReplayOptions, Replayer};
+use wasm_hooks::observe::LogFormat;
+use wasm_hooks::observe::ReplayOptions;
+use wasm_hooks::observe::Replayer;
 
-use super::cases::{engine, hook_file};
+use super::harness::{engine, hook_file};
 use super::stats::Summary;
 
 /// Replay `n` events of an audit log written for the run, through the
@@ -44,7 +46,7 @@ pub(super) fn case(dir: &Path, plugin: &Path, cache: &Path, n: usize) -> anyhow:
         .build()?;
     let mut replayer = Replayer::new(&engine, ReplayOptions::default());
     let started = Instant::now();
-    let read = wasm_hooks::read_session_log(LogFormat::Audit, &log, |event| {
+    let read = wasm_hooks::observe::read_session_log(LogFormat::Audit, &log, |event| {
         rt.block_on(replayer.replay(&event));
     });
     let elapsed = started.elapsed();

@@ -16,7 +16,7 @@ use anyhow::Context;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::cases::measure;
+use super::harness::measure;
 use super::stats::Summary;
 
 /// Connections that open and stay silent.

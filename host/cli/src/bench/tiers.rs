@@ -15,7 +15,7 @@ use serde_json::json;
 use wasm_hooks::{Compiler, Event, HookEngine, Tiering, WasmRuntime};
 
 use super::BenchArgs;
-use super::cases::{check, hook_file, measure};
+use super::harness::{check, hook_file, measure};
 use super::stats::Summary;
 
 /// Every case, for each plugin given (the Rust one, and the Python and
@@ -160,7 +160,7 @@ fn wait_for_cranelift(cache: &Path, plugin: &Path) -> anyhow::Result<()> {
         .cache_dir(cache)
         .tiering(Tiering::Off)
         .build()?;
-    let sha256 = wasm_hooks::PluginInfo::read(plugin)?.sha256;
+    let sha256 = wasm_hooks::cli_support::PluginInfo::read(plugin)?.sha256;
     let entry: PathBuf = runtime.cache_entry(&sha256).context("a cache")?;
     let until = Instant::now() + Duration::from_secs(600);
     while !entry.is_file() || runtime.compile_in_progress(&sha256) {

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use clap::Args;
-use wasm_hooks::PluginInfo;
+use wasm_hooks::cli_support::PluginInfo;
 
 use super::hook_files::CacheArgs;
 use super::{Exit, compile};
@@ -141,7 +141,7 @@ pub(crate) fn components(
     if let Some(schema) = config_schema(dir)? {
         for path in &components {
             let mut bytes = std::fs::read(path)?;
-            wasm_hooks::embed_config_schema(&mut bytes, &schema);
+            wasm_hooks::cli_support::embed_config_schema(&mut bytes, &schema);
             write::replace_file(path, &bytes)?;
         }
     }
@@ -160,7 +160,7 @@ fn config_schema(dir: &Path) -> anyhow::Result<Option<String>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
     };
-    let schema = wasm_hooks::check_config_schema(&text)
+    let schema = wasm_hooks::schema::check_config_schema(&text)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     Ok(Some(schema))
 }
@@ -279,7 +279,7 @@ fn manifest_name(dir: &Path) -> anyhow::Result<Option<String>> {
 /// `component` stamped with the newest WIT world; its path.
 fn stamped(component: PathBuf) -> anyhow::Result<PathBuf> {
     let mut bytes = std::fs::read(&component)?;
-    wasm_hooks::stamp_wit(&mut bytes, wasm_hooks::WIT_PACKAGE);
+    wasm_hooks::cli_support::stamp_wit(&mut bytes, wasm_hooks::cli_support::WIT_PACKAGE);
     write::replace_file(&component, &bytes)?;
     Ok(component)
 }

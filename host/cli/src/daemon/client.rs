@@ -13,13 +13,19 @@ use std::time::{Duration, Instant};
 
 use super::place::{self, OWN_VARIABLES, Place};
 use super::wire::{self, Reply, Request};
-use crate::hook::HookReply;
 
 /// What became of forwarding one invocation.
 #[derive(Debug)]
 pub(crate) enum Forwarded {
-    /// The daemon answered.
-    Answered(HookReply),
+    /// The daemon answered: what to write and the exit code.
+    Answered {
+        /// For stdout.
+        stdout: String,
+        /// For stderr.
+        stderr: String,
+        /// The exit code.
+        exit: u8,
+    },
     /// The daemon may have run the hooks but its answer was lost, or
     /// `only` was asked and no daemon answered: the hooks' failure.
     Failed(String),
@@ -135,11 +141,11 @@ pub(crate) fn forward(stdin: &str, verbose: u8) -> Forwarded {
                 exit,
             })),
             _,
-        ) => Forwarded::Answered(HookReply {
+        ) => Forwarded::Answered {
             stdout,
             stderr,
             exit,
-        }),
+        },
         (Ok(Some(Reply::Declined { why })), Mode::Only) => {
             Forwarded::Failed(format!("the daemon declined: {why}"))
         }

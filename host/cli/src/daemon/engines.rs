@@ -16,9 +16,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use wasm_hooks::{
-    HookEngine, HookEngineBuilder, RebuildPolicy, RequestEnv, WarmEngine, WasmRuntime,
-};
+use wasm_hooks::serve::RebuildPolicy;
+use wasm_hooks::serve::WarmEngine;
+use wasm_hooks::{HookEngine, HookEngineBuilder, RequestEnv, WasmRuntime};
 
 /// Engines kept at once; past it, one is dropped for each new one (an
 /// agent's events name a handful).

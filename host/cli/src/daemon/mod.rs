@@ -14,12 +14,11 @@
 //! taken over.
 
 pub(crate) mod client;
-mod engines;
-mod place;
+pub(crate) mod engines;
+pub(crate) mod place;
 mod wire;
 
-pub(crate) use engines::{Built, FromDaemon};
-pub(crate) use place::{Place, runtime_dir};
+pub(crate) use place::Place;
 
 use std::collections::HashMap;
 use std::io::Write as _;
@@ -38,7 +37,7 @@ use super::Exit;
 use super::hook::HookArgs;
 use super::hook_files::CacheArgs;
 use super::stderr;
-use engines::{EngineKey, KeptEngines};
+use engines::{EngineKey, FromDaemon, KeptEngines};
 use place::{effective_uid, peer_uid};
 use wire::{MAX_REQUEST, Reply, Request};
 

@@ -19,6 +19,7 @@ use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use super::scope::Scope;
 use super::{FileHooks, HookIdentity, LoadedHook};
 use crate::project_trust::SkippedHook;
 
@@ -27,31 +28,6 @@ pub(crate) const EXTENSIONS: [&str; 3] = ["json", "yaml", "yml"];
 /// The user's configuration directory: `$XDG_CONFIG_HOME`, or `~/.config`.
 pub(crate) fn user_config_dir() -> Option<PathBuf> {
     wasm_hooks_core::xdg_dir("XDG_CONFIG_HOME", ".config")
-}
-
-/// Whose a hook file is, which decides what it may do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Scope {
-    /// A project's (`.wasm-hooks/`, `.claude/`): written by whoever wrote
-    /// the repository, trusted only once the person says so.
-    Project,
-    /// The person's own (their config directory, or a file they named).
-    User,
-    /// The organisation's (a system-wide directory the person cannot
-    /// write): always trusted, loaded first, never switched off below.
-    Managed,
-}
-
-impl Scope {
-    /// Its name, as state kept per layer is keyed (`kv`, `once` marks):
-    /// a project's hook never shares the person's or the organisation's.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Scope::Project => "project",
-            Scope::User => "user",
-            Scope::Managed => "managed",
-        }
-    }
 }
 
 /// One hook file of the search list.

@@ -24,7 +24,7 @@ use serde::Deserialize;
 
 use super::layers::EXTENSIONS;
 use super::settings::LimitsDoc;
-use crate::handlers::http::UrlAllowlist;
+use crate::handlers::egress::UrlAllowlist;
 use crate::oci::PublicKey;
 use wasm_hooks_core::{Enforcement, Error};
 

@@ -29,17 +29,19 @@ mod layers;
 mod lints;
 mod locate;
 mod schema;
+pub(crate) mod scope;
 mod settings;
 
 mod managed;
 
 pub(crate) use layers::{
-    EXTENSIONS, Layer, Scope, default_files, managed_files, merge, searched_files, user_config_dir,
+    EXTENSIONS, Layer, default_files, managed_files, merge, searched_files, user_config_dir,
 };
 pub(crate) use managed::ManagedSettings;
 pub use schema::{
     AGENT_SETTINGS_SCHEMA_ID, HOOK_FILE_SCHEMA_ID, agent_settings_schema, hook_file_schema,
 };
+pub(crate) use scope::Scope;
 pub(crate) use settings::{EngineSettings, LimitsDoc, settings_files};
 
 use std::path::{Path, PathBuf};
@@ -1119,11 +1121,10 @@ mod tests {
     use super::*;
     use serde_json::Value;
 
-    use crate::handlers::command::CommandDefaults;
-    use crate::handlers::http::{HttpSettings, UrlAllowlist};
-    use crate::handlers::mcp::McpServers;
-    use crate::handlers::prompt::PromptDefaults;
-    use crate::handlers::wasm::WasmSetup;
+    use crate::handlers::defaults::{CommandDefaults, PromptDefaults};
+    use crate::handlers::egress::{HttpSettings, UrlAllowlist};
+    use crate::handlers::mcp_servers::McpServers;
+    use crate::handlers::wasm_setup::WasmSetup;
     use wasm_hooks_wasm::{WasmLimits, WasmRuntime};
 
     #[test]
@@ -1190,7 +1191,7 @@ mod tests {
                     dir.path().to_owned(),
                     WasmLimits::default(),
                     WasmLimits::CEILINGS,
-                    crate::handlers::wasm::RegistryPlugins {
+                    crate::handlers::wasm_setup::RegistryPlugins {
                         fetcher: None,
                         project_fetcher: None,
                         project_may_pull: Default::default(),

@@ -41,8 +41,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::layers::{EXTENSIONS, Scope};
-use crate::handlers::http::UrlAllowlist;
+use super::layers::EXTENSIONS;
+use super::scope::Scope;
+use crate::handlers::egress::UrlAllowlist;
 use crate::oci::PublicKey;
 use crate::trust::UntrustedProjects;
 use wasm_hooks_core::{DispatchLimits, Enforcement, Error};

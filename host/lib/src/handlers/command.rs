@@ -27,6 +27,7 @@ use wasm_hooks_core::{
 };
 
 use super::answer;
+use super::defaults::CommandDefaults;
 use super::kind::{
     BuildContext, Built, HookKind, HookProblem, refuse_code_loading, string_list, string_map,
 };
@@ -34,29 +35,6 @@ use super::runs::Runs;
 use super::setup::SetupError;
 use crate::RequestEnv;
 use crate::template::Template;
-
-/// Engine-wide defaults for command hooks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommandDefaults {
-    /// Deadline in milliseconds, unless a hook says `timeout`/`timeout_ms`
-    /// (default 60 000, as Claude Code).
-    pub timeout_ms: u64,
-    /// Cap on captured stdout and on stderr, each, in KiB (default 1024).
-    pub max_output_kb: u64,
-    /// Prefix of the event variables: `<PREFIX>_EVENT`, … (default
-    /// `WASM_HOOKS`).
-    pub env_prefix: String,
-}
-
-impl Default for CommandDefaults {
-    fn default() -> Self {
-        Self {
-            timeout_ms: 60_000,
-            max_output_kb: 1024,
-            env_prefix: "WASM_HOOKS".to_owned(),
-        }
-    }
-}
 
 /// What runs.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,14 +17,14 @@ use wasm_hooks_core::{Error, Handler};
 use wasm_hooks_wasm::GrantError;
 
 use crate::RequestEnv;
-use crate::config::Scope;
+use crate::config::scope::Scope;
 
-use super::command::CommandDefaults;
-use super::http::HttpSettings;
-use super::mcp::McpServers;
-use super::prompt::PromptDefaults;
+use super::defaults::CommandDefaults;
+use super::defaults::PromptDefaults;
+use super::egress::HttpSettings;
+use super::mcp_servers::McpServers;
 use super::setup::SetupError;
-use super::wasm::WasmSetup;
+use super::wasm_setup::WasmSetup;
 
 /// One kind of hook as a hook file spells it.
 pub(crate) trait HookKind {

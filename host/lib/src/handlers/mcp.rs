@@ -16,123 +16,26 @@
 //! plain text). A tool error (`isError`), a server that does not start or
 //! answer, and the deadline are hook failures.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use regex::Regex;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
-use rmcp::{ServiceError, ServiceExt};
+use rmcp::model::CallToolResult;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use tokio::sync::Mutex;
 use wasm_hooks_core::{Event, Handler, HandlerFuture, HookError, HookId, HookOutput, Reply};
-
-use crate::RequestEnv;
 
 use super::answer;
 use super::kind::{
     BuildContext, Built, HookKind, HookProblem, refuse_code_loading, string_list, string_map,
 };
+use super::mcp_servers::{McpServer, McpServerSpec};
 use super::runs::Runs;
 
 /// How long an MCP tool hook may take, the server's start included, unless
 /// its entry says otherwise (Claude Code's default for hooks).
 pub const DEFAULT_MCP_TIMEOUT_MS: u64 = 60_000;
-
-/// How to start an MCP server on stdio.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct McpServerSpec {
-    /// The name it goes by in messages.
-    pub name: String,
-    /// The program.
-    pub command: String,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Variables set for it, beside the inherited environment.
-    pub env: Vec<(String, String)>,
-    /// Where it runs.
-    pub cwd: PathBuf,
-    /// The `.mcp.json` it was named in, if it was.
-    pub config_file: Option<PathBuf>,
-}
-
-/// A server's connection, started on first use and shared by its hooks.
-#[derive(Debug)]
-pub struct McpServer {
-    spec: McpServerSpec,
-    request_env: RequestEnv,
-    session: Mutex<Option<RunningService<RoleClient, ()>>>,
-}
-
-impl McpServer {
-    /// A server that starts when first called, with the request's own
-    /// variables over the process's environment.
-    pub fn new(spec: McpServerSpec, request_env: RequestEnv) -> Self {
-        Self {
-            spec,
-            request_env,
-            session: Mutex::new(None),
-        }
-    }
-
-    /// Call `tool` with `arguments`, starting the server if it is not
-    /// running. Calls to one server go one at a time.
-    async fn call(
-        &self,
-        tool: &str,
-        arguments: Map<String, Value>,
-    ) -> Result<CallToolResult, String> {
-        let mut session = self.session.lock().await;
-        if session.is_none() {
-            *session = Some(self.start().await?);
-        }
-        let client = session.as_ref().expect("started above");
-        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        match client.call_tool(params).await {
-            Ok(result) => Ok(result),
-            Err(e) => {
-                // The next call starts afresh.
-                *session = None;
-                Err(match e {
-                    ServiceError::McpError(e) => {
-                        format!(
-                            "server `{}` refused the call: {}",
-                            self.spec.name, e.message
-                        )
-                    }
-                    e => format!("server `{}`: {e}", self.spec.name),
-                })
-            }
-        }
-    }
-
-    async fn start(&self) -> Result<RunningService<RoleClient, ()>, String> {
-        let spec = &self.spec;
-        let mut command = tokio::process::Command::new(&spec.command);
-        self.request_env.apply(&mut command);
-        command
-            .args(&spec.args)
-            .envs(spec.env.iter().map(|(k, v)| (k, v)))
-            .current_dir(&spec.cwd)
-            .kill_on_drop(true);
-        let (transport, _) = TokioChildProcess::builder(command)
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .map_err(|e| {
-                format!(
-                    "cannot start MCP server `{}` (`{}`): {e}",
-                    spec.name, spec.command
-                )
-            })?;
-        ().serve(transport)
-            .await
-            .map_err(|e| format!("MCP server `{}` did not start: {e}", spec.name))
-    }
-}
 
 /// An MCP tool hook: a [`Handler`] that calls one tool per event.
 #[derive(Debug)]
@@ -274,36 +177,6 @@ fn lookup<'a>(record: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
         };
     }
     Some(value)
-}
-
-/// The servers of one set of hook files, by how they start: hooks naming
-/// the same server share its process.
-#[derive(Default)]
-pub(crate) struct McpServers {
-    started: HashMap<McpServerSpec, Arc<McpServer>>,
-    /// The organisation's `allowed_mcp_servers`: the only programs hooks
-    /// may start: a path matches only itself, a bare name only the same bare
-    /// name (found on `PATH`), and no layer may set a variable that makes
-    /// them load other code.
-    pub(crate) allowed: Option<Vec<String>>,
-}
-
-impl McpServers {
-    /// No server started yet; hooks may start only `allowed` programs,
-    /// when the organisation names them.
-    pub(crate) fn allowing(allowed: Option<Vec<String>>) -> Self {
-        Self {
-            started: HashMap::new(),
-            allowed,
-        }
-    }
-
-    fn get(&mut self, spec: McpServerSpec, env: &RequestEnv) -> Arc<McpServer> {
-        self.started
-            .entry(spec.clone())
-            .or_insert_with(|| Arc::new(McpServer::new(spec, env.clone())))
-            .clone()
-    }
 }
 
 /// The `mcp_tool` kind.

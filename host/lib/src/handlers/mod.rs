@@ -12,16 +12,20 @@ pub(crate) mod answer;
 pub mod callback;
 pub mod command;
 pub(crate) mod config_schema;
+pub(crate) mod defaults;
 pub(crate) mod deferred_wasm;
+pub(crate) mod egress;
 pub mod http;
 pub mod inline;
 pub(crate) mod kind;
 pub mod mcp;
+pub(crate) mod mcp_servers;
 pub(crate) mod model;
 pub mod prompt;
 pub(crate) mod runs;
 pub mod setup;
 pub(crate) mod wasm;
+pub(crate) mod wasm_setup;
 
 use self::kind::KindEntry;
 

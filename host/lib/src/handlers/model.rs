@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use wasm_hooks_core::{HookError, HookId};
 
-use super::http::request_error;
+use super::egress::request_error;
 use crate::RequestEnv;
 
 /// Which wire format a model hook speaks.

@@ -32,38 +32,8 @@ use super::model::{ModelApi, error_message};
 use super::setup::SetupError;
 use crate::template::Template;
 
+use super::defaults::PromptDefaults;
 pub use super::model::Provider;
-
-/// Engine-wide defaults for prompt hooks, so that a hook can give only its
-/// `prompt`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PromptDefaults {
-    /// Default `anthropic`.
-    pub provider: Provider,
-    /// Default: the provider's public API.
-    pub base_url: Option<String>,
-    /// Default `claude-haiku-4-5`: fast and cheap, as hooks need.
-    pub model: String,
-    /// Default: `ANTHROPIC_API_KEY` or `OPENAI_API_KEY`.
-    pub api_key_env: Option<String>,
-    /// Default 256.
-    pub max_tokens: u32,
-    /// Default 30 000.
-    pub timeout_ms: u64,
-}
-
-impl Default for PromptDefaults {
-    fn default() -> Self {
-        Self {
-            provider: Provider::Anthropic,
-            base_url: None,
-            model: "claude-haiku-4-5".to_owned(),
-            api_key_env: None,
-            max_tokens: 256,
-            timeout_ms: 30_000,
-        }
-    }
-}
 
 impl PromptDefaults {
     /// The model `settings` name, with these defaults for what they do
