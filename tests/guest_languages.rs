@@ -11,7 +11,6 @@ use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::Mutex;
 
 fn wasm_hooks(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wasm-hooks"))
@@ -33,13 +32,10 @@ fn succeeded(what: &str, out: &Output) -> String {
     text
 }
 
-/// `wasm-hooks build` in `dir`, one at a time (the first installs the
-/// toolchain); what it printed.
+/// `wasm-hooks build` in `dir`: what it printed. Builds run at once, as
+/// a person's may: the first installs the toolchain while the others wait
+/// for it, and the same sources are built once.
 fn build(dir: &Path) -> String {
-    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-    let _turn = ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     succeeded("wasm-hooks build", &wasm_hooks(dir, &["build"]))
 }
 
@@ -145,6 +141,38 @@ fn a_python_plugin_from_new_passes_its_native_tests_builds_and_decides() {
     let native = unittest(&dir, None);
     assert!(native.contains("Ran 2 tests"), "{native}");
     builds_and_decides(&dir);
+}
+
+/// Two builds of the same sources at once (two checkouts, two agents'
+/// sessions): one builds, the other waits for it and takes its component
+/// (the same bytes, so the same sha256 for a lock or trust); neither
+/// installs the toolchain a second time.
+#[test]
+fn two_builds_of_the_same_sources_at_once_build_them_once() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = scaffold(parent.path(), "python");
+    // Sources no run built before (the build cache outlives the test).
+    let word = parent.path().file_name().unwrap().to_string_lossy();
+    let app = dir.join("app.py");
+    let text = std::fs::read_to_string(&app).unwrap();
+    std::fs::write(&app, format!("{text}\nBUILT_FOR = {word:?}\n")).unwrap();
+    let twin = tempfile::tempdir().unwrap();
+    let copy = Command::new("cp")
+        .arg("-r")
+        .arg(&dir)
+        .arg(twin.path())
+        .status()
+        .unwrap();
+    assert!(copy.success());
+    let other = twin.path().join("no-sudo");
+    let said: Vec<String> = std::thread::scope(|s| {
+        let builds = [&dir, &other].map(|d| s.spawn(move || build(d)));
+        builds.map(|b| b.join().unwrap()).to_vec()
+    });
+    let waited = said.iter().filter(|s| s.contains("built before")).count();
+    assert_eq!(waited, 1, "one builds, the other takes it: {said:#?}");
+    let component = |d: &Path| std::fs::read(d.join("build/no_sudo.wasm")).unwrap();
+    assert!(component(&dir) == component(&other), "the same component");
 }
 
 #[test]

@@ -194,7 +194,12 @@ fn cached_build(
         BuiltFrom::Bundle(bundle) => inputs::digest_of_file(bundle, &label),
     }
     .with_context(|| format!("reading the sources of {}", dir.display()))?;
-    let kept = cache.join("builds").join(format!("{key}.wasm"));
+    let builds = cache.join("builds");
+    std::fs::create_dir_all(&builds)?;
+    // The same sources built at once elsewhere: this one waits for that
+    // build and takes it.
+    let _building = toolchain::locked(&builds.join(format!("{key}.lock")))?;
+    let kept = builds.join(format!("{key}.wasm"));
     let out = dir.join("build").join(format!("{name}.wasm"));
     if let Ok(bytes) = std::fs::read(&kept) {
         write::plain_dir(&dir.join("build"))?;
@@ -206,7 +211,6 @@ fn cached_build(
         return Ok(out);
     }
     let built = stamped(build(dir, cache, &name)?)?;
-    std::fs::create_dir_all(cache.join("builds"))?;
     write::replace_file(&kept, &std::fs::read(&built)?)?;
     Ok(built)
 }

@@ -31,6 +31,15 @@ pub(super) fn installed(
     if program.is_file() {
         return Ok(program);
     }
+    // One build installs it; another one starting meanwhile waits for it.
+    let parent = dir.parent().unwrap_or(dir);
+    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    let mut lock_name = dir.file_name().unwrap_or_default().to_os_string();
+    lock_name.push(".lock");
+    let _installing = locked(&parent.join(lock_name))?;
+    if program.is_file() {
+        return Ok(program);
+    }
     eprintln!(
         "wasm-hooks: installing {what} into {} (once)",
         dir.display()
@@ -41,6 +50,25 @@ pub(super) fn installed(
         bail!("installed {what}, but {} is not there", program.display());
     }
     Ok(program)
+}
+
+/// An exclusive lock on the file `path` (made if missing, never through a
+/// symbolic link), held until the file is dropped: so that two builds at
+/// once do not install one tool twice, or build the same sources twice;
+/// the second waits, then takes what the first made.
+pub(super) fn locked(path: &Path) -> anyhow::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .with_context(|| format!("opening the lock {}", path.display()))?;
+    file.lock()
+        .with_context(|| format!("waiting for the lock {}", path.display()))?;
+    Ok(file)
 }
 
 /// Run `command`; `what` names it in the error.
