@@ -148,7 +148,13 @@ impl DeferredWasm {
             pinned.reference.clone(),
             pinned.entry.clone(),
         );
-        let task = tokio::spawn(async move { fetcher.ensure(&reference, &entry).await });
+        // Shared by every hook waiting for it, so kept as its words.
+        let task = tokio::spawn(async move {
+            fetcher
+                .ensure(&reference, &entry)
+                .await
+                .map_err(|e| e.to_string())
+        });
         let pull = async move {
             task.await
                 .unwrap_or_else(|e| Err(format!("the pull stopped: {e}")))

@@ -34,6 +34,14 @@ pub enum OciError {
     /// Not a key of the kind plugins are signed with (ECDSA P-256, PEM).
     #[error("{0}")]
     Key(String),
+    /// The registry cannot be reached within the deadline, refuses, or
+    /// answers with what is not the plugin asked for.
+    #[error("{0}")]
+    Registry(String),
+    /// The plugin is not what the lock pins, or not signed as the settings
+    /// require: refused, nothing stored.
+    #[error("{0}")]
+    Refused(String),
     /// A key file that cannot be read, or holds no such key.
     #[error("{}: {why}", path.display())]
     KeyFile {

@@ -9,6 +9,7 @@ use std::time::Duration;
 use wasm_hooks_wasm::PluginInfo;
 
 use super::artifact::{self, Descriptor};
+use super::error::OciError;
 use super::lock::LockEntry;
 use super::reference::PluginRef;
 use super::registry::Registry;
@@ -66,7 +67,7 @@ impl Fetcher {
         &self,
         reference: &PluginRef,
         entry: &LockEntry,
-    ) -> Result<PathBuf, String> {
+    ) -> Result<PathBuf, OciError> {
         if let Some(path) = self.stored(entry) {
             return Ok(path);
         }
@@ -75,10 +76,10 @@ impl Fetcher {
             .check_manifest(&registry, reference, &entry.digest)
             .await?;
         if layer.digest != entry.component || layer.size != entry.size {
-            return Err(format!(
+            return Err(OciError::Refused(format!(
                 "{reference}: the lock pins manifest {} to component {} ({} bytes), but that manifest's component is {} ({} bytes): the lock was edited by hand or is not this registry's; run `wasm-hooks update {reference}` to pin it again",
                 entry.digest, entry.component, entry.size, layer.digest, layer.size
-            ));
+            )));
         }
         self.verify_signature(&registry, reference, &entry.digest, &entry.component)
             .await?;
@@ -90,7 +91,7 @@ impl Fetcher {
     ///
     /// # Errors
     /// As [`Fetcher::ensure`].
-    pub async fn resolve(&self, reference: &PluginRef) -> Result<LockEntry, String> {
+    pub async fn resolve(&self, reference: &PluginRef) -> Result<LockEntry, OciError> {
         let registry = Registry::new(reference, self.deadline);
         let digest = registry.resolve(reference).await?;
         let layer = self.check_manifest(&registry, reference, &digest).await?;
@@ -117,9 +118,10 @@ impl Fetcher {
         registry: &Registry,
         reference: &PluginRef,
         digest: &str,
-    ) -> Result<Descriptor, String> {
+    ) -> Result<Descriptor, OciError> {
         let bytes = registry.manifest(reference, digest).await?;
-        artifact::wasm_layer(&bytes).map_err(|e| format!("{reference} ({digest}): {e}"))
+        artifact::wasm_layer(&bytes)
+            .map_err(|e| OciError::Registry(format!("{reference} ({digest}): {e}")))
     }
 
     async fn fetch_component(
@@ -127,14 +129,14 @@ impl Fetcher {
         registry: &Registry,
         reference: &PluginRef,
         layer: &Descriptor,
-    ) -> Result<PathBuf, String> {
+    ) -> Result<PathBuf, OciError> {
         if self.store.has(&layer.digest) {
             return Ok(self.store.component(&layer.digest));
         }
         let bytes = registry.blob(reference, layer, self.max_bytes).await?;
         self.store
             .put(&layer.digest, &bytes)
-            .map_err(|e| format!("{reference}: {e}"))
+            .map_err(|e| OciError::Registry(format!("{reference}: {e}")))
     }
 
     /// The fingerprint of a trusted key that signed `digest`, when the
@@ -146,21 +148,24 @@ impl Fetcher {
         reference: &PluginRef,
         digest: &str,
         component: &str,
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, OciError> {
         if !self.signers.required {
             return Ok(None);
         }
         if self.signers.keys.is_empty() {
-            return Err(format!("{reference}: {}", self.signers.no_keys()));
+            return Err(OciError::Refused(format!(
+                "{reference}: {}",
+                self.signers.no_keys()
+            )));
         }
         let tag = signature::signature_tag(digest);
         let Some(bytes) = registry.manifest_at_tag(reference, &tag).await? else {
-            return Err(format!(
+            return Err(OciError::Refused(format!(
                 "{reference} ({digest}) is not signed (no `{tag}` in the registry), and your settings require signed plugins: publish it with `wasm-hooks publish … --key KEY`"
-            ));
+            )));
         };
-        let layers =
-            signature::signature_layers(&bytes).map_err(|e| format!("{reference}: {e}"))?;
+        let layers = signature::signature_layers(&bytes)
+            .map_err(|e| OciError::Registry(format!("{reference}: {e}")))?;
         for (layer, sig) in &layers {
             let payload = registry
                 .blob(reference, layer, signature::MAX_PAYLOAD_BYTES)
@@ -169,15 +174,17 @@ impl Fetcher {
                 let fingerprint = key.fingerprint();
                 self.store
                     .record_signer(digest, component, &fingerprint)
-                    .map_err(|e| format!("{reference}: cannot record its signature: {e}"))?;
+                    .map_err(|e| {
+                        OciError::Refused(format!("{reference}: cannot record its signature: {e}"))
+                    })?;
                 return Ok(Some(fingerprint));
             }
         }
-        Err(format!(
+        Err(OciError::Refused(format!(
             "{reference} ({digest}) carries {} signature(s), none by a key you trust ({}): refused",
             layers.len(),
             self.signers.fingerprints().join(", ")
-        ))
+        )))
     }
 }
 
@@ -203,14 +210,15 @@ pub async fn publish(
     reference: &PluginRef,
     key: Option<&SigningKey>,
     deadline: Duration,
-) -> Result<Published, String> {
+) -> Result<Published, OciError> {
     let Some(tag) = reference.as_reference().tag().map(str::to_owned) else {
-        return Err(format!(
+        return Err(OciError::Registry(format!(
             "{reference}: publish to a tag (`…:1.0.0`), not a digest"
-        ));
+        )));
     };
-    let info = PluginInfo::read(wasm).map_err(|e| e.to_string())?;
-    let bytes = std::fs::read(wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
+    let info = PluginInfo::read(wasm).map_err(|e| OciError::Registry(e.to_string()))?;
+    let bytes = std::fs::read(wasm)
+        .map_err(|e| OciError::Registry(format!("cannot read {}: {e}", wasm.display())))?;
     let name = wasm.file_name().unwrap_or_default().to_string_lossy();
     let packed = artifact::pack(&bytes, &name, &info.imports, &info.exports);
     let registry = Registry::new(reference, deadline);
@@ -238,11 +246,11 @@ async fn push_signature(
     reference: &PluginRef,
     digest: &str,
     key: &SigningKey,
-) -> Result<String, String> {
+) -> Result<String, OciError> {
     let tag = signature::signature_tag(digest);
     let mut layers = match registry.manifest_at_tag(reference, &tag).await? {
         Some(bytes) => signature::all_layers(&bytes).map_err(|e| {
-            format!("{reference}: the signatures already at `{tag}` cannot be read, so none is added: {e}")
+            OciError::Registry(format!("{reference}: the signatures already at `{tag}` cannot be read, so none is added: {e}"))
         })?,
         None => Vec::new(),
     };

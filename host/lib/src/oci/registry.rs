@@ -15,6 +15,7 @@ use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference, RegistryOperation};
 
 use super::artifact::{Descriptor, MANIFEST_MEDIA_TYPE, MAX_MANIFEST_BYTES};
+use super::error::OciError;
 use super::reference::PluginRef;
 use wasm_hooks_core::sha256_hex;
 
@@ -103,13 +104,13 @@ impl Registry {
         &self,
         what: &str,
         work: impl Future<Output = Result<T, OciDistributionError>>,
-    ) -> Result<T, String> {
+    ) -> Result<T, OciError> {
         match tokio::time::timeout(self.deadline, work).await {
-            Ok(result) => result.map_err(|e| format!("{what}: {}", words(&e))),
-            Err(_) => Err(format!(
+            Ok(result) => result.map_err(|e| OciError::Registry(format!("{what}: {}", words(&e)))),
+            Err(_) => Err(OciError::Registry(format!(
                 "{what}: the registry did not answer within {} s",
                 self.deadline.as_secs_f64()
-            )),
+            ))),
         }
     }
 
@@ -118,7 +119,7 @@ impl Registry {
     ///
     /// # Errors
     /// When the registry cannot say.
-    pub async fn resolve(&self, reference: &PluginRef) -> Result<String, String> {
+    pub async fn resolve(&self, reference: &PluginRef) -> Result<String, OciError> {
         if let Some(digest) = reference.digest() {
             return Ok(digest.to_owned());
         }
@@ -136,7 +137,7 @@ impl Registry {
     ///
     /// # Errors
     /// When it cannot be fetched, is too big or is other bytes.
-    pub async fn manifest(&self, reference: &PluginRef, digest: &str) -> Result<Vec<u8>, String> {
+    pub async fn manifest(&self, reference: &PluginRef, digest: &str) -> Result<Vec<u8>, OciError> {
         let bytes = self
             .manifest_at(
                 &reference.at_digest(digest),
@@ -145,9 +146,9 @@ impl Registry {
             .await?;
         let actual = format!("sha256:{}", sha256_hex(&bytes));
         if actual != digest {
-            return Err(format!(
+            return Err(OciError::Registry(format!(
                 "the registry answered {reference} ({digest}) with a manifest whose digest is {actual}: refused"
-            ));
+            )));
         }
         Ok(bytes)
     }
@@ -161,7 +162,7 @@ impl Registry {
         &self,
         reference: &PluginRef,
         tag: &str,
-    ) -> Result<Option<Vec<u8>>, String> {
+    ) -> Result<Option<Vec<u8>>, OciError> {
         let what = format!(
             "cannot fetch {}/{}:{tag}",
             reference.registry(),
@@ -170,21 +171,21 @@ impl Registry {
         self.fetch_manifest(&reference.at_tag(tag), &what).await
     }
 
-    async fn manifest_at(&self, at: &Reference, what: &str) -> Result<Vec<u8>, String> {
+    async fn manifest_at(&self, at: &Reference, what: &str) -> Result<Vec<u8>, OciError> {
         self.fetch_manifest(at, what)
             .await?
-            .ok_or_else(|| format!("{what}: the registry has no such manifest"))
+            .ok_or_else(|| OciError::Registry(format!("{what}: the registry has no such manifest")))
     }
 
     /// The repository's pull token (oci-client keeps it for its own
     /// requests too), asked for on first use.
-    async fn pull_auth(&self, at: &Reference) -> Result<Option<String>, String> {
+    async fn pull_auth(&self, at: &Reference) -> Result<Option<String>, OciError> {
         self.pull_token
             .get_or_try_init(|| async {
                 self.client
                     .auth(at, &self.auth, RegistryOperation::Pull)
                     .await
-                    .map_err(|e| words(&e))
+                    .map_err(|e| OciError::Registry(words(&e)))
             })
             .await
             .cloned()
@@ -192,7 +193,11 @@ impl Registry {
 
     /// The manifest `at`, read up to [`MAX_MANIFEST_BYTES`] and no
     /// further (a hostile registry cannot fill the memory); none on a 404.
-    async fn fetch_manifest(&self, at: &Reference, what: &str) -> Result<Option<Vec<u8>>, String> {
+    async fn fetch_manifest(
+        &self,
+        at: &Reference,
+        what: &str,
+    ) -> Result<Option<Vec<u8>>, OciError> {
         let fetch = async {
             let token = self.pull_auth(at).await?;
             let url = format!(
@@ -213,37 +218,48 @@ impl Registry {
                 }
                 (None, _) => request,
             };
-            let mut response = request.send().await.map_err(|e| e.to_string())?;
+            let mut response = request
+                .send()
+                .await
+                .map_err(|e| OciError::Registry(e.to_string()))?;
             let status = response.status();
             if status == reqwest::StatusCode::NOT_FOUND {
                 return Ok(None);
             }
             let mut body = Vec::new();
-            while let Some(chunk) = response.chunk().await.map_err(|e| e.to_string())? {
+            while let Some(chunk) = response
+                .chunk()
+                .await
+                .map_err(|e| OciError::Registry(e.to_string()))?
+            {
                 if body.len() + chunk.len() > MAX_MANIFEST_BYTES {
-                    return Err(format!(
+                    return Err(OciError::Registry(format!(
                         "the manifest is over the {MAX_MANIFEST_BYTES}-byte limit"
-                    ));
+                    )));
                 }
                 body.extend_from_slice(&chunk);
             }
             if status == reqwest::StatusCode::UNAUTHORIZED {
-                return Err(format!(
+                return Err(OciError::Registry(format!(
                     "the registry refused the request (401; credentials go only to the registry {HOST_VARIABLE} names)"
-                ));
+                )));
             }
             if !status.is_success() {
                 let text = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
-                return Err(format!("the registry answered {status}: {text}"));
+                return Err(OciError::Registry(format!(
+                    "the registry answered {status}: {text}"
+                )));
             }
             Ok(Some(body))
         };
         match tokio::time::timeout(self.deadline, fetch).await {
-            Ok(result) => result.map_err(|e| format!("{what}: {}", shown(&e))),
-            Err(_) => Err(format!(
+            Ok(result) => {
+                result.map_err(|e| OciError::Registry(format!("{what}: {}", shown(&e.to_string()))))
+            }
+            Err(_) => Err(OciError::Registry(format!(
                 "{what}: the registry did not answer within {} s",
                 self.deadline.as_secs_f64()
-            )),
+            ))),
         }
     }
 
@@ -258,13 +274,13 @@ impl Registry {
         reference: &PluginRef,
         layer: &Descriptor,
         max: u64,
-    ) -> Result<Vec<u8>, String> {
+    ) -> Result<Vec<u8>, OciError> {
         let what = format!("cannot fetch {} of {reference}", layer.digest);
         if layer.size > max {
-            return Err(format!(
+            return Err(OciError::Registry(format!(
                 "{what}: it is {} bytes, over the {max}-byte limit of a plugin",
                 layer.size
-            ));
+            )));
         }
         let at = reference.at_digest(&layer.digest);
         let descriptor = OciDescriptor {
@@ -280,54 +296,54 @@ impl Registry {
                 .client
                 .pull_blob_stream(&at, &descriptor)
                 .await
-                .map_err(|e| words(&e))?;
+                .map_err(|e| OciError::Registry(words(&e)))?;
             if stream.content_length.is_some_and(|n| n != layer.size) {
-                return Err(format!(
+                return Err(OciError::Registry(format!(
                     "the registry sends {} bytes, the manifest says {}",
                     stream.content_length.unwrap_or_default(),
                     layer.size
-                ));
+                )));
             }
             // Grown as bytes come: the manifest's word is not memory.
             let mut bytes = Vec::new();
             while let Some(chunk) = stream.next().await {
                 let chunk = chunk.map_err(|e| {
-                    format!(
+                    OciError::Registry(format!(
                         "its bytes are not {}: refused, nothing stored ({e})",
                         layer.digest
-                    )
+                    ))
                 })?;
                 if (bytes.len() + chunk.len()) as u64 > layer.size {
-                    return Err(format!(
+                    return Err(OciError::Registry(format!(
                         "the registry sends more than the manifest's {} bytes",
                         layer.size
-                    ));
+                    )));
                 }
                 bytes.extend_from_slice(&chunk);
             }
             if bytes.len() as u64 != layer.size {
-                return Err(format!(
+                return Err(OciError::Registry(format!(
                     "the registry sent {} of {} bytes",
                     bytes.len(),
                     layer.size
-                ));
+                )));
             }
             Ok(bytes)
         };
         let bytes = match tokio::time::timeout(self.deadline, fetch).await {
-            Ok(result) => result.map_err(|e| format!("{what}: {e}"))?,
+            Ok(result) => result.map_err(|e| OciError::Registry(format!("{what}: {e}")))?,
             Err(_) => {
-                return Err(format!(
+                return Err(OciError::Registry(format!(
                     "{what}: the registry did not send it within {} s",
                     self.deadline.as_secs_f64()
-                ));
+                )));
             }
         };
         let actual = format!("sha256:{}", sha256_hex(&bytes));
         if actual != layer.digest {
-            return Err(format!(
+            return Err(OciError::Registry(format!(
                 "{what}: its bytes hash to {actual}: refused, nothing stored"
-            ));
+            )));
         }
         Ok(bytes)
     }
@@ -336,7 +352,11 @@ impl Registry {
     ///
     /// # Errors
     /// When the registry refuses it.
-    pub async fn push_blob(&self, reference: &PluginRef, bytes: Vec<u8>) -> Result<String, String> {
+    pub async fn push_blob(
+        &self,
+        reference: &PluginRef,
+        bytes: Vec<u8>,
+    ) -> Result<String, OciError> {
         let digest = format!("sha256:{}", sha256_hex(&bytes));
         let at = reference.at_digest(&digest);
         self.timed(&format!("cannot push a blob to {reference}"), async {
@@ -359,7 +379,7 @@ impl Registry {
         reference: &PluginRef,
         tag: &str,
         manifest: Vec<u8>,
-    ) -> Result<String, String> {
+    ) -> Result<String, OciError> {
         let digest = format!("sha256:{}", sha256_hex(&manifest));
         let at = reference.at_tag(tag);
         self.timed(&format!("cannot push the manifest of {reference}"), async {
