@@ -164,7 +164,9 @@ async fn ten_mib_of_output_is_capped_and_the_answer_kept() {
     let (engine, _file) = engine_with_neighbour(json!({
         "plugin": plugin("hostile-bad-answer"),
         "config": {"kind": "chatty", "bytes": 10 << 20},
-        "limits": {"memory_mb": 128},
+        // About the cap, not the clock: writing 10 MiB took over the
+        // default second on a loaded two-core machine.
+        "limits": {"memory_mb": 128, "timeout_ms": 10_000},
     }));
     let outcome = hostile_beside_normal(&engine).await;
     assert_eq!(outcome.verdict, Verdict::Proceed);
