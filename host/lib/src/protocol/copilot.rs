@@ -182,10 +182,23 @@ fn name_own_shape(value: &mut Value) {
     record.insert("hook_event_name".into(), name.into());
 }
 
-/// Whether `event` was read from Copilot CLI's own shape (by [`decode`],
-/// which keeps its name), not its Claude format.
+/// Whether `event` is in Copilot CLI's own shape: [`decode`] keeps the
+/// name of such an event, and of no other; [`own_event`] makes one.
 fn in_own_shape(event: &Event) -> bool {
     event.record().contains_key("agent_event_name")
+}
+
+/// The event `name` in Copilot CLI's own shape, as its installed entries
+/// send it: for an answer made without a payload (the hooks could not
+/// run).
+pub(super) fn own_event(name: EventName) -> Event {
+    let own = EVENTS
+        .iter()
+        .find(|(_, catalogue)| *catalogue == name)
+        .map_or(name.as_str(), |(own, _)| own);
+    let mut record = Map::new();
+    record.insert("agent_event_name".into(), own.into());
+    Event::from_record(name, record).unwrap_or_else(|_| Event::new(name))
 }
 
 /// Copilot CLI's Claude-format payload made whole: its PostToolUse's

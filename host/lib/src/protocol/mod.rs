@@ -209,7 +209,7 @@ impl Protocol {
         let stderr = vec![format!("wasm-hooks: {message}")];
         if let Some(name) = event.filter(|name| !fail_open && self.blocks_only_by_answer(*name)) {
             return Answer {
-                body: self.hosts_deny(&Event::new(name), message).body,
+                body: self.hosts_deny(&self.unread_event(name), message).body,
                 stderr,
                 exit_code: 0,
             };
@@ -272,6 +272,15 @@ impl Protocol {
             return self.failure(Some(event.name()), message, false);
         }
         self.hosts_deny(event, message)
+    }
+
+    /// The event `name` as this agent's installed entries send it, for an
+    /// answer made without its payload.
+    fn unread_event(self, name: EventName) -> Event {
+        match self {
+            Protocol::Copilot => copilot::own_event(name),
+            _ => Event::new(name),
+        }
     }
 
     /// The agent's own deny of `event`, wasm-hooks' own, for `message`.
