@@ -141,10 +141,6 @@ impl Reload for PluginInner {
         }
     }
 
-    fn optimized(&self, sha256: &str) -> Result<Arc<Compiled>, Error> {
-        optimized(&self.runtime, &self.path, sha256)
-    }
-
     fn reload_if_changed(&self) -> Result<bool, Error> {
         let path = &self.path;
         let id = FileId::of(path).map_err(|e| read_error(path, &e))?;
@@ -180,7 +176,7 @@ impl PluginInner {
     fn optimize_if_baseline(&self, compiled: &Compiled) {
         if compiled.compiler == Compiler::Winch {
             self.runtime
-                .optimize_later(&self.path, &compiled.sha256, self.me.clone());
+                .optimize_later((&self.path, &compiled.sha256), self.me.clone(), optimized);
         }
     }
 }

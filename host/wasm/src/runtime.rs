@@ -49,14 +49,12 @@ pub(crate) trait Reload: Send + Sync {
     /// Run `optimized` from now on, if it is Cranelift's code of the
     /// version in use (a hot reload meanwhile keeps the newer file).
     fn upgrade_to(&self, optimized: &Arc<Compiled>);
-
-    /// Cranelift's compile of the plugin, if its sha256 is still `sha256`,
-    /// from the cache or compiled (and cached), linked.
-    ///
-    /// # Errors
-    /// When the file changed or does not compile.
-    fn optimized(&self, sha256: &str) -> Result<Arc<Compiled>, Error>;
 }
+
+/// How a plugin asking for Cranelift's code has it compiled: the plugin
+/// file at a path, if its sha256 is still the one given (the compile
+/// holds no plugin, so a plugin dropped meanwhile is gone).
+pub(crate) type OptimizingCompile = fn(&WasmRuntime, &Path, &str) -> Result<Arc<Compiled>, Error>;
 
 /// The process-wide wasm runtime. Cheap to clone; all clones share one
 /// engine, one linker and one epoch ticker (which stops when the last clone
@@ -664,7 +662,12 @@ impl WasmRuntime {
     /// plugin and runtime (started before Winch's compile, see
     /// [`WasmRuntime::component`]: so that a process cut short by its
     /// deadline while compiling leaves it under way).
-    pub(super) fn optimize_later(&self, path: &Path, sha256: &str, plugin: Weak<dyn Reload>) {
+    pub(super) fn optimize_later(
+        &self,
+        (path, sha256): (&Path, &str),
+        plugin: Weak<dyn Reload>,
+        compile: OptimizingCompile,
+    ) {
         let mut now = self
             .inner
             .optimizing_now
@@ -681,12 +684,12 @@ impl WasmRuntime {
                 self.optimize_elsewhere(path, sha256);
             }
             Tiering::Background => {
-                now.insert(sha256.to_owned(), vec![plugin.clone()]);
+                now.insert(sha256.to_owned(), vec![plugin]);
                 drop(now);
-                let (runtime, sha256) = (self.clone(), sha256.to_owned());
+                let (runtime, path, sha256) = (self.clone(), path.to_owned(), sha256.to_owned());
                 let spawned = std::thread::Builder::new()
                     .name("wasm-hooks-optimize".into())
-                    .spawn(move || runtime.optimize_now(&plugin, &sha256));
+                    .spawn(move || runtime.optimize_now(&path, &sha256, compile));
                 if let Err(e) = spawned {
                     tracing::warn!("no thread to compile with cranelift ({e}); winch's code stays");
                 }
@@ -718,11 +721,10 @@ impl WasmRuntime {
         });
     }
 
-    /// Cranelift's compile of `plugin` (sha256 `sha256`), swapped into
-    /// every plugin waiting for it (see [`WasmRuntime::optimize_later`]);
-    /// none when the plugin is gone.
-    fn optimize_now(&self, plugin: &Weak<dyn Reload>, sha256: &str) {
-        let optimized = plugin.upgrade().map(|plugin| plugin.optimized(sha256));
+    /// Cranelift's compile of the plugin at `path`, swapped into every
+    /// plugin still waiting for it (see [`WasmRuntime::optimize_later`]).
+    fn optimize_now(&self, path: &Path, sha256: &str, compile: OptimizingCompile) {
+        let optimized = compile(self, path, sha256);
         let waiting = self
             .inner
             .optimizing_now
@@ -731,15 +733,12 @@ impl WasmRuntime {
             .remove(sha256)
             .unwrap_or_default();
         match optimized {
-            None => {}
-            Some(Ok(compiled)) => {
+            Ok(compiled) => {
                 for plugin in waiting.iter().filter_map(Weak::upgrade) {
                     plugin.upgrade_to(&compiled);
                 }
             }
-            Some(Err(e)) => {
-                tracing::warn!("compiling with cranelift: {e}; winch's code stays in use");
-            }
+            Err(e) => tracing::warn!("compiling with cranelift: {e}; winch's code stays in use"),
         }
     }
 }

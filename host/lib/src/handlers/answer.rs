@@ -15,6 +15,25 @@ use crate::protocol::{
     ClaudeAnswer, ClaudeSpecific, DecisionWord, ElicitationAction, PermissionWord, RequestDecision,
 };
 
+/// Why a hook's answer cannot be read: the message names the field and
+/// what was wrong (`` `action`: unknown variant … ``), for the hook's
+/// failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct AnswerError(String);
+
+impl AnswerError {
+    /// An answer that cannot be read, for `why`.
+    pub(crate) fn new(why: String) -> Self {
+        Self(why)
+    }
+
+    /// The same error, said to come from `whence` (`the model's answer`).
+    pub(crate) fn within(self, whence: &str) -> Self {
+        Self(format!("{whence}: {}", self.0))
+    }
+}
+
 /// The answer of a hook that exited 0: JSON when stdout starts with `{`,
 /// otherwise plain text, which is context for UserPromptSubmit and
 /// SessionStart and ignored elsewhere.
@@ -22,10 +41,11 @@ use crate::protocol::{
 /// # Errors
 /// When stdout starts with `{` but is not a valid answer; the message says
 /// why (the parse error, or the unknown value).
-pub(crate) fn on_success(event: EventName, stdout: &str) -> Result<HookResult, String> {
+pub(crate) fn on_success(event: EventName, stdout: &str) -> Result<HookResult, AnswerError> {
     let text = stdout.trim();
     if text.starts_with('{') {
-        let doc = parse(text).map_err(|e| format!("stdout is not a valid JSON answer: {e}"))?;
+        let doc = parse(text)
+            .map_err(|e| AnswerError(format!("stdout is not a valid JSON answer: {e}")))?;
         return doc.into_result(event);
     }
     let mut result = HookResult::new(Decision::Proceed);
@@ -42,8 +62,8 @@ pub(crate) fn on_success(event: EventName, stdout: &str) -> Result<HookResult, S
 ///
 /// # Errors
 /// When the text is not JSON, or names an unknown decision or action.
-pub(crate) fn json_answer(event: EventName, text: &str) -> Result<HookResult, String> {
-    let doc = parse(text).map_err(|e| format!("not a valid JSON answer: {e}"))?;
+pub(crate) fn json_answer(event: EventName, text: &str) -> Result<HookResult, AnswerError> {
+    let doc = parse(text).map_err(|e| AnswerError(format!("not a valid JSON answer: {e}")))?;
     doc.into_result(event)
 }
 
@@ -53,23 +73,23 @@ pub(crate) fn json_answer(event: EventName, text: &str) -> Result<HookResult, St
 /// # Errors
 /// When it names an unknown decision or action, or a field has the wrong
 /// type; the message names the field.
-pub(crate) fn value_answer(event: EventName, answer: Value) -> Result<HookResult, String> {
+pub(crate) fn value_answer(event: EventName, answer: Value) -> Result<HookResult, AnswerError> {
     let doc: AnswerDoc = serde_path_to_error::deserialize(answer).map_err(located)?;
     doc.into_result(event)
 }
 
 /// The answer's JSON; an error names the field it is about (`action:
 /// unknown variant …`).
-fn parse(text: &str) -> Result<AnswerDoc, String> {
+fn parse(text: &str) -> Result<AnswerDoc, AnswerError> {
     serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(text)).map_err(located)
 }
 
 /// A deserialization error, naming the field it is about.
-fn located<E: std::fmt::Display>(e: serde_path_to_error::Error<E>) -> String {
-    match e.path().to_string() {
+fn located<E: std::fmt::Display>(e: serde_path_to_error::Error<E>) -> AnswerError {
+    AnswerError(match e.path().to_string() {
         path if path == "." => e.into_inner().to_string(),
         path => format!("`{path}`: {}", e.into_inner()),
-    }
+    })
 }
 
 /// The answer of a hook that exited 2: block, with stderr as the reason
@@ -108,7 +128,7 @@ struct AnswerDoc {
 }
 
 impl AnswerDoc {
-    fn into_result(mut self, event: EventName) -> Result<HookResult, String> {
+    fn into_result(mut self, event: EventName) -> Result<HookResult, AnswerError> {
         let mut specific = self.claude.hook_specific_output.take().unwrap_or_default();
         let (request_message, interrupt) = match &specific.decision {
             Some(RequestDecision::Deny { message, interrupt }) => {
@@ -201,7 +221,7 @@ impl AnswerDoc {
         specific: &ClaudeSpecific,
         reason: Option<String>,
         rewrite: &Rewrite,
-    ) -> Result<Decision, String> {
+    ) -> Result<Decision, AnswerError> {
         let deny = || Decision::Deny {
             reason: reason
                 .clone()
@@ -294,7 +314,7 @@ struct Rewrite {
 
 impl Rewrite {
     /// The rewrite as a decision.
-    fn decision(&self) -> Result<Decision, String> {
+    fn decision(&self) -> Result<Decision, AnswerError> {
         match (&self.input, &self.output) {
             (_, Some(output)) => Ok(Decision::ModifyOutput {
                 output: output.clone(),
@@ -306,11 +326,13 @@ impl Rewrite {
                     input: input.clone(),
                 })
             }
-            (Some(_), None) => Err("the replacement input must be a JSON object".to_owned()),
-            (None, None) => Err(
+            (Some(_), None) => Err(AnswerError(
+                "the replacement input must be a JSON object".to_owned(),
+            )),
+            (None, None) => Err(AnswerError(
                 "`modify` needs `modified_args`, `data`, `updatedInput` or `updatedToolOutput`"
                     .to_owned(),
-            ),
+            )),
         }
     }
 }
@@ -477,9 +499,13 @@ mod tests {
 
     #[test]
     fn invalid_json_that_starts_with_a_brace_is_a_failure() {
-        let err = on_success(EventName::PreToolUse, "{\"decision\": ").unwrap_err();
+        let err = on_success(EventName::PreToolUse, "{\"decision\": ")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("not a valid JSON answer"), "{err}");
-        let err = on_success(EventName::PreToolUse, r#"{"decision": "maybe"}"#).unwrap_err();
+        let err = on_success(EventName::PreToolUse, r#"{"decision": "maybe"}"#)
+            .unwrap_err()
+            .to_string();
         // Inside the flattened Claude Code part, serde knows no path.
         assert!(
             err.contains("unknown variant `maybe`, expected one of `allow`, `approve`"),
@@ -590,7 +616,9 @@ mod tests {
                 input: json!({"a": 1})
             }
         );
-        let err = on_success(EventName::PreToolUse, r#"{"decision": "modify"}"#).unwrap_err();
+        let err = on_success(EventName::PreToolUse, r#"{"decision": "modify"}"#)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("needs `modified_args`"), "{err}");
     }
 
@@ -644,6 +672,7 @@ mod tests {
         assert!(
             on_success(EventName::PreToolUse, r#"{"action": "explode"}"#)
                 .unwrap_err()
+                .to_string()
                 .contains("`action`: unknown variant `explode`")
         );
     }

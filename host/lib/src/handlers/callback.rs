@@ -64,7 +64,7 @@ impl Handler for CallbackHook {
                 Ok(Some(reply)) => answer::value_answer(event.name(), reply).map_err(|message| {
                     HookError::BadResult {
                         hook: hook.clone(),
-                        message,
+                        message: message.to_string(),
                     }
                 }),
                 Err(message) => Err(HookError::Failed {

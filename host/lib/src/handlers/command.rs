@@ -376,8 +376,12 @@ impl CommandHook {
     ) -> Result<HookResult, HookError> {
         let hook = hook.clone();
         match status.code() {
-            Some(0) => answer::on_success(event.name(), &output.stdout)
-                .map_err(|message| HookError::BadResult { hook, message }),
+            Some(0) => answer::on_success(event.name(), &output.stdout).map_err(|message| {
+                HookError::BadResult {
+                    hook,
+                    message: message.to_string(),
+                }
+            }),
             Some(2) => Ok(answer::on_block(&output.stderr)),
             Some(127) if matches!(self.program, Program::Shell(_)) => {
                 Err(HookError::CommandNotFound {

@@ -26,7 +26,7 @@ use wasm_hooks_core::{
 
 use crate::RequestEnv;
 
-use super::answer;
+use super::answer::{self, AnswerError};
 use super::kind::{BuildContext, Built, HookKind, HookProblem, optional_flag, optional_text};
 use super::model::{ModelApi, error_message};
 use super::setup::SetupError;
@@ -169,7 +169,7 @@ impl PromptHook {
             .map(|answer| end_turn_on_block(event.name(), answer, self.continue_on_block))
             .map_err(|message| HookError::BadResult {
                 hook: hook.clone(),
-                message,
+                message: message.to_string(),
             });
         if let (Ok(answer), Some(cache)) = (&result, &self.cache) {
             let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
@@ -261,21 +261,21 @@ pub(crate) fn end_turn_on_block(
 /// object, possibly inside a code fence. On a stop, `{"ok": false,
 /// "impossible": true}` lets the agent stop and tells the person why (the
 /// condition can never be met: keeping it working would not help).
-pub(crate) fn read_answer(event: EventName, text: &str) -> Result<HookResult, String> {
+pub(crate) fn read_answer(event: EventName, text: &str) -> Result<HookResult, AnswerError> {
     let start = text.find('{');
     let end = text.rfind('}');
     let (Some(start), Some(end)) = (start, end) else {
-        return Err(format!(
+        return Err(AnswerError::new(format!(
             "the model did not answer with JSON: {}",
             error_message(text)
-        ));
+        )));
     };
     let json = &text[start..=end];
     let value: Value = serde_json::from_str(json).map_err(|e| {
-        format!(
+        AnswerError::new(format!(
             "the model's JSON does not parse ({e}): {}",
             error_message(text)
-        )
+        ))
     })?;
     let verdict = ["ok", "safe"]
         .into_iter()
@@ -295,7 +295,7 @@ pub(crate) fn read_answer(event: EventName, text: &str) -> Result<HookResult, St
             }
             Ok(HookResult::new(Decision::Deny { reason }))
         }
-        None => answer::json_answer(event, json).map_err(|e| format!("the model's answer: {e}")),
+        None => answer::json_answer(event, json).map_err(|e| e.within("the model's answer")),
     }
 }
 
@@ -483,11 +483,13 @@ mod tests {
         assert!(
             read_answer(EventName::PreToolUse, "looks fine to me")
                 .unwrap_err()
+                .to_string()
                 .contains("did not answer with JSON")
         );
         assert!(
             read_answer(EventName::PreToolUse, "{not json}")
                 .unwrap_err()
+                .to_string()
                 .contains("does not parse")
         );
     }

@@ -161,7 +161,7 @@ impl AgentHook {
     ) -> Result<HookResult, HookError> {
         read_answer(event, text)
             .map(|answer| end_turn_on_block(event, answer, self.continue_on_block))
-            .map_err(|message| bad(hook, message))
+            .map_err(|message| bad(hook, message.to_string()))
     }
 }
 
