@@ -205,7 +205,7 @@ fn the_sdk_manifest_keeps_the_workspace_versions() {
     let workspace = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
     let sdk = std::fs::read_to_string(root.join("guest-sdk/Cargo.toml")).unwrap();
     for line in [
-        r#"wit-bindgen = "0.63""#,
+        r#"wit-bindgen = "0.60""#,
         r#"serde_json = "1""#,
         r#"serde = { version = "1", features = ["derive"] }"#,
         r#"rust-version = "1.95""#,
