@@ -134,9 +134,9 @@ impl Fetcher {
             return Ok(self.store.component(&layer.digest));
         }
         let bytes = registry.blob(reference, layer, self.max_bytes).await?;
-        self.store
-            .put(&layer.digest, &bytes)
-            .map_err(|e| OciError::Registry(format!("{reference}: {e}")))
+        // Its own error (a digest mismatch, a store that cannot be
+        // written), not the registry's.
+        self.store.put(&layer.digest, &bytes)
     }
 
     /// The fingerprint of a trusted key that signed `digest`, when the
@@ -172,11 +172,7 @@ impl Fetcher {
                 .await?;
             if let Some(key) = signature::signer(&self.signers.keys, &payload, sig, digest) {
                 let fingerprint = key.fingerprint();
-                self.store
-                    .record_signer(digest, component, &fingerprint)
-                    .map_err(|e| {
-                        OciError::Refused(format!("{reference}: cannot record its signature: {e}"))
-                    })?;
+                self.store.record_signer(digest, component, &fingerprint)?;
                 return Ok(Some(fingerprint));
             }
         }

@@ -96,20 +96,26 @@ impl PluginStore {
     /// `component`.
     ///
     /// # Errors
-    /// When the store cannot be written.
+    /// [`OciError::Store`] when the store cannot be written.
     pub fn record_signer(
         &self,
         manifest: &str,
         component: &str,
         signer: &str,
-    ) -> std::io::Result<()> {
+    ) -> Result<(), OciError> {
         let mut signers = self.verified_signers(manifest, component);
         if signers.insert(signer.to_owned()) {
             let record = SignedRecord {
                 component: component.to_owned(),
                 signers,
             };
-            write_whole(&self.signers_file(manifest), &serde_json::to_vec(&record)?)?;
+            let bytes = serde_json::to_vec(&record).map_err(std::io::Error::from);
+            bytes
+                .and_then(|bytes| write_whole(&self.signers_file(manifest), &bytes))
+                .map_err(|source| OciError::Store {
+                    dir: self.dir.clone(),
+                    source,
+                })?;
         }
         Ok(())
     }
